@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// rtmb: command-line front end. Subcommands live in their own files (run_command.cpp, ...).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "apps/rtmb/run_command.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "rtmb - real-time constrained multibody engine.\n"
+      "Simulates q' = v, M(q) v' = f - G(q)^T lambda, g(q) = 0 with drift stabilization."};
+  app.set_version_flag("--version", "rtmb 0.1.0");
+  app.require_subcommand(1);
+  app.failure_message(CLI::FailureMessage::help);
+
+  int exit_code = 0;
+  rtmb::app::RunOptions run_options;
+  rtmb::app::add_run_command(app, run_options, &exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
+}

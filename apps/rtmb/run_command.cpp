@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#include "apps/rtmb/run_command.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+
+#include "apps/rtmb/json_writer.hpp"
+#include "rtmb/engine.hpp"
+
+namespace rtmb::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Running maxima and counters over the whole run.
+struct RunTally {
+  long steps = 0;
+  long rhs_evaluations = 0;
+  long stabilizer_iterations = 0;
+  long flagged_steps = 0;
+  std::uint32_t flags = 0;
+  double max_position_drift = 0.0;
+  double max_velocity_drift = 0.0;
+
+  void add(const StepStatus& st) {
+    ++steps;
+    rhs_evaluations += st.rhs_evaluations;
+    stabilizer_iterations += st.stabilizer_iterations;
+    if (st.flags != 0u) ++flagged_steps;
+    flags |= st.flags;
+    max_position_drift = std::max(max_position_drift, st.position_drift);
+    max_velocity_drift = std::max(max_velocity_drift, st.velocity_drift);
+  }
+};
+
+/// Progress on stderr, about once a second, only for runs that last longer than a second.
+class Progress {
+ public:
+  Progress(double t_end, bool quiet) : t_end_(t_end), quiet_(quiet), tty_(isatty(2) == 1) {}
+
+  void update(const State& s, const RunTally& tally) {
+    if (quiet_ || (tally.steps & 63) != 0) return;
+    const double now = seconds_since(start_);
+    if (now < next_) return;
+    next_ = now + 1.0;
+    std::fprintf(stderr, "%s[rtmb run] t = %.6g / %.6g s (%3.0f%%), %ld steps, max drift %.2e%s",
+                 tty_ ? "\r" : "", s.t, t_end_, 100.0 * s.t / t_end_, tally.steps,
+                 tally.max_position_drift, tty_ ? "" : "\n");
+    std::fflush(stderr);
+    printed_ = true;
+  }
+  void finish() {
+    if (printed_ && tty_) std::fputc('\n', stderr);
+  }
+
+ private:
+  Clock::time_point start_ = Clock::now();
+  double next_ = 1.0;
+  double t_end_;
+  bool quiet_;
+  bool tty_;
+  bool printed_ = false;
+};
+
+/// Optional CSV trace: t, q..., v..., drifts, energy.
+class CsvTrace {
+ public:
+  CsvTrace(const std::string& path, const System& system, long every) : every_(every) {
+    if (path.empty()) return;
+    out_.open(path);
+    if (!out_) throw std::runtime_error("cannot open CSV file '" + path + "' for writing");
+    out_ << "t";
+    for (int i = 0; i < system.n_q(); ++i) out_ << ",q" << i;
+    for (int i = 0; i < system.n_v(); ++i) out_ << ",v" << i;
+    out_ << ",position_drift,velocity_drift,energy\n";
+    out_.precision(17);
+  }
+  void row(const State& s, const StepStatus& st, long step_index, bool force) {
+    if (!out_.is_open() || (!force && step_index % every_ != 0)) return;
+    out_ << s.t;
+    for (Eigen::Index i = 0; i < s.q.size(); ++i) out_ << ',' << s.q[i];
+    for (Eigen::Index i = 0; i < s.v.size(); ++i) out_ << ',' << s.v[i];
+    out_ << ',' << st.position_drift << ',' << st.velocity_drift << ',' << st.energy << '\n';
+  }
+
+ private:
+  std::ofstream out_;
+  long every_;
+};
+
+std::string flag_names(std::uint32_t flags) {
+  std::string out;
+  auto add = [&](StepFlag f, const char* name) {
+    if (has_flag(flags, f)) out += out.empty() ? name : std::string(",") + name;
+  };
+  add(StepFlag::kSingularKkt, "singular_kkt");
+  add(StepFlag::kStabilizerNotConverged, "stabilizer_not_converged");
+  add(StepFlag::kNonFinite, "non_finite");
+  return out;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Integrate a model offline and print a summary; the last stdout line is one JSON object.");
+  run->add_option("model", o.model, "Built-in mechanism: " + mechanism_names())->required();
+  run->add_option("--method", o.method,
+                  "Integrator: " + method_names() + " (dopri5 is adaptive: --rtol/--atol, no --dt)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"euler", "heun", "rk4", "dopri5"}));
+  run->add_option("--stabilizer", o.stabilizer,
+                  "Drift control: " + stabilizer_names() +
+                      " (baumgarte uses --gamma1/--gamma2; pstab is Chin's S-both2)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "baumgarte", "pstab", "sboth", "sfull", "project"}));
+  run->add_option("--gamma1", o.gamma1, "Baumgarte velocity gain [1/s]: g'' + g1 g' + g2 g = 0")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--gamma2", o.gamma2, "Baumgarte position gain [1/s^2]")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--dt", o.dt, "Fixed step [s] (default: the model's)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--t-end", o.t_end, "End time [s] (default: the model's)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--rtol", o.rtol, "dopri5 relative tolerance")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_option("--atol", o.atol, "dopri5 absolute tolerance (default rtol/10)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--datol", o.datol, "pstab/sboth: skip stabilization while drift <= DATOL")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--proj-tol", o.projection_tolerance, "project: target ||g||inf")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_option("--proj-iter", o.projection_max_iterations, "project: max corrections per step")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_option("--csv", o.csv, "Write t, q, v, drifts and energy to this CSV file");
+  run->add_option("--every", o.every, "CSV: one row every N steps")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_option("--n", o.mechanism.chain_links, "chain: number of links")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_flag("--loop", o.mechanism.chain_loop, "chain: pin the tip (closed loop)");
+  run->add_flag("--quiet", o.quiet, "No progress line on stderr");
+  run->callback([&o, exit_code] { *exit_code = run_offline(o); });
+}
+
+int run_offline(const RunOptions& o) {
+  // setup: everything that can fail does so here, with a message, before the first step
+  const MechanismInfo* info = find_mechanism(o.model);
+  if (info == nullptr) {
+    std::fprintf(stderr, "rtmb run: unknown model '%s'; valid models: %s\n", o.model.c_str(),
+                 mechanism_names().c_str());
+    return 2;
+  }
+  std::shared_ptr<const System> system;
+  Settings settings;
+  try {
+    system = make_mechanism(o.model, o.mechanism);
+    settings.method = *parse_method(o.method);
+    settings.stabilizer = *parse_stabilizer(o.stabilizer);
+    settings.dt = o.dt > 0.0 ? o.dt : info->default_dt;
+    settings.gamma1 = o.gamma1;
+    settings.gamma2 = o.gamma2;
+    settings.datol = o.datol;
+    settings.projection_tolerance = o.projection_tolerance;
+    settings.projection_max_iterations = o.projection_max_iterations;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rtmb run: %s\n", e.what());
+    return 2;
+  }
+  if (settings.stabilizer == StabilizerKind::kBaumgarte && o.gamma1 == 0.0 && o.gamma2 == 0.0) {
+    std::fprintf(stderr,
+                 "rtmb run: --stabilizer baumgarte needs --gamma1 and/or --gamma2 "
+                 "(e.g. --gamma1 20 --gamma2 100, Chin's B(20,100))\n");
+    return 2;
+  }
+  const double t_end = o.t_end > 0.0 ? o.t_end : info->default_t_end;
+  const bool adaptive = settings.method == Method::kDopri5;
+
+  try {
+    const Model model(system, settings);
+    State s = initial_state(model);
+    Workspace ws(model);
+    CsvTrace csv(o.csv, model.system(), o.every);
+    Progress progress(t_end, o.quiet);
+    RunTally tally;
+
+    StepStatus st;
+    measure(model, s, ws, st);
+    const double energy_start = st.energy;
+    csv.row(s, st, 0, true);
+
+    AdaptiveOptions aopt;
+    aopt.rtol = o.rtol;
+    aopt.atol = o.atol;
+    std::unique_ptr<AdaptiveDopri5> dopri;
+    if (adaptive) dopri = std::make_unique<AdaptiveDopri5>(model, aopt);
+    // fixed step: as many steps as fit, the last one ending within 1e-9 dt of t_end
+    const long n_fixed = adaptive ? 0 : static_cast<long>(std::ceil(t_end / settings.dt - 1e-9));
+
+    const auto start = Clock::now();
+    bool failed = false;
+    for (long i = 0; adaptive ? s.t < t_end : i < n_fixed; ++i) {
+      st = StepStatus{};
+      if (adaptive) {
+        failed = !dopri->step(s, t_end, st);
+      } else {
+        st = step(model, s, ws);
+        failed = has_flag(st.flags, StepFlag::kNonFinite);
+      }
+      tally.add(st);
+      if (failed) break;
+      csv.row(s, st, tally.steps, false);
+      progress.update(s, tally);
+    }
+    const double wall = seconds_since(start);
+    progress.finish();
+    measure(model, s, ws, st);
+    csv.row(s, st, tally.steps, true);
+
+    // human summary, then the JSON line (always last)
+    std::printf("model %s (%s)\n", info->name.data(), info->description.data());
+    std::printf("method %s, stabilizer %s, %s\n", o.method.c_str(), o.stabilizer.c_str(),
+                adaptive ? ("rtol " + std::to_string(o.rtol)).c_str()
+                         : ("dt " + std::to_string(settings.dt) + " s").c_str());
+    std::printf("t = %.6g s after %ld steps, %ld RHS evaluations, %.3f s wall (%.3g us/step)\n",
+                s.t, tally.steps, tally.rhs_evaluations, wall,
+                tally.steps > 0 ? 1e6 * wall / static_cast<double>(tally.steps) : 0.0);
+    std::printf("max drift: position %.3e, velocity %.3e; energy %.12g -> %.12g\n",
+                tally.max_position_drift, tally.max_velocity_drift, energy_start, st.energy);
+    if (tally.flags != 0u) {
+      std::printf("flags: %s on %ld steps\n", flag_names(tally.flags).c_str(), tally.flagged_steps);
+    }
+
+    JsonLine json;
+    json.field("model", info->name)
+        .field("method", o.method)
+        .field("stabilizer", o.stabilizer)
+        .field("dt", adaptive ? std::nan("") : settings.dt)
+        .field("t", s.t)
+        .field("steps", tally.steps)
+        .field("rhs_evals", tally.rhs_evaluations)
+        .field("max_position_drift", tally.max_position_drift)
+        .field("max_velocity_drift", tally.max_velocity_drift)
+        .field("energy_start", energy_start)
+        .field("energy_end", st.energy)
+        .field("q", s.q)
+        .field("v", s.v)
+        .field("wall_s", wall)
+        .field("flags", flag_names(tally.flags))
+        .field("ok", !failed);
+    if (adaptive) {
+      const AdaptiveCounters& c = dopri->counters();
+      json.field("rtol", o.rtol)
+          .field("atol", o.atol > 0.0 ? o.atol : o.rtol / 10.0)
+          .field("nstep", c.nstep)
+          .field("naccpt", c.naccpt)
+          .field("nrejct", c.nrejct)
+          .field("nfcn", c.nfcn)
+          .field("nstab", c.nstab);
+    }
+    std::printf("%s\n", json.str().c_str());
+    if (failed) {
+      std::fprintf(stderr,
+                   "rtmb run: integration failed at t = %.9g (%s); try a smaller --dt or "
+                   "a stabilizer\n",
+                   s.t, flag_names(tally.flags).c_str());
+      return 3;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rtmb run: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace rtmb::app

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#include "engine/dynamics/dynamics.hpp"
+
+namespace rtmb {
+
+Dynamics::Dynamics(const System& system)
+    : system_(system),
+      kkt_(system.n_v(), system.n_lambda()),
+      f_(Vec::Zero(system.n_v())),
+      rhs_(Vec::Zero(system.n_lambda())),
+      g_(Vec::Zero(system.n_lambda())),
+      lambda_(Vec::Zero(system.n_lambda())) {}
+
+void Dynamics::set_baumgarte(double gamma1, double gamma2) noexcept {
+  gamma1_ = gamma1;
+  gamma2_ = gamma2;
+}
+
+void Dynamics::evaluate(
+    double t, VecCRef q, VecCRef v, VecRef out_vdot, StepStatus& status) noexcept {
+  ++evaluations_;
+  ++status.rhs_evaluations;
+
+  // assemble K = [M G^T; G 0] and the force side
+  system_.mass(t, q, kkt_.mass_block());
+  system_.jacobian(t, q, kkt_.jacobian_block());
+  system_.forces(t, q, v, f_);
+
+  // constraint side: -L, plus Baumgarte feedback -g1 (G v + g_t) - g2 g  (Chin eq. 2.14)
+  system_.curvature(t, q, v, rhs_);
+  rhs_ = -rhs_;
+  if (gamma1_ != 0.0) {
+    system_.constraint_rate(t, q, g_);
+    g_.noalias() += kkt_.jacobian() * v;
+    rhs_ -= gamma1_ * g_;
+  }
+  if (gamma2_ != 0.0) {
+    system_.constraints(t, q, g_);
+    rhs_ -= gamma2_ * g_;
+  }
+
+  ++status.kkt_factorizations;
+  if (!kkt_.factor()) status.set(StepFlag::kSingularKkt);
+  kkt_.solve(f_, rhs_, out_vdot, lambda_);
+}
+
+}  // namespace rtmb

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+#include "engine/kkt/dense_kkt.hpp"
+#include "rtmb/status.hpp"
+#include "rtmb/system.hpp"
+
+namespace rtmb {
+
+/// Pipeline stage 1: the right-hand side of the index-1 (KKT) form.
+///
+/// At every evaluation it assembles and solves (Chin 1995 eq. 4.2/4.22,
+/// reference/post-stabilization-chin1995.md §1.1, §1.8)
+///
+///     [ M  G^T ] [ v'     ]   [ f(t,q,v)                                ]
+///     [ G   0  ] [ lambda ] = [ -L(t,q,v) - g1 (G v + g_t) - g2 g(t,q)  ]
+///
+/// The Baumgarte terms (g1, g2) = B(gamma1, gamma2) realise g'' + g1 g' + g2 g = 0 (Chin eq. 2.14);
+/// with both zero this is plain index reduction, whose drift the post-stabilizers remove.
+class Dynamics {
+ public:
+  explicit Dynamics(const System& system);
+
+  /// Enables Baumgarte stabilization B(gamma1, gamma2) [1/s, 1/s^2]; (0, 0) disables it.
+  void set_baumgarte(double gamma1, double gamma2) noexcept;
+
+  /// Evaluates v' (size n_v) at (t, q, v); lambda() holds the multipliers afterwards.
+  /// Sets StepFlag::kSingularKkt in status on a singular KKT matrix. RT-safe.
+  void evaluate(double t, VecCRef q, VecCRef v, VecRef out_vdot, StepStatus& status) noexcept;
+
+  [[nodiscard]] const System& system() const noexcept { return system_; }
+  /// Multipliers of the last evaluation [N | N m], size n_lambda.
+  [[nodiscard]] const Vec& lambda() const noexcept { return lambda_; }
+  /// Total evaluations since construction (each is one KKT factorization and solve).
+  [[nodiscard]] long evaluations() const noexcept { return evaluations_; }
+
+ private:
+  const System& system_;
+  DenseKkt kkt_;
+  double gamma1_ = 0.0;
+  double gamma2_ = 0.0;
+  Vec f_;       ///< applied forces, n_v
+  Vec rhs_;     ///< constraint right-hand side, n_lambda
+  Vec g_;       ///< scratch g or g_t, n_lambda
+  Vec lambda_;  ///< multipliers of the last evaluation, n_lambda
+  long evaluations_ = 0;
+};
+
+}  // namespace rtmb

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#include "engine/integrate/explicit_rk.hpp"
+
+namespace rtmb {
+
+// clang-format off
+const ButcherTableau& euler_tableau() noexcept {
+  static const ButcherTableau t{"euler", 1, 1, {{}}, {1.0}, {0.0}};
+  return t;
+}
+
+const ButcherTableau& heun_tableau() noexcept {
+  static const ButcherTableau t{"heun", 2, 2,
+                                {{{}, {1.0}}},
+                                {0.5, 0.5},
+                                {0.0, 1.0}};
+  return t;
+}
+
+const ButcherTableau& rk4_tableau() noexcept {
+  static const ButcherTableau t{"rk4", 4, 4,
+                                {{{}, {0.5}, {0.0, 0.5}, {0.0, 0.0, 1.0}}},
+                                {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0},
+                                {0.0, 0.5, 0.5, 1.0}};
+  return t;
+}
+const ButcherTableau& dopri5_tableau() noexcept {
+  static const ButcherTableau t{
+      "dopri5", 5, 6,
+      {{{},
+        {1.0 / 5.0},
+        {3.0 / 40.0, 9.0 / 40.0},
+        {44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0},
+        {19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0},
+        {9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0, -5103.0 / 18656.0},
+        {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0}}},
+      {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0, 0.0},
+      {0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0}};
+  return t;
+}
+
+const std::array<double, ButcherTableau::kMaxStages>& dopri5_embedded_weights() noexcept {
+  static const std::array<double, ButcherTableau::kMaxStages> b_hat{
+      5179.0 / 57600.0, 0.0, 7571.0 / 16695.0, 393.0 / 640.0, -92097.0 / 339200.0,
+      187.0 / 2100.0, 1.0 / 40.0};
+  return b_hat;
+}
+// clang-format on
+
+ExplicitRk::ExplicitRk(const ButcherTableau& tableau, int n_q, int n_v)
+    : tableau_(tableau),
+      kq_(Mat::Zero(n_q, tableau.stages)),
+      kv_(Mat::Zero(n_v, tableau.stages)),
+      qs_(Vec::Zero(n_q)),
+      vs_(Vec::Zero(n_v)),
+      a_(Vec::Zero(n_v)) {}
+
+void ExplicitRk::advance(Dynamics& dynamics,
+                         double t,
+                         VecCRef q,
+                         VecCRef v,
+                         double h,
+                         VecRef out_q,
+                         VecRef out_v,
+                         StepStatus& status) noexcept {
+  const int s = tableau_.stages;
+
+  // stages: Y_i = y + h sum_j a_ij k_j,  k_i = (v_i, a(t + c_i h, Y_i))
+  for (int i = 0; i < s; ++i) {
+    qs_ = q;
+    vs_ = v;
+    for (int j = 0; j < i; ++j) {
+      const double aij = tableau_.a[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+      if (aij == 0.0) continue;
+      qs_.noalias() += (h * aij) * kq_.col(j);
+      vs_.noalias() += (h * aij) * kv_.col(j);
+    }
+    kq_.col(i) = vs_;
+    dynamics.evaluate(t + tableau_.c[static_cast<std::size_t>(i)] * h, qs_, vs_, a_, status);
+    kv_.col(i) = a_;
+  }
+
+  // combine: y~ = y + h sum_i b_i k_i
+  out_q = q;
+  out_v = v;
+  for (int i = 0; i < s; ++i) {
+    const double bi = tableau_.b[static_cast<std::size_t>(i)];
+    out_q.noalias() += (h * bi) * kq_.col(i);
+    out_v.noalias() += (h * bi) * kv_.col(i);
+  }
+}
+
+}  // namespace rtmb

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#include "engine/kkt/dense_kkt.hpp"
+
+#include <cmath>
+#include <utility>
+
+namespace rtmb {
+
+namespace {
+// A pivot this much smaller than the largest one means K is singular to working precision.
+// Mechanism data legitimately spans ~6 orders of magnitude between inertias and Jacobian entries
+// (Andrews: I2 = 4.4e-7 kg m^2 against lengths of 3e-2 m), so the threshold stays far below that.
+constexpr double kSingularPivotRatio = 1e-14;
+}  // namespace
+
+DenseKkt::DenseKkt(int n_v, int n_lambda)
+    : n_v_(n_v),
+      n_lambda_(n_lambda),
+      k_(Mat::Zero(n_v + n_lambda, n_v + n_lambda)),
+      lu_(Mat::Zero(n_v + n_lambda, n_v + n_lambda)),
+      perm_(Eigen::VectorXi::LinSpaced(n_v + n_lambda, 0, n_v + n_lambda - 1)),
+      sol_(Vec::Zero(n_v + n_lambda)) {}
+
+bool DenseKkt::factor() noexcept {
+  const int n = n_v_ + n_lambda_;
+  // complete the symmetric saddle-point matrix from the blocks the caller wrote
+  k_.topRightCorner(n_v_, n_lambda_) = k_.bottomLeftCorner(n_lambda_, n_v_).transpose();
+  k_.bottomRightCorner(n_lambda_, n_lambda_).setZero();
+  lu_ = k_;
+  for (int i = 0; i < n; ++i) perm_[i] = i;
+
+  // right-looking LU with partial (row) pivoting on column-major storage: P K = L U
+  double* a = lu_.data();
+  const auto at = [a, n](int i, int j) -> double& { return a[i + j * n]; };
+  double largest = 0.0;
+  double smallest = INFINITY;
+  for (int j = 0; j < n; ++j) {
+    // pivot: largest magnitude in column j at or below the diagonal
+    int p = j;
+    double best = std::abs(at(j, j));
+    for (int i = j + 1; i < n; ++i) {
+      const double mag = std::abs(at(i, j));
+      if (mag > best) {
+        best = mag;
+        p = i;
+      }
+    }
+    if (!(best > 0.0) || !std::isfinite(best)) return false;  // exactly singular or not finite
+    largest = std::max(largest, best);
+    smallest = std::min(smallest, best);
+    if (p != j) {
+      for (int c = 0; c < n; ++c) std::swap(at(j, c), at(p, c));
+      std::swap(perm_[j], perm_[p]);
+    }
+
+    // multipliers, then the rank-1 update of the trailing block (inner loop contiguous)
+    const double inv = 1.0 / at(j, j);
+    double* col_j = a + j * n;
+    for (int i = j + 1; i < n; ++i) col_j[i] *= inv;
+    for (int c = j + 1; c < n; ++c) {
+      double* col_c = a + c * n;
+      const double u = col_c[j];
+      if (u == 0.0) continue;
+      for (int i = j + 1; i < n; ++i) col_c[i] -= col_j[i] * u;
+    }
+  }
+  return smallest > kSingularPivotRatio * largest;
+}
+
+void DenseKkt::lu_solve_in_place(double* x) const noexcept {
+  const int n = n_v_ + n_lambda_;
+  const double* a = lu_.data();
+  // forward substitution with unit lower L
+  for (int j = 0; j < n; ++j) {
+    const double xj = x[j];
+    if (xj == 0.0) continue;
+    const double* col = a + j * n;
+    for (int i = j + 1; i < n; ++i) x[i] -= col[i] * xj;
+  }
+  // back substitution with U
+  for (int j = n - 1; j >= 0; --j) {
+    const double* col = a + j * n;
+    x[j] /= col[j];
+    const double xj = x[j];
+    for (int i = 0; i < j; ++i) x[i] -= col[i] * xj;
+  }
+}
+
+void DenseKkt::solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept {
+  // gather P [a; b]
+  for (int i = 0; i < n_v_ + n_lambda_; ++i) {
+    const int src = perm_[i];
+    sol_[i] = src < n_v_ ? a[src] : b[src - n_v_];
+  }
+  lu_solve_in_place(sol_.data());
+  out_x = sol_.head(n_v_);
+  out_mu = sol_.tail(n_lambda_);
+}
+
+void DenseKkt::solve_correction(VecCRef r, VecRef out_dx) noexcept {
+  // gather P [0; r]
+  for (int i = 0; i < n_v_ + n_lambda_; ++i) {
+    const int src = perm_[i];
+    sol_[i] = src < n_v_ ? 0.0 : r[src - n_v_];
+  }
+  lu_solve_in_place(sol_.data());
+  out_dx = sol_.head(n_v_);
+}
+
+}  // namespace rtmb

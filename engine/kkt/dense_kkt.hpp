@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+#include "rtmb/types.hpp"
+
+namespace rtmb {
+
+/// Dense solver for the saddle-point (KKT) system of a constrained mechanical system
+///
+///     K = [ M  G^T ]      K [x; mu] = [a; b]
+///         [ G   0  ]
+///
+/// (Chin 1995 eq. 4.2 / 4.22 for the right-hand side, eq. 4.15 for post-stabilization;
+/// reference/post-stabilization-chin1995.md §1.1, §1.7).
+///
+/// Why the full KKT matrix and not the Schur complement G M^-1 G^T: M may be singular as long as it
+/// is positive definite on ker G (Chin Lemma 4.1; Hoitink's double pendulum has massless angle
+/// coordinates), and then only K is invertible. K is symmetric indefinite; for the small systems
+/// this path serves, LU with partial pivoting is robust and its cost is a few microseconds.
+///
+/// Usage per evaluation: write M into mass_block() and G into jacobian_block(), call factor(),
+/// then any number of solve() calls reuse the factorization. All buffers are sized at
+/// construction; factor() and solve() do not allocate (tests/alloc proves it).
+class DenseKkt {
+ public:
+  DenseKkt(int n_v, int n_lambda);
+
+  [[nodiscard]] int n_v() const noexcept { return n_v_; }
+  [[nodiscard]] int n_lambda() const noexcept { return n_lambda_; }
+
+  /// Top-left n_v x n_v block of K: the caller writes M here before factor().
+  [[nodiscard]] MatRef mass_block() noexcept { return k_.topLeftCorner(n_v_, n_v_); }
+  /// Bottom-left n_lambda x n_v block of K: the caller writes G here before factor().
+  [[nodiscard]] MatRef jacobian_block() noexcept { return k_.bottomLeftCorner(n_lambda_, n_v_); }
+  /// G as last written (valid after factor()).
+  [[nodiscard]] auto jacobian() const noexcept { return k_.bottomLeftCorner(n_lambda_, n_v_); }
+
+  /// Completes K (G^T block, zero block) and factors it. Returns false when K is numerically
+  /// singular or not finite; solve() results are then meaningless. RT-safe.
+  [[nodiscard]] bool factor() noexcept;
+
+  /// Solves K [x; mu] = [a; b]. RT-safe. out_x has size n_v, out_mu size n_lambda.
+  void solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept;
+
+  /// The constraint correction top(K^-1 [0; r]) (Chin eq. 4.15, J K^-1 P r): the M-metric
+  /// minimum-norm dx with G dx = r. RT-safe. out_dx has size n_v.
+  void solve_correction(VecCRef r, VecRef out_dx) noexcept;
+
+ private:
+  void lu_solve_in_place(double* x) const noexcept;
+
+  int n_v_;
+  int n_lambda_;
+  Mat k_;                 ///< K, (n_v + n_lambda)^2
+  Mat lu_;                ///< L\U factors of P K (unit lower L), same size
+  Eigen::VectorXi perm_;  ///< row i of P K is row perm_[i] of K
+  Vec sol_;               ///< scratch right-hand side / solution, n_v + n_lambda
+};
+
+}  // namespace rtmb

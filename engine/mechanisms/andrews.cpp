@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Andrews' squeezing mechanism with the Hairer-Wanner data (Solving ODEs II §VII.7), as written
+// out in Chin 1995 §3.7 (reference/post-stabilization-chin1995.md). Seven rigid bodies in relative
+// angles q = (beta, Theta, gamma, Phi, delta, Omega, epsilon) [rad], three loop closures (6 rows),
+// a motor torque mom on body 1 and a spring between body 3 and the fixed point C.
+//
+// Forces: f already contains the velocity-dependent (Coriolis/centrifugal) terms
+// -(M' v - 1/2 d(v^T M v)/dq) of the Lagrange equations besides the spring and the drive torque;
+// the tests check that split against M(q) by finite differences.
+//
+// Constraints: every term of every row is a cos(psi) or a sin(psi) with psi a sum of consecutive
+// coordinates (beta, beta+Theta, gamma, Phi+delta, delta, Omega+epsilon, epsilon), plus a
+// constant. So G, L and d(Gv)/dq follow termwise from one table:
+//   term = a trig(psi),  d/dq_j = a trig'(psi) for j in psi,
+//   L contribution = a trig''(psi) psi'^2 = -term psi'^2,
+//   d(Gv)/dq_j contribution = a trig''(psi) psi' = -term psi'  for j in psi.
+//
+// Energy: the model has no gravity, so E = 1/2 v^T M v + 1/2 c0 (l - l0)^2 - mom beta, which is
+// conserved because the drive torque is constant.
+
+#include <Eigen/Core>
+#include <array>
+#include <cmath>
+
+#include "engine/mechanisms/mechanisms_impl.hpp"
+
+namespace rtmb::detail {
+namespace {
+
+// masses [kg] and inertias [kg m^2]
+constexpr double kM1 = 0.04325;
+constexpr double kM2 = 0.00365;
+constexpr double kM3 = 0.02373;
+constexpr double kM4 = 0.00706;
+constexpr double kM5 = 0.07050;
+constexpr double kM6 = 0.00706;
+constexpr double kM7 = 0.05498;
+constexpr double kI1 = 2.194e-6;
+constexpr double kI2 = 4.410e-7;
+constexpr double kI3 = 5.255e-6;
+constexpr double kI4 = 5.667e-7;
+constexpr double kI5 = 1.169e-5;
+constexpr double kI6 = 5.667e-7;
+constexpr double kI7 = 1.912e-5;
+
+// fixed points [m]
+constexpr double kXa = -0.06934;
+constexpr double kYa = -0.00227;
+constexpr double kXb = -0.03635;
+constexpr double kYb = 0.03273;
+constexpr double kXc = 0.014;
+constexpr double kYc = 0.072;
+
+// lengths [m]; tb = 0.00916 is the Hairer-Wanner value (Hoitink prints 0.009416, an OCR/typo)
+constexpr double kD = 0.028;
+constexpr double kDa = 0.0115;
+constexpr double kE = 0.02;
+constexpr double kEa = 0.01421;
+constexpr double kRr = 0.007;
+constexpr double kRa = 0.00092;
+constexpr double kSs = 0.035;
+constexpr double kSa = 0.01874;
+constexpr double kSb = 0.01043;
+constexpr double kSc = 0.018;
+constexpr double kSd = 0.02;
+constexpr double kTa = 0.02308;
+constexpr double kTb = 0.00916;
+constexpr double kU = 0.04;
+constexpr double kUa = 0.01228;
+constexpr double kUb = 0.00449;
+constexpr double kZf = 0.02;
+constexpr double kZt = 0.04;
+constexpr double kFa = 0.01421;
+
+// drive torque [N m] and spring: stiffness [N/m], unstretched length [m]
+constexpr double kMom = 0.033;
+constexpr double kC0 = 4530.0;
+constexpr double kL0 = 0.07785;
+
+// coordinate indices
+constexpr int kBeta = 0;
+constexpr int kTheta = 1;
+constexpr int kGamma = 2;
+constexpr int kPhi = 3;
+constexpr int kDelta = 4;
+constexpr int kOmega = 5;
+constexpr int kEps = 6;
+
+constexpr int kDof = 7;
+using Mat7 = Eigen::Matrix<double, kDof, kDof>;
+
+// One term a * trig(psi) of a constraint row, psi = q[first] + ... + q[first + count - 1].
+enum class Trig { kCos, kSin };
+struct Term {
+  int row;
+  double coef;
+  Trig trig;
+  int first;
+  int count;
+};
+
+// clang-format off
+constexpr std::array<Term, 22> kTerms{{
+    // g1 = rr cos(b) - d cos(b+T) - ss sin(g) - xb
+    {0,  kRr, Trig::kCos, kBeta, 1}, {0, -kD, Trig::kCos, kBeta, 2}, {0, -kSs, Trig::kSin, kGamma, 1},
+    // g2 = rr sin(b) - d sin(b+T) + ss cos(g) - yb
+    {1,  kRr, Trig::kSin, kBeta, 1}, {1, -kD, Trig::kSin, kBeta, 2}, {1,  kSs, Trig::kCos, kGamma, 1},
+    // g3 = rr cos(b) - d cos(b+T) - e sin(P+d) - zt cos(d) - xa
+    {2,  kRr, Trig::kCos, kBeta, 1}, {2, -kD, Trig::kCos, kBeta, 2},
+    {2,  -kE, Trig::kSin, kPhi, 2},  {2, -kZt, Trig::kCos, kDelta, 1},
+    // g4 = rr sin(b) - d sin(b+T) + e cos(P+d) - zt sin(d) - ya
+    {3,  kRr, Trig::kSin, kBeta, 1}, {3, -kD, Trig::kSin, kBeta, 2},
+    {3,   kE, Trig::kCos, kPhi, 2},  {3, -kZt, Trig::kSin, kDelta, 1},
+    // g5 = rr cos(b) - d cos(b+T) - zf cos(O+e) - u sin(e) - xa
+    {4,  kRr, Trig::kCos, kBeta, 1}, {4, -kD, Trig::kCos, kBeta, 2},
+    {4, -kZf, Trig::kCos, kOmega, 2}, {4, -kU, Trig::kSin, kEps, 1},
+    // g6 = rr sin(b) - d sin(b+T) - zf sin(O+e) + u cos(e) - ya
+    {5,  kRr, Trig::kSin, kBeta, 1}, {5, -kD, Trig::kSin, kBeta, 2},
+    {5, -kZf, Trig::kSin, kOmega, 2}, {5,  kU, Trig::kCos, kEps, 1},
+}};
+
+// constant part of each row
+constexpr std::array<double, 6> kOffsets{-kXb, -kYb, -kXa, -kYa, -kXa, -kYa};
+// clang-format on
+
+// Value of a term and its derivative with respect to psi.
+struct TermEval {
+  double value;  // a trig(psi)
+  double slope;  // a trig'(psi)
+};
+
+[[nodiscard]] double sum_over(const Term& term, const VecCRef& x) noexcept {
+  double s = 0.0;
+  for (int j = term.first; j < term.first + term.count; ++j) {
+    s += x(j);
+  }
+  return s;
+}
+
+[[nodiscard]] TermEval evaluate(const Term& term, const VecCRef& q) noexcept {
+  const double psi = sum_over(term, q);
+  const double c = std::cos(psi);
+  const double s = std::sin(psi);
+  if (term.trig == Trig::kCos) {
+    return {term.coef * c, -term.coef * s};
+  }
+  return {term.coef * s, term.coef * c};
+}
+
+// Spring attachment point D on body 3 relative to the fixed point C, and its gamma-derivative.
+struct SpringGeometry {
+  double dx;      // xd - xc [m]
+  double dy;      // yd - yc [m]
+  double dx_dg;   // d xd / d gamma [m]
+  double dy_dg;   // d yd / d gamma [m]
+  double length;  // |D - C| [m]
+};
+
+[[nodiscard]] SpringGeometry spring_geometry(double gamma) noexcept {
+  const double c = std::cos(gamma);
+  const double s = std::sin(gamma);
+  SpringGeometry sg{};
+  sg.dx = kSd * c + kSc * s + kXb - kXc;
+  sg.dy = kSd * s - kSc * c + kYb - kYc;
+  sg.dx_dg = kSc * c - kSd * s;
+  sg.dy_dg = kSd * c + kSc * s;
+  sg.length = std::sqrt(sg.dx * sg.dx + sg.dy * sg.dy);
+  return sg;
+}
+
+// Hairer-Wanner mass matrix (Chin §3.7); only the listed entries are nonzero.
+void fill_mass(const VecCRef& q, Mat7& m) noexcept {
+  const double cos_theta = std::cos(q(kTheta));
+  const double sin_phi = std::sin(q(kPhi));
+  const double sin_omega = std::sin(q(kOmega));
+  const double e_ea = kE - kEa;
+  const double zf_fa = kZf - kFa;
+  m.setZero();
+  m(0, 0) =
+      kM1 * kRa * kRa + kM2 * (kRr * kRr - 2.0 * kDa * kRr * cos_theta + kDa * kDa) + kI1 + kI2;
+  m(0, 1) = kM2 * (kDa * kDa - kDa * kRr * cos_theta) + kI2;
+  m(1, 1) = kM2 * kDa * kDa + kI2;
+  m(2, 2) = kM3 * (kSa * kSa + kSb * kSb) + kI3;
+  m(3, 3) = kM4 * e_ea * e_ea + kI4;
+  m(3, 4) = kM4 * (e_ea * e_ea + kZt * e_ea * sin_phi) + kI4;
+  m(4, 4) = kM4 * (kZt * kZt + 2.0 * kZt * e_ea * sin_phi + e_ea * e_ea) +
+            kM5 * (kTa * kTa + kTb * kTb) + kI4 + kI5;
+  m(5, 5) = kM6 * zf_fa * zf_fa + kI6;
+  m(5, 6) = kM6 * (zf_fa * zf_fa - kU * zf_fa * sin_omega) + kI6;
+  m(6, 6) = kM6 * (zf_fa * zf_fa - 2.0 * kU * zf_fa * sin_omega + kU * kU) +
+            kM7 * (kUa * kUa + kUb * kUb) + kI6 + kI7;
+  m(1, 0) = m(0, 1);
+  m(4, 3) = m(3, 4);
+  m(6, 5) = m(5, 6);
+}
+
+}  // namespace
+
+void Andrews::initial_state(State& out) const {
+  // consistent q0 of Hairer-Wanner (Chin §3.7), v0 = 0
+  out = State(n_q(), n_v());
+  out.q << -0.0617138900142764496358948458001, 0.0, 0.455279819163070380255912382449,
+      0.222668390165885884674473185609, 0.487364979543842550225598953530,
+      -0.222668390165885884674473185609, 1.23054744454982119249735015568;
+}
+
+void Andrews::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept {
+  Mat7 m;
+  fill_mass(q, m);
+  out_M = m;
+}
+
+void Andrews::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
+  // spring between D (body 3) and C: F = -c0 (l - l0) / l, force F (D - C) acting at D
+  const SpringGeometry sg = spring_geometry(q(kGamma));
+  const double spring = -kC0 * (sg.length - kL0) / sg.length;
+  const double fx = spring * sg.dx;
+  const double fy = spring * sg.dy;
+
+  // Coriolis/centrifugal coefficients of bodies 1-2, 4-5 and 6-7
+  const double c12 = kM2 * kDa * kRr * std::sin(q(kTheta));
+  const double c45 = kM4 * kZt * (kE - kEa) * std::cos(q(kPhi));
+  const double c67 = kM6 * kU * (kZf - kFa) * std::cos(q(kOmega));
+  const double beta_d = v(kBeta);
+  const double theta_d = v(kTheta);
+  const double phi_d = v(kPhi);
+  const double delta_d = v(kDelta);
+  const double omega_d = v(kOmega);
+  const double eps_d = v(kEps);
+
+  out_f(kBeta) = kMom - c12 * theta_d * (theta_d + 2.0 * beta_d);
+  out_f(kTheta) = c12 * beta_d * beta_d;
+  out_f(kGamma) = fx * sg.dx_dg + fy * sg.dy_dg;
+  out_f(kPhi) = c45 * delta_d * delta_d;
+  out_f(kDelta) = -c45 * phi_d * (phi_d + 2.0 * delta_d);
+  out_f(kOmega) = -c67 * eps_d * eps_d;
+  out_f(kEps) = c67 * omega_d * (omega_d + 2.0 * eps_d);
+}
+
+void Andrews::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
+  for (int i = 0; i < n_lambda(); ++i) {
+    out_g(i) = kOffsets[static_cast<std::size_t>(i)];
+  }
+  for (const Term& term : kTerms) {
+    out_g(term.row) += evaluate(term, q).value;
+  }
+}
+
+void Andrews::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
+  out_G.setZero();
+  for (const Term& term : kTerms) {
+    const double slope = evaluate(term, q).slope;
+    for (int j = term.first; j < term.first + term.count; ++j) {
+      out_G(term.row, j) += slope;
+    }
+  }
+}
+
+void Andrews::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
+  out_L.setZero();
+  for (const Term& term : kTerms) {
+    const double rate = sum_over(term, v);
+    out_L(term.row) -= evaluate(term, q).value * rate * rate;
+  }
+}
+
+void Andrews::velocity_constraint_jacobian(double /*t*/,
+                                           VecCRef q,
+                                           VecCRef v,
+                                           MatRef out_Gv_q) const noexcept {
+  out_Gv_q.setZero();
+  for (const Term& term : kTerms) {
+    const double d = -evaluate(term, q).value * sum_over(term, v);
+    for (int j = term.first; j < term.first + term.count; ++j) {
+      out_Gv_q(term.row, j) += d;
+    }
+  }
+}
+
+double Andrews::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+  Mat7 m;
+  fill_mass(q, m);
+  double kinetic = 0.0;
+  for (int i = 0; i < kDof; ++i) {
+    for (int j = 0; j < kDof; ++j) {
+      kinetic += 0.5 * v(i) * m(i, j) * v(j);
+    }
+  }
+  const double stretch = spring_geometry(q(kGamma)).length - kL0;
+  return kinetic + 0.5 * kC0 * stretch * stretch - kMom * q(kBeta);
+}
+
+}  // namespace rtmb::detail

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Rigid double pendulum of Géradin & Cardona as used by Hoitink 2011 §4.1
+// (reference/gsssss-hoitink2011.md). Two massless bars with point masses at their ends, pinned at
+// the origin, in redundant coordinates
+//   q = (x1, y1, theta1, x2, y2, theta2)   [m, m, rad, m, m, rad]
+// with four constraints
+//   g1 = x1 - L1 sin(theta1),        g2 = y1 + L1 cos(theta1),
+//   g3 = x2 - x1 - L2 sin(theta2),   g4 = y2 - y1 + L2 cos(theta2).
+// The angles only exist to avoid atan calls, so they carry no mass: M = diag(M1, M1, 0, M2, M2, 0)
+// is singular but positive definite on ker G (Chin 1995 Lemma 4.1), which is why the engine must
+// solve the KKT system and never invert M (Hoitink §7.1 P14).
+//
+// Differentiating, with w1 = theta1', w2 = theta2':
+//   d/dt g1 = x1' - L1 cos(theta1) w1,  so  L_1 = L1 sin(theta1) w1^2 and
+//   d(Gv)_1/dtheta1 = L1 sin(theta1) w1;  the other rows follow the same pattern.
+// Energy (Hoitink §4.1): 1/2 M1 (x1'^2 + y1'^2) + 1/2 M2 (x2'^2 + y2'^2) + M1 g y1 + M2 g y2,
+// E0 = -10 for u0 = (1, 0, pi/2, 1, -1, 0), v0 = 0.
+
+#include <cmath>
+#include <numbers>
+
+#include "engine/mechanisms/mechanisms_impl.hpp"
+
+namespace rtmb::detail {
+namespace {
+
+constexpr double kMass1 = 1.0;     // M1 [kg]
+constexpr double kMass2 = 1.0;     // M2 [kg]
+constexpr double kLength1 = 1.0;   // L1 [m]
+constexpr double kLength2 = 1.0;   // L2 [m]
+constexpr double kGravity = 10.0;  // g [m/s^2], as in Hoitink §4.1
+
+// coordinate indices
+constexpr int kX1 = 0;
+constexpr int kY1 = 1;
+constexpr int kTh1 = 2;
+constexpr int kX2 = 3;
+constexpr int kY2 = 4;
+constexpr int kTh2 = 5;
+
+}  // namespace
+
+void DoublePendulum::initial_state(State& out) const {
+  // bar 1 horizontal, bar 2 hanging vertically (Hoitink §4.1)
+  out = State(n_q(), n_v());
+  out.q << 1.0, 0.0, std::numbers::pi / 2.0, 1.0, -1.0, 0.0;
+}
+
+void DoublePendulum::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexcept {
+  out_M.setZero();
+  out_M(kX1, kX1) = kMass1;
+  out_M(kY1, kY1) = kMass1;
+  out_M(kX2, kX2) = kMass2;
+  out_M(kY2, kY2) = kMass2;
+}
+
+void DoublePendulum::forces(double /*t*/,
+                            VecCRef /*q*/,
+                            VecCRef /*v*/,
+                            VecRef out_f) const noexcept {
+  out_f.setZero();
+  out_f(kY1) = -kMass1 * kGravity;
+  out_f(kY2) = -kMass2 * kGravity;
+}
+
+void DoublePendulum::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
+  out_g(0) = q(kX1) - kLength1 * std::sin(q(kTh1));
+  out_g(1) = q(kY1) + kLength1 * std::cos(q(kTh1));
+  out_g(2) = q(kX2) - q(kX1) - kLength2 * std::sin(q(kTh2));
+  out_g(3) = q(kY2) - q(kY1) + kLength2 * std::cos(q(kTh2));
+}
+
+void DoublePendulum::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
+  // Hoitink §4.1, matrix B
+  out_G.setZero();
+  out_G(0, kX1) = 1.0;
+  out_G(0, kTh1) = -kLength1 * std::cos(q(kTh1));
+  out_G(1, kY1) = 1.0;
+  out_G(1, kTh1) = -kLength1 * std::sin(q(kTh1));
+  out_G(2, kX1) = -1.0;
+  out_G(2, kX2) = 1.0;
+  out_G(2, kTh2) = -kLength2 * std::cos(q(kTh2));
+  out_G(3, kY1) = -1.0;
+  out_G(3, kY2) = 1.0;
+  out_G(3, kTh2) = -kLength2 * std::sin(q(kTh2));
+}
+
+void DoublePendulum::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
+  // only the sin/cos terms are nonlinear: d^2/dt^2 (a sin th) = a cos th th'' - a sin th th'^2
+  const double w1_sq = v(kTh1) * v(kTh1);
+  const double w2_sq = v(kTh2) * v(kTh2);
+  out_L(0) = kLength1 * std::sin(q(kTh1)) * w1_sq;
+  out_L(1) = -kLength1 * std::cos(q(kTh1)) * w1_sq;
+  out_L(2) = kLength2 * std::sin(q(kTh2)) * w2_sq;
+  out_L(3) = -kLength2 * std::cos(q(kTh2)) * w2_sq;
+}
+
+void DoublePendulum::velocity_constraint_jacobian(double /*t*/,
+                                                  VecCRef q,
+                                                  VecCRef v,
+                                                  MatRef out_Gv_q) const noexcept {
+  // G v depends on q only through the angle columns of G
+  out_Gv_q.setZero();
+  out_Gv_q(0, kTh1) = kLength1 * std::sin(q(kTh1)) * v(kTh1);
+  out_Gv_q(1, kTh1) = -kLength1 * std::cos(q(kTh1)) * v(kTh1);
+  out_Gv_q(2, kTh2) = kLength2 * std::sin(q(kTh2)) * v(kTh2);
+  out_Gv_q(3, kTh2) = -kLength2 * std::cos(q(kTh2)) * v(kTh2);
+}
+
+double DoublePendulum::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+  const double kinetic = 0.5 * kMass1 * (v(kX1) * v(kX1) + v(kY1) * v(kY1)) +
+                         0.5 * kMass2 * (v(kX2) * v(kX2) + v(kY2) * v(kY2));
+  return kinetic + kMass1 * kGravity * q(kY1) + kMass2 * kGravity * q(kY2);
+}
+
+}  // namespace rtmb::detail

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#include "engine/stabilize/post_stabilizer.hpp"
+
+#include <algorithm>
+
+namespace rtmb {
+
+PostStabilizer::PostStabilizer(const System& system, int passes, double datol)
+    : system_(system),
+      passes_(passes),
+      datol_(datol),
+      kkt_(system.n_v(), system.n_lambda()),
+      g_now_(Mat::Zero(system.n_lambda(), system.n_v())),
+      rg_(Vec::Zero(system.n_lambda())),
+      rv_(Vec::Zero(system.n_lambda())),
+      dq_(Vec::Zero(system.n_v())),
+      dv_(Vec::Zero(system.n_v())) {}
+
+void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept {
+  // K at the unstabilized point q~, and both residuals there (pass 1 is simultaneous)
+  system_.mass(t, q, kkt_.mass_block());
+  system_.jacobian(t, q, kkt_.jacobian_block());
+  system_.constraints(t, q, rg_);
+  system_.constraint_rate(t, q, rv_);
+  rv_.noalias() += kkt_.jacobian() * v;
+
+  // DATOL: skip when the drift is already below the user's threshold
+  if (datol_ > 0.0 &&
+      std::max(rg_.lpNorm<Eigen::Infinity>(), rv_.lpNorm<Eigen::Infinity>()) <= datol_) {
+    return;
+  }
+
+  ++status.kkt_factorizations;
+  if (!kkt_.factor()) {
+    status.set(StepFlag::kSingularKkt);
+    return;
+  }
+
+  for (int pass = 0; pass < passes_; ++pass) {
+    if (pass > 0) {
+      // residuals at the corrected point; the factored matrix stays frozen at q~
+      system_.constraints(t, q, rg_);
+      system_.jacobian(t, q, g_now_);
+      system_.constraint_rate(t, q, rv_);
+      rv_.noalias() += g_now_ * v;
+    }
+    kkt_.solve_correction(rg_, dq_);
+    kkt_.solve_correction(rv_, dv_);
+    q -= dq_;
+    v -= dv_;
+    ++status.stabilizer_iterations;
+  }
+}
+
+}  // namespace rtmb

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#include "engine/stabilize/projection_stabilizer.hpp"
+
+namespace rtmb {
+
+ProjectionStabilizer::ProjectionStabilizer(const System& system,
+                                           double tolerance,
+                                           int max_iterations)
+    : system_(system),
+      tolerance_(tolerance),
+      max_iterations_(max_iterations),
+      kkt_(system.n_v(), system.n_lambda()),
+      r_(Vec::Zero(system.n_lambda())),
+      dq_(Vec::Zero(system.n_v())) {}
+
+void ProjectionStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept {
+  // positions: simplified Newton with K frozen at q~
+  system_.mass(t, q, kkt_.mass_block());
+  system_.jacobian(t, q, kkt_.jacobian_block());
+  ++status.kkt_factorizations;
+  if (!kkt_.factor()) {
+    status.set(StepFlag::kSingularKkt);
+    return;
+  }
+  for (int it = 0;; ++it) {
+    system_.constraints(t, q, r_);
+    if (r_.lpNorm<Eigen::Infinity>() <= tolerance_) break;
+    if (it == max_iterations_) {
+      status.set(StepFlag::kStabilizerNotConverged);
+      break;
+    }
+    kkt_.solve_correction(r_, dq_);
+    q -= dq_;
+    ++status.stabilizer_iterations;
+  }
+
+  // velocities: exact linear projection with K at the projected q
+  system_.mass(t, q, kkt_.mass_block());
+  system_.jacobian(t, q, kkt_.jacobian_block());
+  ++status.kkt_factorizations;
+  if (!kkt_.factor()) {
+    status.set(StepFlag::kSingularKkt);
+    return;
+  }
+  system_.constraint_rate(t, q, r_);
+  r_.noalias() += kkt_.jacobian() * v;
+  kkt_.solve_correction(r_, dq_);
+  v -= dq_;
+}
+
+}  // namespace rtmb

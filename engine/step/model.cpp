@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#include "rtmb/model.hpp"
+
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace rtmb {
+
+namespace {
+
+constexpr std::array<std::pair<std::string_view, Method>, 4> kMethods{{
+    {"euler", Method::kEuler},
+    {"heun", Method::kHeun},
+    {"rk4", Method::kRk4},
+    {"dopri5", Method::kDopri5},
+}};
+
+constexpr std::array<std::pair<std::string_view, StabilizerKind>, 6> kStabilizers{{
+    {"none", StabilizerKind::kNone},
+    {"baumgarte", StabilizerKind::kBaumgarte},
+    {"pstab", StabilizerKind::kPStab},
+    {"sboth", StabilizerKind::kSBoth},
+    {"sfull", StabilizerKind::kSFull},
+    {"project", StabilizerKind::kProject},
+}};
+
+template <typename Table>
+std::string join_names(const Table& table) {
+  std::string out;
+  for (const auto& [name, value] : table) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("invalid settings: " + what);
+}
+
+}  // namespace
+
+std::string_view to_string(Method m) noexcept {
+  for (const auto& [name, value] : kMethods) {
+    if (value == m) return name;
+  }
+  return "?";
+}
+
+std::string_view to_string(StabilizerKind s) noexcept {
+  for (const auto& [name, value] : kStabilizers) {
+    if (value == s) return name;
+  }
+  return "?";
+}
+
+std::optional<Method> parse_method(std::string_view name) noexcept {
+  for (const auto& [n, value] : kMethods) {
+    if (n == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<StabilizerKind> parse_stabilizer(std::string_view name) noexcept {
+  for (const auto& [n, value] : kStabilizers) {
+    if (n == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::string method_names() {
+  return join_names(kMethods);
+}
+std::string stabilizer_names() {
+  return join_names(kStabilizers);
+}
+
+Model::Model(std::shared_ptr<const System> system, const Settings& settings)
+    : system_(std::move(system)), settings_(settings) {
+  require(system_ != nullptr, "no system");
+  require(system_->n_q() == system_->n_v(),
+          "this release needs n_q == n_v (q' = v); the system has n_q = " +
+              std::to_string(system_->n_q()) + ", n_v = " + std::to_string(system_->n_v()));
+  require(std::isfinite(settings_.dt) && settings_.dt > 0.0, "dt must be > 0");
+  require(std::isfinite(settings_.gamma1) && settings_.gamma1 >= 0.0, "gamma1 must be >= 0");
+  require(std::isfinite(settings_.gamma2) && settings_.gamma2 >= 0.0, "gamma2 must be >= 0");
+  require(settings_.projection_tolerance > 0.0, "projection tolerance must be > 0");
+  require(settings_.projection_max_iterations >= 1, "projection max iterations must be >= 1");
+  require(settings_.datol >= 0.0, "datol must be >= 0");
+}
+
+}  // namespace rtmb

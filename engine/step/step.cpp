@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// The step pipeline (docs/architecture.md "The step in detail"):
+//   integrate -> stabilize -> guard -> monitor.
+#include <cmath>
+#include <limits>
+
+#include "engine/integrate/explicit_rk.hpp"
+#include "engine/stabilize/post_stabilizer.hpp"
+#include "engine/stabilize/projection_stabilizer.hpp"
+#include "engine/stabilize/sfull_stabilizer.hpp"
+#include "engine/step/workspace_impl.hpp"
+
+namespace rtmb {
+
+std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v) {
+  switch (method) {
+    case Method::kEuler:
+      return std::make_unique<ExplicitRk>(euler_tableau(), n_q, n_v);
+    case Method::kHeun:
+      return std::make_unique<ExplicitRk>(heun_tableau(), n_q, n_v);
+    case Method::kRk4:
+      return std::make_unique<ExplicitRk>(rk4_tableau(), n_q, n_v);
+    case Method::kDopri5:
+      return std::make_unique<ExplicitRk>(dopri5_tableau(), n_q, n_v);
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Stabilizer> make_stabilizer(const System& system, const Settings& settings) {
+  switch (settings.stabilizer) {
+    case StabilizerKind::kNone:
+    case StabilizerKind::kBaumgarte:
+      return std::make_unique<NoStabilizer>();
+    case StabilizerKind::kPStab:
+      return std::make_unique<PostStabilizer>(system, 2, settings.datol);
+    case StabilizerKind::kSBoth:
+      return std::make_unique<PostStabilizer>(system, 1, settings.datol);
+    case StabilizerKind::kSFull:
+      return std::make_unique<SFullStabilizer>(system);
+    case StabilizerKind::kProject:
+      return std::make_unique<ProjectionStabilizer>(system, settings.projection_tolerance,
+                                                    settings.projection_max_iterations);
+  }
+  return nullptr;
+}
+
+DriftMonitor::DriftMonitor(const System& system)
+    : g(Vec::Zero(system.n_lambda())),
+      gv(Vec::Zero(system.n_lambda())),
+      G(Mat::Zero(system.n_lambda(), system.n_v())) {}
+
+void DriftMonitor::measure(
+    const System& system, double t, VecCRef q, VecCRef v, StepStatus& status) noexcept {
+  system.constraints(t, q, g);
+  system.jacobian(t, q, G);
+  system.constraint_rate(t, q, gv);
+  gv.noalias() += G * v;
+  status.position_drift = g.size() > 0 ? g.lpNorm<Eigen::Infinity>() : 0.0;
+  status.velocity_drift = gv.size() > 0 ? gv.lpNorm<Eigen::Infinity>() : 0.0;
+  status.energy =
+      system.has_energy() ? system.energy(t, q, v) : std::numeric_limits<double>::quiet_NaN();
+}
+
+Workspace::Impl::Impl(const Model& m)
+    : model(&m),
+      dynamics(m.system()),
+      integrator(make_integrator(m.settings().method, m.system().n_q(), m.system().n_v())),
+      stabilizer(make_stabilizer(m.system(), m.settings())),
+      monitor(m.system()),
+      q_new(Vec::Zero(m.system().n_q())),
+      v_new(Vec::Zero(m.system().n_v())) {
+  if (m.settings().stabilizer == StabilizerKind::kBaumgarte) {
+    dynamics.set_baumgarte(m.settings().gamma1, m.settings().gamma2);
+  }
+}
+
+Workspace::Workspace(const Model& model) : impl_(std::make_unique<Impl>(model)) {}
+Workspace::~Workspace() = default;
+
+State initial_state(const Model& model) {
+  State s(model.system().n_q(), model.system().n_v());
+  model.system().initial_state(s);
+  return s;
+}
+
+StepStatus step(const Model& model, State& s, Workspace& ws) noexcept {
+  StepStatus status;
+  Workspace::Impl& w = ws.impl();
+  const double h = model.settings().dt;
+  const double t_new = s.t + h;
+
+  // 1. integrate: unstabilized one-step result (Chin eq. 3.22)
+  w.integrator->advance(w.dynamics, s.t, s.q, s.v, h, w.q_new, w.v_new, status);
+
+  // 2. stabilize at the new time (rheonomic constraints are evaluated at t + h)
+  w.stabilizer->apply(t_new, w.q_new, w.v_new, status);
+
+  // 3. guard: never hand a non-finite state to the caller; keep the last good one
+  if (!w.q_new.allFinite() || !w.v_new.allFinite()) {
+    status.set(StepFlag::kNonFinite);
+    return status;
+  }
+  s.q = w.q_new;
+  s.v = w.v_new;
+  s.t = t_new;
+
+  // 4. monitor
+  if (model.settings().monitor) w.monitor.measure(model.system(), s.t, s.q, s.v, status);
+  return status;
+}
+
+void measure(const Model& model, const State& s, Workspace& ws, StepStatus& status) noexcept {
+  ws.impl().monitor.measure(model.system(), s.t, s.q, s.v, status);
+}
+
+}  // namespace rtmb

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+#include <memory>
+
+#include "engine/dynamics/dynamics.hpp"
+#include "engine/integrate/integrator.hpp"
+#include "engine/stabilize/stabilizer.hpp"
+#include "rtmb/engine.hpp"
+
+namespace rtmb {
+
+/// Builds the integrator a Method names (fixed-step form). Setup-only.
+[[nodiscard]] std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v);
+
+/// Builds the post-step stabilizer for the settings (NoStabilizer for kNone and kBaumgarte).
+/// Setup-only.
+[[nodiscard]] std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
+                                                          const Settings& settings);
+
+/// Drift and energy of (t, q, v) into status. Buffers come from the caller. RT-safe.
+struct DriftMonitor {
+  explicit DriftMonitor(const System& system);
+  void measure(const System& system, double t, VecCRef q, VecCRef v, StepStatus& status) noexcept;
+
+  Vec g;   ///< n_lambda
+  Vec gv;  ///< n_lambda
+  Mat G;   ///< n_lambda x n_v
+};
+
+/// The pieces of the step pipeline, each sized once for one Model.
+struct Workspace::Impl {
+  explicit Impl(const Model& model);
+
+  const Model* model;                      ///< the model this workspace was built for
+  Dynamics dynamics;                       ///< stage 1: KKT right-hand side
+  std::unique_ptr<Integrator> integrator;  ///< stage 2
+  std::unique_ptr<Stabilizer> stabilizer;  ///< stage 3
+  DriftMonitor monitor;                    ///< stage 4
+  Vec q_new;                               ///< unstabilized/stabilized positions, n_q
+  Vec v_new;                               ///< unstabilized/stabilized velocities, n_v
+};
+
+}  // namespace rtmb

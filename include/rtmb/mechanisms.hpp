@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "rtmb/system.hpp"
+
+namespace rtmb {
+
+/// Options for the built-in reference mechanisms that take any.
+struct MechanismOptions {
+  int chain_links = 5;      ///< `chain`: number of links N (>= 1; >= 3 with chain_loop)
+  bool chain_loop = false;  ///< `chain`: pin the tip at its initial position (closed loop)
+};
+
+/// One built-in reference mechanism, selectable by name (`rtmb run NAME`).
+struct MechanismInfo {
+  std::string_view name;
+  std::string_view description;  ///< one line, with the source of its data
+  double default_dt;             ///< fixed step used by `rtmb run` when --dt is not given [s]
+  double default_t_end;          ///< end time used by `rtmb run` when --t-end is not given [s]
+};
+
+/// All built-in mechanisms, in a stable order.
+[[nodiscard]] std::span<const MechanismInfo> mechanisms() noexcept;
+
+/// Looks up a mechanism by name; nullptr when unknown.
+[[nodiscard]] const MechanismInfo* find_mechanism(std::string_view name) noexcept;
+
+/// Builds a mechanism by name. Setup-only. Throws std::invalid_argument for an unknown name
+/// (the message lists the valid names) or invalid options.
+[[nodiscard]] std::unique_ptr<System> make_mechanism(std::string_view name,
+                                                     const MechanismOptions& options = {});
+
+/// Comma-separated list of the valid mechanism names, for error messages and --help.
+[[nodiscard]] std::string mechanism_names();
+
+}  // namespace rtmb

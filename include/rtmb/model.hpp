@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "rtmb/system.hpp"
+
+namespace rtmb {
+
+/// Time integrator of the index-1 form.
+enum class Method {
+  kEuler,   ///< forward Euler, order 1, fixed step
+  kHeun,    ///< Heun (explicit trapezoidal), order 2, fixed step
+  kRk4,     ///< classical Runge-Kutta, order 4, fixed step
+  kDopri5,  ///< Dormand-Prince 5(4): adaptive in AdaptiveDopri5, fixed-step 5th order in step()
+};
+
+/// How drift off the constraint manifold is controlled.
+enum class StabilizerKind {
+  kNone,       ///< plain index reduction: drift grows
+  kBaumgarte,  ///< B(gamma1, gamma2) feedback in the right-hand side (Chin eq. 2.14)
+  kPStab,      ///< post-stabilization S-both2 (Chin eq. 4.15), the default
+  kSBoth,      ///< one pass of the PStab correction (Chin eq. 3.66)
+  kSFull,      ///< S-full, F = H^T (H H^T)^-1 (Chin Algorithm 3.2)
+  kProject,    ///< iterated M-metric coordinate projection of q, then v
+};
+
+[[nodiscard]] std::string_view to_string(Method m) noexcept;
+[[nodiscard]] std::string_view to_string(StabilizerKind s) noexcept;
+[[nodiscard]] std::optional<Method> parse_method(std::string_view name) noexcept;
+[[nodiscard]] std::optional<StabilizerKind> parse_stabilizer(std::string_view name) noexcept;
+/// Comma-separated valid names, for error messages and --help.
+[[nodiscard]] std::string method_names();
+[[nodiscard]] std::string stabilizer_names();
+
+/// Integration settings of a model. Validated by Model's constructor.
+struct Settings {
+  Method method = Method::kRk4;
+  StabilizerKind stabilizer = StabilizerKind::kPStab;
+  double dt = 1e-3;                     ///< fixed step [s], > 0
+  double gamma1 = 0.0;                  ///< Baumgarte velocity gain [1/s], >= 0
+  double gamma2 = 0.0;                  ///< Baumgarte position gain [1/s^2], >= 0
+  double projection_tolerance = 1e-12;  ///< kProject: target ||g||inf, > 0
+  int projection_max_iterations = 20;   ///< kProject: correction limit per step, >= 1
+  double datol = 0.0;                   ///< kPStab/kSBoth: skip while drift <= datol (0: never)
+  bool monitor = true;                  ///< measure drift and energy after every step
+};
+
+/// The immutable description the step runs on: a System and its settings.
+/// Construction validates the settings (std::invalid_argument with the offending field).
+class Model {
+ public:
+  Model(std::shared_ptr<const System> system, const Settings& settings);
+
+  [[nodiscard]] const System& system() const noexcept { return *system_; }
+  [[nodiscard]] const Settings& settings() const noexcept { return settings_; }
+
+ private:
+  std::shared_ptr<const System> system_;
+  Settings settings_;
+};
+
+}  // namespace rtmb

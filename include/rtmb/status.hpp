@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+#include <cstdint>
+
+namespace rtmb {
+
+/// Trouble inside a step is reported here, never thrown or logged. Each flag says what to change.
+enum class StepFlag : std::uint32_t {
+  kNone = 0,
+  /// The KKT matrix [M G^T; G 0] was numerically singular (redundant constraints, or M not
+  /// positive definite on ker G). The step result is not trustworthy: check the model.
+  kSingularKkt = 1u << 0,
+  /// Iterated projection hit its iteration limit before ||g||inf <= tolerance; raise
+  /// projection max_iterations or the tolerance, or reduce dt.
+  kStabilizerNotConverged = 1u << 1,
+  /// A non-finite value appeared in q or v; the state was restored to the start of the step.
+  kNonFinite = 1u << 2,
+};
+
+[[nodiscard]] constexpr std::uint32_t operator|(std::uint32_t a, StepFlag b) noexcept {
+  return a | static_cast<std::uint32_t>(b);
+}
+[[nodiscard]] constexpr bool has_flag(std::uint32_t flags, StepFlag f) noexcept {
+  return (flags & static_cast<std::uint32_t>(f)) != 0u;
+}
+
+/// Per-step report. Trivially copyable so it can cross the real-time boundary by value.
+struct StepStatus {
+  std::uint32_t flags = 0;        ///< OR of StepFlag
+  double position_drift = 0.0;    ///< ||g(t,q)||inf after the step [m | rad]
+  double velocity_drift = 0.0;    ///< ||G v + g_t||inf after the step [m/s | rad/s]
+  double energy = 0.0;            ///< T + V after the step [J]; NaN where undefined
+  int rhs_evaluations = 0;        ///< KKT right-hand-side evaluations in this step
+  int stabilizer_iterations = 0;  ///< correction passes done by the stabilizer
+  int kkt_factorizations = 0;     ///< factorizations of [M G^T; G 0] in this step
+
+  void set(StepFlag f) noexcept { flags = flags | f; }
+  [[nodiscard]] bool ok() const noexcept { return flags == 0u; }
+};
+
+}  // namespace rtmb

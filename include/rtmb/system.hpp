@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+#include <string_view>
+
+#include "rtmb/state.hpp"
+#include "rtmb/types.hpp"
+
+namespace rtmb {
+
+/// A constrained mechanical system in descriptor form (Chin 1995 eq. 2.2, 4.1):
+///
+///     q' = v
+///     M(t,q) v' = f(t,q,v) - G(t,q)^T lambda
+///     0 = g(t,q)
+///
+/// with G = dg/dq (n_lambda x n_v), the velocity invariant G v + g_t = 0 and the
+/// second-derivative remainder L(t,q,v) defined by  d^2 g/dt^2 = G v' + L
+/// (Chin's routine GCNQQ; L = g_tt + 2 g_tq v + g_qq(v,v), reference/post-stabilization-chin1995.md
+/// §1.1).
+///
+/// Sizes are fixed at construction. Every evaluation writes into caller-owned storage that
+/// already has the right size, so implementations must not allocate, lock, log or throw: all
+/// evaluation methods are called on the real-time path.
+///
+/// M may be singular if it is positive definite on ker G (Chin Lemma 4.1); the engine never
+/// inverts M on its own, it always solves the KKT system [M G^T; G 0].
+///
+/// Coordinates: q' = v (n_q == n_v) for every system in this release; the interface keeps n_q
+/// and n_v apart so that quaternion bodies (q' = T(q) v) can be added without changing callers.
+class System {
+ public:
+  System(int n_q, int n_v, int n_lambda) noexcept : n_q_(n_q), n_v_(n_v), n_lambda_(n_lambda) {}
+  virtual ~System() = default;
+  System(const System&) = delete;
+  System& operator=(const System&) = delete;
+
+  [[nodiscard]] int n_q() const noexcept { return n_q_; }
+  [[nodiscard]] int n_v() const noexcept { return n_v_; }
+  [[nodiscard]] int n_lambda() const noexcept { return n_lambda_; }
+
+  /// Short identifier, e.g. "andrews". Setup-only.
+  [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+
+  /// Consistent initial state at t = 0: g(0,q0) = 0 and G v0 + g_t = 0. Setup-only.
+  virtual void initial_state(State& out) const = 0;
+
+  /// Mass matrix M(t,q), n_v x n_v, symmetric positive semi-definite. RT-safe.
+  virtual void mass(double t, VecCRef q, MatRef out_M) const noexcept = 0;
+
+  /// Applied and velocity-dependent forces f(t,q,v), size n_v. RT-safe.
+  virtual void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept = 0;
+
+  /// Position constraints g(t,q), size n_lambda. RT-safe.
+  virtual void constraints(double t, VecCRef q, VecRef out_g) const noexcept = 0;
+
+  /// Constraint Jacobian G = dg/dq, n_lambda x n_v. RT-safe.
+  virtual void jacobian(double t, VecCRef q, MatRef out_G) const noexcept = 0;
+
+  /// Explicit time derivative g_t(t,q), size n_lambda; zero for scleronomic constraints. RT-safe.
+  virtual void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept;
+
+  /// Second-derivative remainder L(t,q,v) = g_tt + 2 g_tq v + g_qq(v,v), size n_lambda,
+  /// so that d^2 g/dt^2 = G v' + L along solutions. RT-safe.
+  virtual void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept = 0;
+
+  /// Jacobian of the velocity constraint with respect to q:
+  /// d(G(t,q) v + g_t(t,q))/dq, n_lambda x n_q (Chin §1.6, the block "L" of H = [G 0; L G]).
+  /// Used by the S-full stabilizer. RT-safe.
+  virtual void velocity_constraint_jacobian(double t,
+                                            VecCRef q,
+                                            VecCRef v,
+                                            MatRef out_Gv_q) const noexcept = 0;
+
+  /// True when energy() is defined for this system.
+  [[nodiscard]] virtual bool has_energy() const noexcept { return false; }
+
+  /// Total mechanical energy T + V [J] (potentials of gravity, springs and constant drive
+  /// torques included). Conserved when the system is conservative and the constraints are
+  /// scleronomic. Only meaningful when has_energy(). RT-safe.
+  [[nodiscard]] virtual double energy(double t, VecCRef q, VecCRef v) const noexcept;
+
+ private:
+  int n_q_;
+  int n_v_;
+  int n_lambda_;
+};
+
+}  // namespace rtmb

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// The step contract: after setup, a step never allocates. Counted by the malloc-family
+// interposer (tests/support/alloc_counter.cpp) over 10 000 steps for every fixed-step method x
+// stabilizer x reference mechanism, and over the adaptive DOPRI5 driver.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "rtmb/adaptive.hpp"
+#include "rtmb/engine.hpp"
+#include "rtmb/mechanisms.hpp"
+#include "tests/support/alloc_counter.hpp"
+
+namespace rtmb {
+namespace {
+
+using testing::AllocationCounts;
+using testing::AllocationScope;
+
+constexpr long kSteps = 10'000;
+constexpr long kWarmUp = 10;
+
+struct MechanismCase {
+  const char* name;
+  MechanismOptions options;
+  const char* label;
+};
+
+const MechanismCase kMechanisms[] = {
+    {"pendulum", {}, "pendulum"},
+    {"double_pendulum", {}, "double_pendulum"},
+    {"slider_crank", {}, "slider_crank"},
+    {"andrews", {}, "andrews"},
+    {"robot_parabola", {}, "robot_parabola"},
+    {"robot_sine", {}, "robot_sine"},
+    {"chain", {6, false}, "chain6"},
+    {"chain", {6, true}, "chain6_loop"},
+};
+
+using Combo = std::tuple<int, Method, StabilizerKind>;
+
+class StepAllocations : public ::testing::TestWithParam<Combo> {};
+
+TEST_P(StepAllocations, TenThousandStepsAllocateNothing) {
+  const auto [mech_index, method, stabilizer] = GetParam();
+  const MechanismCase& mc = kMechanisms[mech_index];
+  const MechanismInfo* info = find_mechanism(mc.name);
+  ASSERT_NE(info, nullptr);
+
+  Settings settings;
+  settings.method = method;
+  settings.stabilizer = stabilizer;
+  settings.dt = info->default_dt;
+  if (stabilizer == StabilizerKind::kBaumgarte) {
+    settings.gamma1 = 20.0;
+    settings.gamma2 = 100.0;
+  }
+  const Model model(make_mechanism(mc.name, mc.options), settings);
+  Workspace ws(model);
+  State s = initial_state(model);
+  for (long i = 0; i < kWarmUp; ++i) (void)step(model, s, ws);
+
+  AllocationCounts counts;
+  long flagged = 0;
+  {
+    AllocationScope scope;
+    for (long i = 0; i < kSteps; ++i) {
+      const StepStatus st = step(model, s, ws);
+      flagged += st.ok() ? 0 : 1;
+    }
+    counts = scope.counts();
+  }
+  EXPECT_EQ(counts.allocations, 0u);
+  EXPECT_EQ(counts.deallocations, 0u);
+  RecordProperty("flagged_steps", std::to_string(flagged));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllCombinations,
+    StepAllocations,
+    ::testing::Combine(
+        ::testing::Range(0, static_cast<int>(std::size(kMechanisms))),
+        ::testing::Values(Method::kEuler, Method::kHeun, Method::kRk4, Method::kDopri5),
+        ::testing::Values(StabilizerKind::kNone,
+                          StabilizerKind::kBaumgarte,
+                          StabilizerKind::kPStab,
+                          StabilizerKind::kSBoth,
+                          StabilizerKind::kSFull,
+                          StabilizerKind::kProject)),
+    [](const ::testing::TestParamInfo<Combo>& param_info) {
+      return std::string(kMechanisms[std::get<0>(param_info.param)].label) + "_" +
+             std::string(to_string(std::get<1>(param_info.param))) + "_" +
+             std::string(to_string(std::get<2>(param_info.param)));
+    });
+
+TEST(StepAllocations, CounterSeesSetupAllocationsInThisExecutable) {
+  // negative control: the same counter, around setup code that must allocate
+  AllocationCounts counts;
+  {
+    AllocationScope scope;
+    const Model model(make_mechanism("andrews"), Settings{});
+    Workspace ws(model);
+    counts = scope.counts();
+  }
+  EXPECT_GT(counts.allocations, 10u);
+}
+
+TEST(AdaptiveAllocations, Dopri5StepsAllocateNothing) {
+  for (StabilizerKind stabilizer : {StabilizerKind::kPStab, StabilizerKind::kBaumgarte}) {
+    Settings settings;
+    settings.method = Method::kDopri5;
+    settings.stabilizer = stabilizer;
+    settings.gamma1 = 20.0;
+    settings.gamma2 = 100.0;
+    const Model model(make_mechanism("andrews"), settings);
+    AdaptiveOptions options;
+    options.rtol = 1e-7;
+    AdaptiveDopri5 dopri(model, options);
+    State s = initial_state(model);
+    StepStatus st;
+    ASSERT_TRUE(dopri.step(s, 0.3, st));  // first call: f(y0) and HINIT
+
+    AllocationCounts counts;
+    long accepted = 0;
+    {
+      AllocationScope scope;
+      while (dopri.step(s, 0.3, st)) ++accepted;
+      counts = scope.counts();
+    }
+    EXPECT_GT(accepted, 1000);
+    EXPECT_EQ(counts.allocations, 0u) << to_string(stabilizer);
+    EXPECT_EQ(counts.deallocations, 0u) << to_string(stabilizer);
+  }
+}
+
+}  // namespace
+}  // namespace rtmb

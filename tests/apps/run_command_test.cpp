@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// `rtmb run` as a user runs it: exit codes, messages, and the JSON summary line.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr, interleaved
+  std::string last_line;
+};
+
+Result run_rtmb(const std::string& args) {
+  const std::string cmd = std::string(RTMB_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe) != nullptr) r.out += buf.data();
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) r.last_line = line;
+  }
+  return r;
+}
+
+double json_number(const std::string& json, const std::string& key) {
+  const std::regex re("\"" + key + "\":(-?[0-9.eE+-]+)");
+  std::smatch m;
+  if (!std::regex_search(json, m, re)) return -1e300;
+  return std::stod(m[1].str());
+}
+
+std::string json_string(const std::string& json, const std::string& key) {
+  const std::regex re("\"" + key + "\":\"([^\"]*)\"");
+  std::smatch m;
+  return std::regex_search(json, m, re) ? m[1].str() : std::string("<missing>");
+}
+
+TEST(RunCommand, AndrewsRk4PStabSummaryIsJsonWithRequiredFields) {
+  const Result r = run_rtmb("run andrews --method rk4 --stabilizer pstab --t-end 0.003 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string& j = r.last_line;
+  ASSERT_EQ(j.front(), '{');
+  ASSERT_EQ(j.back(), '}');
+  for (const char* key :
+       {"model", "method", "stabilizer", "t", "steps", "rhs_evals", "max_position_drift",
+        "max_velocity_drift", "energy_start", "energy_end", "q", "v", "wall_s"}) {
+    EXPECT_NE(j.find(std::string("\"") + key + "\":"), std::string::npos) << key << " in " << j;
+  }
+  EXPECT_EQ(json_string(j, "model"), "andrews");
+  EXPECT_EQ(json_string(j, "method"), "rk4");
+  EXPECT_EQ(json_string(j, "stabilizer"), "pstab");
+  EXPECT_NEAR(json_number(j, "t"), 0.003, 1e-12);
+  // default Andrews step 5e-5: 60 steps of 4 RHS evaluations each
+  EXPECT_EQ(json_number(j, "steps"), 60);
+  EXPECT_EQ(json_number(j, "rhs_evals"), 240);
+  EXPECT_LT(json_number(j, "max_position_drift"), 1e-10);
+}
+
+TEST(RunCommand, Dopri5ReportsHairerCounters) {
+  const Result r = run_rtmb("run robot_parabola --method dopri5 --rtol 1e-4 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const double nstep = json_number(r.last_line, "nstep");
+  EXPECT_GT(nstep, 10);
+  EXPECT_EQ(json_number(r.last_line, "nfcn"), 6 * nstep + 2);
+}
+
+TEST(RunCommand, UnknownModelFailsAndListsValidModels) {
+  const Result r = run_rtmb("run no_such_model");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.out.find("no_such_model"), std::string::npos) << r.out;
+  for (const char* name : {"pendulum", "double_pendulum", "slider_crank", "andrews",
+                           "robot_parabola", "robot_sine", "chain"}) {
+    EXPECT_NE(r.out.find(name), std::string::npos) << name << " missing in: " << r.out;
+  }
+}
+
+TEST(RunCommand, UnknownMethodFailsAndListsValidMethods) {
+  const Result r = run_rtmb("run pendulum --method leapfrog");
+  EXPECT_NE(r.exit_code, 0);
+  for (const char* name : {"euler", "heun", "rk4", "dopri5"}) {
+    EXPECT_NE(r.out.find(name), std::string::npos) << name << " missing in: " << r.out;
+  }
+}
+
+TEST(RunCommand, UnknownOptionFailsAndShowsOptions) {
+  const Result r = run_rtmb("run pendulum --frobnicate 3");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--frobnicate"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--stabilizer"), std::string::npos) << r.out;
+}
+
+TEST(RunCommand, BaumgarteWithoutGainsIsRejected) {
+  const Result r = run_rtmb("run pendulum --stabilizer baumgarte");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("--gamma1"), std::string::npos) << r.out;
+}
+
+TEST(RunCommand, CsvTraceHasHeaderAndRows) {
+  const std::string path = ::testing::TempDir() + "rtmb_run_trace.csv";
+  const Result r = run_rtmb("run pendulum --t-end 0.1 --dt 0.01 --every 2 --quiet --csv " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream in(path);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header, "t,q0,q1,v0,v1,position_drift,velocity_drift,energy");
+  int rows = 0;
+  for (std::string line; std::getline(in, line);) ++rows;
+  EXPECT_EQ(rows, 1 + 5 + 1);  // initial row, every 2nd of 10 steps, final row
+}
+
+TEST(RunCommand, ChainLoopRunsClosed) {
+  const Result r = run_rtmb("run chain --n 6 --loop --t-end 0.5 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_LT(json_number(r.last_line, "max_position_drift"), 1e-12);
+}
+
+}  // namespace
