@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 #include "engine/kkt/dense_kkt.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -23,14 +24,54 @@ DenseKkt::DenseKkt(int n_v, int n_lambda)
       sol_(Vec::Zero(n_v + n_lambda)) {}
 
 bool DenseKkt::factor() noexcept {
-  const int n = n_v_ + n_lambda_;
   // complete the symmetric saddle-point matrix from the blocks the caller wrote
   k_.topRightCorner(n_v_, n_lambda_) = k_.bottomLeftCorner(n_lambda_, n_v_).transpose();
   k_.bottomRightCorner(n_lambda_, n_lambda_).setZero();
+  pivoted_ = false;
+  if (factor_ldlt()) return true;
+  pivoted_ = true;
+  return factor_lu();
+}
+
+bool DenseKkt::factor_ldlt() noexcept {
+  // right-looking LDL^T on the lower triangle: K = L D L^T with unit lower L stored below the
+  // diagonal and D on it. Pivot j must be positive for j < n_v (the M block) and negative after
+  // (the Schur complement -G M^-1 G^T); anything else means "use the pivoted LU".
+  const int n = n_v_ + n_lambda_;
+  lu_ = k_;
+  double* a = lu_.data();
+  double largest = 0.0;
+  for (int j = 0; j < n; ++j) {
+    double* col_j = a + j * n;
+    const double d = col_j[j];
+    const bool sign_ok = j < n_v_ ? d > 0.0 : d < 0.0;
+    if (!sign_ok || !std::isfinite(d)) return false;
+    largest = std::max(largest, std::abs(d));
+    if (std::abs(d) <= kSingularPivotRatio * largest) return false;
+
+    // trailing update with the unscaled column w = L(:,j) d, then scale it into L(:,j)
+    for (int c = j + 1; c < n; ++c) {
+      const double w = col_j[c];
+      if (w == 0.0) continue;
+      const double f = w / d;
+      double* col_c = a + c * n;
+      for (int i = c; i < n; ++i) col_c[i] -= col_j[i] * f;
+    }
+    const double inv = 1.0 / d;
+    for (int i = j + 1; i < n; ++i) col_j[i] *= inv;
+  }
+  // early pivots were compared with the largest seen so far; compare all with the overall one
+  for (int j = 0; j < n; ++j) {
+    if (std::abs(a[j + j * n]) <= kSingularPivotRatio * largest) return false;
+  }
+  return true;
+}
+
+bool DenseKkt::factor_lu() noexcept {
+  // right-looking LU with partial (row) pivoting on column-major storage: P K = L U
+  const int n = n_v_ + n_lambda_;
   lu_ = k_;
   for (int i = 0; i < n; ++i) perm_[i] = i;
-
-  // right-looking LU with partial (row) pivoting on column-major storage: P K = L U
   double* a = lu_.data();
   const auto at = [a, n](int i, int j) -> double& { return a[i + j * n]; };
   double largest = 0.0;
@@ -68,6 +109,27 @@ bool DenseKkt::factor() noexcept {
   return smallest > kSingularPivotRatio * largest;
 }
 
+void DenseKkt::ldlt_solve_in_place(double* x) const noexcept {
+  const int n = n_v_ + n_lambda_;
+  const double* a = lu_.data();
+  // L y = b
+  for (int j = 0; j < n; ++j) {
+    const double xj = x[j];
+    if (xj == 0.0) continue;
+    const double* col = a + j * n;
+    for (int i = j + 1; i < n; ++i) x[i] -= col[i] * xj;
+  }
+  // D z = y
+  for (int j = 0; j < n; ++j) x[j] /= a[j + j * n];
+  // L^T x = z
+  for (int j = n - 1; j >= 0; --j) {
+    const double* col = a + j * n;
+    double sum = x[j];
+    for (int i = j + 1; i < n; ++i) sum -= col[i] * x[i];
+    x[j] = sum;
+  }
+}
+
 void DenseKkt::lu_solve_in_place(double* x) const noexcept {
   const int n = n_v_ + n_lambda_;
   const double* a = lu_.data();
@@ -87,24 +149,34 @@ void DenseKkt::lu_solve_in_place(double* x) const noexcept {
   }
 }
 
+void DenseKkt::solve_in_place(double* x) const noexcept {
+  if (pivoted_) {
+    lu_solve_in_place(x);
+  } else {
+    ldlt_solve_in_place(x);
+  }
+}
+
 void DenseKkt::solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept {
-  // gather P [a; b]
-  for (int i = 0; i < n_v_ + n_lambda_; ++i) {
-    const int src = perm_[i];
+  // right-hand side [a; b], gathered as P [a; b] for the pivoted LU
+  const int n = n_v_ + n_lambda_;
+  for (int i = 0; i < n; ++i) {
+    const int src = pivoted_ ? perm_[i] : i;
     sol_[i] = src < n_v_ ? a[src] : b[src - n_v_];
   }
-  lu_solve_in_place(sol_.data());
+  solve_in_place(sol_.data());
   out_x = sol_.head(n_v_);
   out_mu = sol_.tail(n_lambda_);
 }
 
 void DenseKkt::solve_correction(VecCRef r, VecRef out_dx) noexcept {
-  // gather P [0; r]
-  for (int i = 0; i < n_v_ + n_lambda_; ++i) {
-    const int src = perm_[i];
+  // right-hand side [0; r], gathered as P [0; r] for the pivoted LU
+  const int n = n_v_ + n_lambda_;
+  for (int i = 0; i < n; ++i) {
+    const int src = pivoted_ ? perm_[i] : i;
     sol_[i] = src < n_v_ ? 0.0 : r[src - n_v_];
   }
-  lu_solve_in_place(sol_.data());
+  solve_in_place(sol_.data());
   out_dx = sol_.head(n_v_);
 }
 

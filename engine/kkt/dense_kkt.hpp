@@ -16,8 +16,17 @@ namespace rtmb {
 ///
 /// Why the full KKT matrix and not the Schur complement G M^-1 G^T: M may be singular as long as it
 /// is positive definite on ker G (Chin Lemma 4.1; Hoitink's double pendulum has massless angle
-/// coordinates), and then only K is invertible. K is symmetric indefinite; for the small systems
-/// this path serves, LU with partial pivoting is robust and its cost is a few microseconds.
+/// coordinates), and then only K is invertible.
+///
+/// K is symmetric indefinite. Two factorizations, both written out on the raw column-major
+/// storage because Eigen's dynamic-size decompositions spend most of their time in expression
+/// overhead at these sizes (measured ~7.6k instructions for a 13 x 13 PartialPivLU, Andrews' KKT):
+///  1. symmetric LDL^T without pivoting, tried first. When M is positive definite, K is
+///     quasi-definite (M > 0, -G M^-1 G^T < 0), so it factors stably in this order and the pivots
+///     are n_v positive then n_lambda negative (Vanderbei 1995). Half the cost of LU.
+///  2. LU with partial pivoting, the fallback when a pivot has the wrong sign or is tiny: M
+///     singular but positive definite on ker G, or an ill-posed K.
+/// tests/engine/kkt compare both with Eigen and check which one was used.
 ///
 /// Usage per evaluation: write M into mass_block() and G into jacobian_block(), call factor(),
 /// then any number of solve() calls reuse the factorization. All buffers are sized at
@@ -40,6 +49,9 @@ class DenseKkt {
   /// singular or not finite; solve() results are then meaningless. RT-safe.
   [[nodiscard]] bool factor() noexcept;
 
+  /// True when the last factor() needed the pivoted LU (M not positive definite).
+  [[nodiscard]] bool used_pivoting() const noexcept { return pivoted_; }
+
   /// Solves K [x; mu] = [a; b]. RT-safe. out_x has size n_v, out_mu size n_lambda.
   void solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept;
 
@@ -48,12 +60,17 @@ class DenseKkt {
   void solve_correction(VecCRef r, VecRef out_dx) noexcept;
 
  private:
+  bool factor_ldlt() noexcept;
+  bool factor_lu() noexcept;
+  void ldlt_solve_in_place(double* x) const noexcept;
   void lu_solve_in_place(double* x) const noexcept;
+  void solve_in_place(double* x) const noexcept;
 
   int n_v_;
   int n_lambda_;
   Mat k_;                 ///< K, (n_v + n_lambda)^2
-  Mat lu_;                ///< L\U factors of P K (unit lower L), same size
+  Mat lu_;                ///< LDL^T (unit L below the diagonal, D on it) or L\U of P K
+  bool pivoted_ = false;  ///< lu_ holds the pivoted LU
   Eigen::VectorXi perm_;  ///< row i of P K is row perm_[i] of K
   Vec sol_;               ///< scratch right-hand side / solution, n_v + n_lambda
 };

@@ -91,39 +91,72 @@ constexpr int kEps = 6;
 constexpr int kDof = 7;
 using Mat7 = Eigen::Matrix<double, kDof, kDof>;
 
-// One term a * trig(psi) of a constraint row, psi = q[first] + ... + q[first + count - 1].
+// The seven angle sums psi that occur in the constraint rows; each is q[first] + ... +
+// q[first + count - 1]. Their sines and cosines are computed once per evaluation (AngleTrig).
+struct AngleSum {
+  int first;
+  int count;
+};
+enum Angle { kAngBeta, kAngBetaTheta, kAngGamma, kAngPhiDelta, kAngDelta, kAngOmegaEps, kAngEps };
+constexpr int kAngleCount = 7;
+constexpr std::array<AngleSum, kAngleCount> kAngles{
+    {{kBeta, 1}, {kBeta, 2}, {kGamma, 1}, {kPhi, 2}, {kDelta, 1}, {kOmega, 2}, {kEps, 1}}};
+
+// One term a * trig(psi) of a constraint row.
 enum class Trig { kCos, kSin };
 struct Term {
   int row;
   double coef;
   Trig trig;
-  int first;
-  int count;
+  Angle angle;
 };
 
 // clang-format off
 constexpr std::array<Term, 22> kTerms{{
     // g1 = rr cos(b) - d cos(b+T) - ss sin(g) - xb
-    {0,  kRr, Trig::kCos, kBeta, 1}, {0, -kD, Trig::kCos, kBeta, 2}, {0, -kSs, Trig::kSin, kGamma, 1},
+    {0,  kRr, Trig::kCos, kAngBeta}, {0, -kD, Trig::kCos, kAngBetaTheta}, {0, -kSs, Trig::kSin, kAngGamma},
     // g2 = rr sin(b) - d sin(b+T) + ss cos(g) - yb
-    {1,  kRr, Trig::kSin, kBeta, 1}, {1, -kD, Trig::kSin, kBeta, 2}, {1,  kSs, Trig::kCos, kGamma, 1},
+    {1,  kRr, Trig::kSin, kAngBeta}, {1, -kD, Trig::kSin, kAngBetaTheta}, {1,  kSs, Trig::kCos, kAngGamma},
     // g3 = rr cos(b) - d cos(b+T) - e sin(P+d) - zt cos(d) - xa
-    {2,  kRr, Trig::kCos, kBeta, 1}, {2, -kD, Trig::kCos, kBeta, 2},
-    {2,  -kE, Trig::kSin, kPhi, 2},  {2, -kZt, Trig::kCos, kDelta, 1},
+    {2,  kRr, Trig::kCos, kAngBeta}, {2, -kD, Trig::kCos, kAngBetaTheta},
+    {2,  -kE, Trig::kSin, kAngPhiDelta}, {2, -kZt, Trig::kCos, kAngDelta},
     // g4 = rr sin(b) - d sin(b+T) + e cos(P+d) - zt sin(d) - ya
-    {3,  kRr, Trig::kSin, kBeta, 1}, {3, -kD, Trig::kSin, kBeta, 2},
-    {3,   kE, Trig::kCos, kPhi, 2},  {3, -kZt, Trig::kSin, kDelta, 1},
+    {3,  kRr, Trig::kSin, kAngBeta}, {3, -kD, Trig::kSin, kAngBetaTheta},
+    {3,   kE, Trig::kCos, kAngPhiDelta}, {3, -kZt, Trig::kSin, kAngDelta},
     // g5 = rr cos(b) - d cos(b+T) - zf cos(O+e) - u sin(e) - xa
-    {4,  kRr, Trig::kCos, kBeta, 1}, {4, -kD, Trig::kCos, kBeta, 2},
-    {4, -kZf, Trig::kCos, kOmega, 2}, {4, -kU, Trig::kSin, kEps, 1},
+    {4,  kRr, Trig::kCos, kAngBeta}, {4, -kD, Trig::kCos, kAngBetaTheta},
+    {4, -kZf, Trig::kCos, kAngOmegaEps}, {4, -kU, Trig::kSin, kAngEps},
     // g6 = rr sin(b) - d sin(b+T) - zf sin(O+e) + u cos(e) - ya
-    {5,  kRr, Trig::kSin, kBeta, 1}, {5, -kD, Trig::kSin, kBeta, 2},
-    {5, -kZf, Trig::kSin, kOmega, 2}, {5,  kU, Trig::kCos, kEps, 1},
+    {5,  kRr, Trig::kSin, kAngBeta}, {5, -kD, Trig::kSin, kAngBetaTheta},
+    {5, -kZf, Trig::kSin, kAngOmegaEps}, {5,  kU, Trig::kCos, kAngEps},
 }};
 
 // constant part of each row
 constexpr std::array<double, 6> kOffsets{-kXb, -kYb, -kXa, -kYa, -kXa, -kYa};
 // clang-format on
+
+// sin and cos of the seven angle sums at one q: 7 sincos per evaluation instead of one per term
+struct AngleTrig {
+  std::array<double, kAngleCount> c;
+  std::array<double, kAngleCount> s;
+};
+
+[[nodiscard]] double sum_over(Angle angle, const VecCRef& x) noexcept {
+  const AngleSum a = kAngles[static_cast<std::size_t>(angle)];
+  double sum = 0.0;
+  for (int j = a.first; j < a.first + a.count; ++j) sum += x(j);
+  return sum;
+}
+
+[[nodiscard]] AngleTrig angle_trig(const VecCRef& q) noexcept {
+  AngleTrig t{};
+  for (int k = 0; k < kAngleCount; ++k) {
+    const double psi = sum_over(static_cast<Angle>(k), q);
+    t.c[static_cast<std::size_t>(k)] = std::cos(psi);
+    t.s[static_cast<std::size_t>(k)] = std::sin(psi);
+  }
+  return t;
+}
 
 // Value of a term and its derivative with respect to psi.
 struct TermEval {
@@ -131,18 +164,9 @@ struct TermEval {
   double slope;  // a trig'(psi)
 };
 
-[[nodiscard]] double sum_over(const Term& term, const VecCRef& x) noexcept {
-  double s = 0.0;
-  for (int j = term.first; j < term.first + term.count; ++j) {
-    s += x(j);
-  }
-  return s;
-}
-
-[[nodiscard]] TermEval evaluate(const Term& term, const VecCRef& q) noexcept {
-  const double psi = sum_over(term, q);
-  const double c = std::cos(psi);
-  const double s = std::sin(psi);
+[[nodiscard]] TermEval evaluate(const Term& term, const AngleTrig& t) noexcept {
+  const double c = t.c[static_cast<std::size_t>(term.angle)];
+  const double s = t.s[static_cast<std::size_t>(term.angle)];
   if (term.trig == Trig::kCos) {
     return {term.coef * c, -term.coef * s};
   }
@@ -240,29 +264,33 @@ void Andrews::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) const noe
 }
 
 void Andrews::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
+  const AngleTrig trig = angle_trig(q);
   for (int i = 0; i < n_lambda(); ++i) {
     out_g(i) = kOffsets[static_cast<std::size_t>(i)];
   }
   for (const Term& term : kTerms) {
-    out_g(term.row) += evaluate(term, q).value;
+    out_g(term.row) += evaluate(term, trig).value;
   }
 }
 
 void Andrews::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
+  const AngleTrig trig = angle_trig(q);
   out_G.setZero();
   for (const Term& term : kTerms) {
-    const double slope = evaluate(term, q).slope;
-    for (int j = term.first; j < term.first + term.count; ++j) {
+    const double slope = evaluate(term, trig).slope;
+    const AngleSum a = kAngles[static_cast<std::size_t>(term.angle)];
+    for (int j = a.first; j < a.first + a.count; ++j) {
       out_G(term.row, j) += slope;
     }
   }
 }
 
 void Andrews::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
+  const AngleTrig trig = angle_trig(q);
   out_L.setZero();
   for (const Term& term : kTerms) {
-    const double rate = sum_over(term, v);
-    out_L(term.row) -= evaluate(term, q).value * rate * rate;
+    const double rate = sum_over(term.angle, v);
+    out_L(term.row) -= evaluate(term, trig).value * rate * rate;
   }
 }
 
@@ -270,10 +298,12 @@ void Andrews::velocity_constraint_jacobian(double /*t*/,
                                            VecCRef q,
                                            VecCRef v,
                                            MatRef out_Gv_q) const noexcept {
+  const AngleTrig trig = angle_trig(q);
   out_Gv_q.setZero();
   for (const Term& term : kTerms) {
-    const double d = -evaluate(term, q).value * sum_over(term, v);
-    for (int j = term.first; j < term.first + term.count; ++j) {
+    const double d = -evaluate(term, trig).value * sum_over(term.angle, v);
+    const AngleSum a = kAngles[static_cast<std::size_t>(term.angle)];
+    for (int j = a.first; j < a.first + a.count; ++j) {
       out_Gv_q(term.row, j) += d;
     }
   }

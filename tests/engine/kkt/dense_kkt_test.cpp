@@ -121,3 +121,57 @@ TEST(DenseKkt, NonFiniteEntriesAreReportedSingular) {
 
 }  // namespace
 }  // namespace rtmb
+
+namespace rtmb {
+namespace {
+
+TEST(DenseKkt, UsesUnpivotedLdltForPositiveDefiniteMassAndLuOtherwise) {
+  DenseKkt spd(3, 1);
+  spd.mass_block() = Mat::Identity(3, 3);
+  spd.jacobian_block() << 1.0, 2.0, 3.0;
+  ASSERT_TRUE(spd.factor());
+  EXPECT_FALSE(spd.used_pivoting());
+
+  // Hoitink's massless coordinate: M singular, positive definite on ker G -> pivoted LU
+  DenseKkt singular(2, 1);
+  singular.mass_block() << 1.0, 0.0, 0.0, 0.0;
+  singular.jacobian_block() << 1.0, -1.0;
+  ASSERT_TRUE(singular.factor());
+  EXPECT_TRUE(singular.used_pivoting());
+  Vec x(2), mu(1);
+  Vec a(2), b(1);
+  a << 3.0, 0.0;
+  b << 0.5;
+  singular.solve(a, b, x, mu);
+  // x0 + mu = 3, -mu = 0, x0 - x1 = 0.5
+  EXPECT_NEAR(mu[0], 0.0, 1e-15);
+  EXPECT_NEAR(x[0], 3.0, 1e-15);
+  EXPECT_NEAR(x[1], 2.5, 1e-15);
+}
+
+TEST(DenseKkt, BadlyScaledMassLikeAndrewsStillSolvesAccurately) {
+  // inertias ~1e-7 against Jacobian entries ~1e-2: residual of the unpivoted LDL^T
+  std::srand(17);
+  const int n = 7;
+  const int m = 6;
+  DenseKkt kkt(n, m);
+  Vec d(n);
+  d << 2.2e-6, 4.4e-7, 5.3e-6, 5.7e-7, 1.2e-5, 5.7e-7, 1.9e-5;
+  const Mat M = Mat(d.asDiagonal()) + 1e-7 * Mat::Ones(n, n);
+  const Mat G = 0.03 * Mat::Random(m, n);
+  kkt.mass_block() = M;
+  kkt.jacobian_block() = G;
+  ASSERT_TRUE(kkt.factor());
+  EXPECT_FALSE(kkt.used_pivoting());
+  Mat K(n + m, n + m);
+  K << M, G.transpose(), G, Mat::Zero(m, m);
+  const Vec rhs = Vec::Random(n + m);
+  Vec x(n), mu(m), sol(n + m);
+  kkt.solve(rhs.head(n), rhs.tail(m), x, mu);
+  sol << x, mu;
+  const Vec ref = K.fullPivLu().solve(rhs);
+  EXPECT_LT((sol - ref).norm(), 1e-9 * ref.norm());
+}
+
+}  // namespace
+}  // namespace rtmb
