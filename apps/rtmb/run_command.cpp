@@ -157,6 +157,10 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   run->add_flag("--loop", o.mechanism.chain_loop, "chain: pin the tip (closed loop)");
+  run->add_option("--omega", o.mechanism.robot_omega,
+                  "robot_sine: frequency of the tip path sin^2(omega t) [rad/s]")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   run->add_flag("--quiet", o.quiet, "No progress line on stderr");
   run->callback([&o, exit_code] { *exit_code = run_offline(o); });
 }

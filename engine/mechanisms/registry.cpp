@@ -28,8 +28,9 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
     {"andrews", "Andrews' squeezing mechanism, Hairer-Wanner data (Chin 1995 sec. 3.7)", 5e-5,
      0.03},
     {"robot_parabola", "two-link robot, tip on a parabola (Chin 1995 sec. 3.6 case I)", 1e-3, 10.0},
-    {"robot_sine", "two-link robot, tip height sin^2(t), rheonomic (Chin 1995 sec. 3.6 case II)",
-     1e-3, 10.0},
+    {"robot_sine",
+     "two-link robot, tip height sin^2(omega t), rheonomic (Chin 1995 sec. 3.6 case II)", 1e-3,
+     10.0},
     {"chain", "N-link Cartesian pendulum chain of point masses, optionally a closed loop", 1e-3,
      5.0},
 }};
@@ -66,7 +67,10 @@ std::unique_ptr<System> make_mechanism(std::string_view name, const MechanismOpt
     return std::make_unique<detail::TwoLinkRobot>(detail::RobotPath::kParabola);
   }
   if (name == "robot_sine") {
-    return std::make_unique<detail::TwoLinkRobot>(detail::RobotPath::kSine);
+    if (!(options.robot_omega > 0.0)) {
+      throw std::invalid_argument("robot_omega must be > 0 rad/s");
+    }
+    return std::make_unique<detail::TwoLinkRobot>(detail::RobotPath::kSine, options.robot_omega);
   }
   if (name == "chain") {
     return std::make_unique<detail::Chain>(options.chain_links, options.chain_loop);

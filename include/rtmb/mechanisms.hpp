@@ -13,8 +13,11 @@ namespace rtmb {
 
 /// Options for the built-in reference mechanisms that take any.
 struct MechanismOptions {
-  int chain_links = 5;      ///< `chain`: number of links N (>= 1; >= 3 with chain_loop)
+  int chain_links = 5;      ///< `chain`: number of links N (1..100000; >= 3 with chain_loop)
   bool chain_loop = false;  ///< `chain`: pin the tip at its initial position (closed loop)
+  /// `robot_sine`: angular frequency of the prescribed tip height sin^2(omega t) [rad/s], > 0.
+  /// 1 reproduces Chin's Table 4.7 (reference §3.6); his Figs 4.19-4.20 use 0.5.
+  double robot_omega = 1.0;
 };
 
 /// One built-in reference mechanism, selectable by name (`rtmb run NAME`).

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -120,6 +121,21 @@ TEST(RunCommand, CsvTraceHasHeaderAndRows) {
   int rows = 0;
   for (std::string line; std::getline(in, line);) ++rows;
   EXPECT_EQ(rows, 1 + 5 + 1);  // initial row, every 2nd of 10 steps, final row
+}
+
+TEST(RunCommand, OmegaSelectsTheRobotPathFrequency) {
+  // the two frequencies end in clearly different states (Chin Figs 4.19-4.20 vs Table 4.7)
+  const Result slow = run_rtmb("run robot_sine --omega 0.5 --t-end 2 --quiet");
+  const Result fast = run_rtmb("run robot_sine --omega 1 --t-end 2 --quiet");
+  ASSERT_EQ(slow.exit_code, 0) << slow.out;
+  ASSERT_EQ(fast.exit_code, 0) << fast.out;
+  const auto first_q = [](const std::string& j) {
+    const std::size_t at = j.find("\"q\":[");
+    return std::stod(j.substr(at + 5));
+  };
+  EXPECT_GT(std::abs(first_q(slow.last_line) - first_q(fast.last_line)), 1e-2);
+  const Result bad = run_rtmb("run robot_sine --omega -1");
+  EXPECT_NE(bad.exit_code, 0);
 }
 
 TEST(RunCommand, ChainLoopRunsClosed) {

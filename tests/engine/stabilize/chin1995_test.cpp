@@ -279,3 +279,37 @@ TEST(AndrewsAgreement, Dopri5Rtol1e12AndRk4H1e6AgreeAtT003) {
 
 }  // namespace
 }  // namespace rtmb
+
+namespace rtmb {
+namespace {
+
+// Robot case II end states at t = 10 from the reference's independent re-computation (§3.6,
+// DOPRI5 + PStab at rtol 1e-10; +-2e-6 for omega = 1, +-3e-6 for omega = 0.5). The motion
+// amplifies perturbations ~1e6-fold over 10 s, so this checks model, rheonomic terms and
+// integrator together.
+TEST(ChinRobotCaseII, EndStatesMatchIndependentRecomputation) {
+  struct Case {
+    double omega;
+    double expected[4];
+    double tolerance;
+  };
+  const Case cases[] = {{1.0, {-0.192781, 0.702060, -12.40565, 27.39689}, 1e-5},
+                        {0.5, {1.106536, 2.009671, 5.597507, -2.818251}, 1e-5}};
+  for (const Case& c : cases) {
+    AdaptiveOptions opt;
+    opt.rtol = 1e-10;
+    MechanismOptions mech;
+    mech.robot_omega = c.omega;
+    const RunSummary r =
+        run_adaptive("robot_sine", settings_for(Method::kDopri5, kP, 1.0), opt, 10.0, mech);
+    ASSERT_EQ(r.flags, 0u);
+    const double got[4] = {r.final_state.q[0], r.final_state.q[1], r.final_state.v[0],
+                           r.final_state.v[1]};
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_NEAR(got[i], c.expected[i], c.tolerance) << "omega " << c.omega << " component " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rtmb
