@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <memory>
+#include <ostream>
 
 #include "engine/dynamics/dynamics.hpp"
 #include "rtmb/engine.hpp"
@@ -37,6 +38,10 @@ struct OrderCase {
   double h0;     ///< coarsest step [s]
   double t_end;  ///< long enough that the finest error stays well above round-off
 };
+
+void PrintTo(const OrderCase& c, std::ostream* os) {
+  *os << to_string(c.method) << " h0 = " << c.h0 << " t_end = " << c.t_end;
+}
 
 class IntegratorOrder : public ::testing::TestWithParam<OrderCase> {};
 
