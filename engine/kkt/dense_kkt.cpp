@@ -13,6 +13,17 @@ namespace {
 // Mechanism data legitimately spans ~6 orders of magnitude between inertias and Jacobian entries
 // (Andrews: I2 = 4.4e-7 kg m^2 against lengths of 3e-2 m), so the threshold stays far below that.
 constexpr double kSingularPivotRatio = 1e-14;
+
+// Solves L y = x in place for the unit lower triangle stored below the diagonal of the
+// column-major n x n matrix a (shared by the LDL^T and LU solves).
+void forward_unit_lower(const double* a, int n, double* x) noexcept {
+  for (int j = 0; j < n; ++j) {
+    const double xj = x[j];
+    if (xj == 0.0) continue;
+    const double* col = a + j * n;
+    for (int i = j + 1; i < n; ++i) x[i] -= col[i] * xj;
+  }
+}
 }  // namespace
 
 DenseKkt::DenseKkt(int n_v, int n_lambda)
@@ -22,6 +33,15 @@ DenseKkt::DenseKkt(int n_v, int n_lambda)
       lu_(Mat::Zero(n_v + n_lambda, n_v + n_lambda)),
       perm_(Eigen::VectorXi::LinSpaced(n_v + n_lambda, 0, n_v + n_lambda - 1)),
       sol_(Vec::Zero(n_v + n_lambda)) {}
+
+bool DenseKkt::factor_at(const System& system, double t, VecCRef q, StepStatus& status) noexcept {
+  system.mass(t, q, mass_block());
+  system.jacobian(t, q, jacobian_block());
+  ++status.kkt_factorizations;
+  if (factor()) return true;
+  status.set(StepFlag::kSingularKkt);
+  return false;
+}
 
 bool DenseKkt::factor() noexcept {
   // complete the symmetric saddle-point matrix from the blocks the caller wrote
@@ -112,15 +132,8 @@ bool DenseKkt::factor_lu() noexcept {
 void DenseKkt::ldlt_solve_in_place(double* x) const noexcept {
   const int n = n_v_ + n_lambda_;
   const double* a = lu_.data();
-  // L y = b
-  for (int j = 0; j < n; ++j) {
-    const double xj = x[j];
-    if (xj == 0.0) continue;
-    const double* col = a + j * n;
-    for (int i = j + 1; i < n; ++i) x[i] -= col[i] * xj;
-  }
-  // D z = y
-  for (int j = 0; j < n; ++j) x[j] /= a[j + j * n];
+  forward_unit_lower(a, n, x);                       // L y = b
+  for (int j = 0; j < n; ++j) x[j] /= a[j + j * n];  // D z = y
   // L^T x = z
   for (int j = n - 1; j >= 0; --j) {
     const double* col = a + j * n;
@@ -133,14 +146,8 @@ void DenseKkt::ldlt_solve_in_place(double* x) const noexcept {
 void DenseKkt::lu_solve_in_place(double* x) const noexcept {
   const int n = n_v_ + n_lambda_;
   const double* a = lu_.data();
-  // forward substitution with unit lower L
-  for (int j = 0; j < n; ++j) {
-    const double xj = x[j];
-    if (xj == 0.0) continue;
-    const double* col = a + j * n;
-    for (int i = j + 1; i < n; ++i) x[i] -= col[i] * xj;
-  }
-  // back substitution with U
+  forward_unit_lower(a, n, x);  // L y = P b
+  // U x = y
   for (int j = n - 1; j >= 0; --j) {
     const double* col = a + j * n;
     x[j] /= col[j];

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
+#include "rtmb/status.hpp"
+#include "rtmb/system.hpp"
 #include "rtmb/types.hpp"
 
 namespace rtmb {
@@ -48,6 +50,13 @@ class DenseKkt {
   /// Completes K (G^T block, zero block) and factors it. Returns false when K is numerically
   /// singular or not finite; solve() results are then meaningless. RT-safe.
   [[nodiscard]] bool factor() noexcept;
+
+  /// Writes M(t,q) and G(t,q) of the system into K and factors it, counting the factorization in
+  /// status and flagging kSingularKkt on failure. RT-safe.
+  [[nodiscard]] bool factor_at(const System& system,
+                               double t,
+                               VecCRef q,
+                               StepStatus& status) noexcept;
 
   /// True when the last factor() needed the pivoted LU (M not positive definite).
   [[nodiscard]] bool used_pivoting() const noexcept { return pivoted_; }

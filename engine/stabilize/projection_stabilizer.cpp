@@ -16,13 +16,7 @@ ProjectionStabilizer::ProjectionStabilizer(const System& system,
 
 void ProjectionStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept {
   // positions: simplified Newton with K frozen at q~
-  system_.mass(t, q, kkt_.mass_block());
-  system_.jacobian(t, q, kkt_.jacobian_block());
-  ++status.kkt_factorizations;
-  if (!kkt_.factor()) {
-    status.set(StepFlag::kSingularKkt);
-    return;
-  }
+  if (!kkt_.factor_at(system_, t, q, status)) return;
   for (int it = 0;; ++it) {
     system_.constraints(t, q, r_);
     if (r_.lpNorm<Eigen::Infinity>() <= tolerance_) break;
@@ -36,13 +30,7 @@ void ProjectionStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& statu
   }
 
   // velocities: exact linear projection with K at the projected q
-  system_.mass(t, q, kkt_.mass_block());
-  system_.jacobian(t, q, kkt_.jacobian_block());
-  ++status.kkt_factorizations;
-  if (!kkt_.factor()) {
-    status.set(StepFlag::kSingularKkt);
-    return;
-  }
+  if (!kkt_.factor_at(system_, t, q, status)) return;
   system_.constraint_rate(t, q, r_);
   r_.noalias() += kkt_.jacobian() * v;
   kkt_.solve_correction(r_, dq_);
