@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <tuple>
 
@@ -16,6 +17,15 @@
 #include "tests/support/alloc_counter.hpp"
 
 namespace rtmb {
+
+// readable parameters in test listings (GoogleTest finds these by argument-dependent lookup)
+void PrintTo(Method m, std::ostream* os) {
+  *os << to_string(m);
+}
+void PrintTo(StabilizerKind k, std::ostream* os) {
+  *os << to_string(k);
+}
+
 namespace {
 
 using testing::AllocationCounts;
