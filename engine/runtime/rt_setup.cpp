@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Best-effort real-time setup (design notes in include/rtmb/runtime_rt_setup.hpp). Every
+// failure becomes a result whose message names the limit or capability to change.
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "rtmb/runtime_rt_setup.hpp"
+
+namespace rtmb {
+namespace {
+
+constexpr std::size_t kStackPageBytes = 4096;
+constexpr std::size_t kStackMarginBytes = 64 * 1024;
+
+[[gnu::format(printf, 3, 4)]] RtSetupResult make_result(RtSetupStatus status,
+                                                        int error,
+                                                        const char* format,
+                                                        ...) noexcept {
+  RtSetupResult r;
+  r.status = status;
+  r.error = error;
+  std::va_list args;
+  va_start(args, format);
+  std::vsnprintf(r.text, sizeof r.text, format, args);
+  va_end(args);
+  return r;
+}
+
+// "unlimited" or the number, for limits in messages
+const char* limit_text(rlim_t value, char (&buffer)[32]) noexcept {
+  if (value == RLIM_INFINITY) return "unlimited";
+  std::snprintf(buffer, sizeof buffer, "%llu", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+// One page-sized frame per call, written before and after the recursive call so the frames
+// cannot be merged by a tail call; volatile so the writes cannot be dropped.
+[[gnu::noinline]] void touch_stack_pages(std::size_t pages) noexcept {
+  volatile unsigned char page[kStackPageBytes];
+  for (std::size_t i = 0; i < kStackPageBytes; i += 256) page[i] = 0;
+  if (pages > 1) touch_stack_pages(pages - 1);
+  page[0] = static_cast<unsigned char>(page[0] + 1);
+}
+
+}  // namespace
+
+RtSetupResult lock_memory() noexcept {
+  if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
+    return make_result(RtSetupStatus::kOk, 0, "memory locked (mlockall)");
+  }
+  const int error = errno;
+  rlimit limit{};
+  getrlimit(RLIMIT_MEMLOCK, &limit);
+  char soft[32];
+  return make_result(RtSetupStatus::kRefused, error,
+                     "mlockall refused (%s; memlock limit %s bytes): needs CAP_IPC_LOCK or a "
+                     "larger memlock limit: see /etc/security/limits.conf ('@realtime - memlock "
+                     "unlimited') or ulimit -l",
+                     std::strerror(error), limit_text(limit.rlim_cur, soft));
+}
+
+RtSetupResult set_realtime_priority(int priority) noexcept {
+  const int lowest = sched_get_priority_min(SCHED_FIFO);
+  const int highest = sched_get_priority_max(SCHED_FIFO);
+  if (lowest < 0 || highest < 0) {
+    return make_result(RtSetupStatus::kUnsupported, errno,
+                       "SCHED_FIFO is not supported on this system");
+  }
+  if (priority < lowest || priority > highest) {
+    return make_result(RtSetupStatus::kInvalid, EINVAL,
+                       "real-time priority %d is out of range: SCHED_FIFO takes %d..%d", priority,
+                       lowest, highest);
+  }
+  sched_param param{};
+  param.sched_priority = priority;
+  const int error = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+  if (error == 0) {
+    return make_result(RtSetupStatus::kOk, 0, "SCHED_FIFO priority %d set", priority);
+  }
+  rlimit limit{};
+  getrlimit(RLIMIT_RTPRIO, &limit);
+  char soft[32];
+  return make_result(RtSetupStatus::kRefused, error,
+                     "SCHED_FIFO priority %d refused (%s; rtprio limit %s): needs CAP_SYS_NICE "
+                     "or an rtprio limit: see /etc/security/limits.conf ('@realtime - rtprio "
+                     "90'); in a container also allow real-time scheduling (--cap-add SYS_NICE)",
+                     priority, std::strerror(error), limit_text(limit.rlim_cur, soft));
+}
+
+RtSetupResult set_cpu_affinity(int cpu) noexcept {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) {
+    return make_result(RtSetupStatus::kInvalid, EINVAL, "CPU %d is out of range 0..%d", cpu,
+                       CPU_SETSIZE - 1);
+  }
+  // check against the CPUs this process may use, for a message better than EINVAL
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && !CPU_ISSET(cpu, &allowed)) {
+    return make_result(RtSetupStatus::kInvalid, EINVAL,
+                       "CPU %d is not available to this process (%d CPUs allowed, see taskset -p "
+                       "or the cgroup cpuset): pick one of those",
+                       cpu, CPU_COUNT(&allowed));
+  }
+  cpu_set_t wanted;
+  CPU_ZERO(&wanted);
+  CPU_SET(cpu, &wanted);
+  const int error = pthread_setaffinity_np(pthread_self(), sizeof wanted, &wanted);
+  if (error == 0) {
+    return make_result(RtSetupStatus::kOk, 0, "thread pinned to CPU %d", cpu);
+  }
+  return make_result(RtSetupStatus::kRefused, error,
+                     "pinning to CPU %d refused (%s): check the cgroup cpuset and taskset -p", cpu,
+                     std::strerror(error));
+}
+
+RtSetupResult prefault_stack(std::size_t bytes) noexcept {
+  // how much stack lies below this frame
+  pthread_attr_t attr;
+  if (const int error = pthread_getattr_np(pthread_self(), &attr); error != 0) {
+    return make_result(RtSetupStatus::kUnsupported, error, "cannot query the thread's stack (%s)",
+                       std::strerror(error));
+  }
+  void* stack_low = nullptr;
+  std::size_t stack_size = 0;
+  const int error = pthread_attr_getstack(&attr, &stack_low, &stack_size);
+  pthread_attr_destroy(&attr);
+  if (error != 0) {
+    return make_result(RtSetupStatus::kUnsupported, error, "cannot query the thread's stack (%s)",
+                       std::strerror(error));
+  }
+  const auto frame = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  const auto low = reinterpret_cast<std::uintptr_t>(stack_low);
+  const std::size_t available = frame > low ? frame - low : 0;
+  if (bytes + kStackMarginBytes > available) {
+    return make_result(RtSetupStatus::kInvalid, ENOMEM,
+                       "cannot prefault %zu stack bytes: only %zu are left below this frame "
+                       "(keeping a %zu-byte margin): raise ulimit -s or the thread's stack size",
+                       bytes, available, kStackMarginBytes);
+  }
+
+  // touch the pages
+  touch_stack_pages((bytes + kStackPageBytes - 1) / kStackPageBytes);
+  return make_result(RtSetupStatus::kOk, 0, "%zu stack bytes prefaulted", bytes);
+}
+
+RtSetupReport setup_realtime(const RtSetupOptions& options) noexcept {
+  const RtSetupResult skipped = make_result(RtSetupStatus::kOk, 0, "skipped");
+  RtSetupReport report{skipped, skipped, skipped, skipped};
+  if (options.lock_memory) report.memory = lock_memory();
+  if (options.prefault_stack_bytes > 0) report.stack = prefault_stack(options.prefault_stack_bytes);
+  if (options.cpu >= 0) report.affinity = set_cpu_affinity(options.cpu);
+  if (options.priority != 0) report.priority = set_realtime_priority(options.priority);
+  return report;
+}
+
+}  // namespace rtmb

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// SimulationRunner: drain inputs -> step -> publish, once per loop tick (design notes in
+// include/rtmb/runtime_simulation.hpp).
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "rtmb/runtime_simulation.hpp"
+
+namespace rtmb {
+namespace {
+
+// Copies the first min(n, kSnapshotMaxCoordinates) entries and zeroes the rest, because the
+// writer's buffer holds an older snapshot. Returns the number copied.
+std::int32_t copy_coordinates(const Vec& from,
+                              std::array<double, kSnapshotMaxCoordinates>& out) noexcept {
+  const auto n =
+      static_cast<std::int32_t>(std::min<Eigen::Index>(from.size(), kSnapshotMaxCoordinates));
+  std::copy_n(from.data(), n, out.begin());
+  std::fill(out.begin() + n, out.end(), 0.0);
+  return n;
+}
+
+}  // namespace
+
+SimulationRunner::SimulationRunner(const Model& model,
+                                   State& state,
+                                   Workspace& ws,
+                                   InputRing& inputs,
+                                   SnapshotSlot& snapshots,
+                                   const RunnerConfig& config)
+    : model_(&model),
+      state_(&state),
+      ws_(&ws),
+      inputs_(&inputs),
+      snapshots_(&snapshots),
+      config_(config) {
+  if (config.substeps < 1) {
+    throw std::invalid_argument("RunnerConfig::substeps must be >= 1, got " +
+                                std::to_string(config.substeps));
+  }
+  if (config.max_inputs_per_tick < 1) {
+    throw std::invalid_argument("RunnerConfig::max_inputs_per_tick must be >= 1, got " +
+                                std::to_string(config.max_inputs_per_tick));
+  }
+  if (state.q.size() != model.system().n_q() || state.v.size() != model.system().n_v()) {
+    throw std::invalid_argument(
+        "SimulationRunner: state is not sized for the model (use "
+        "initial_state(model))");
+  }
+}
+
+std::int64_t SimulationRunner::period_ns() const noexcept {
+  return std::llround(model_->settings().dt * config_.substeps * 1e9);
+}
+
+bool SimulationRunner::on_tick(const Tick& tick) noexcept {
+  // inputs that arrived before this tick act in this tick
+  drain_inputs();
+
+  // advance the state; a non-finite step leaves the state as it was, so stop stepping
+  std::uint32_t step_flags = 0;
+  for (int i = 0; i < config_.substeps; ++i) {
+    last_status_ = step(*model_, *state_, *ws_);
+    ++counters_.steps;
+    step_flags |= last_status_.flags;
+    if (!last_status_.ok()) ++counters_.flagged_steps;
+    if (has_flag(last_status_.flags, StepFlag::kNonFinite)) break;
+  }
+  counters_.flags_seen |= step_flags;
+  ++counters_.ticks;
+
+  publish(tick, step_flags);
+  return !(config_.stop_on_non_finite && has_flag(step_flags, StepFlag::kNonFinite));
+}
+
+void SimulationRunner::drain_inputs() noexcept {
+  // bounded, so a producer that never stops pushing cannot hold the tick here
+  QueuedInput sample;
+  for (int i = 0; i < config_.max_inputs_per_tick && inputs_->try_pop(sample); ++i) {
+    if (hook_ != nullptr) hook_(hook_context_, sample);
+    last_input_ = sample;
+    last_input_step_ = counters_.steps + 1;
+    ++counters_.inputs_applied;
+  }
+}
+
+void SimulationRunner::publish(const Tick& tick, std::uint32_t step_flags) noexcept {
+  // fill the writer's private buffer in place and commit it: no 1 KiB temporary
+  StateSnapshot& s = snapshots_->back();
+  s.t = state_->t;
+  s.step = counters_.steps;
+  s.tick = tick.index;
+  s.position_drift = last_status_.position_drift;
+  s.velocity_drift = last_status_.velocity_drift;
+  s.energy = last_status_.energy;
+  s.last_input_seq = last_input_.seq;
+  s.last_input_sender_time_ns = last_input_.sender_time_ns;
+  s.last_input_step = last_input_step_;
+  s.step_flags = step_flags;
+  s.n_q = copy_coordinates(state_->q, s.q);
+  s.n_v = copy_coordinates(state_->v, s.v);
+  const bool truncated = state_->q.size() > s.n_q || state_->v.size() > s.n_v;
+  s.flags = truncated ? static_cast<std::uint32_t>(SnapshotFlag::kTruncated) : 0u;
+  s.degrade_level = tick.degrade_level;
+  s.reserved = 0;
+  snapshots_->commit();
+}
+
+}  // namespace rtmb

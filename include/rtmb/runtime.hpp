@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// The engine-side real-time runtime (issue 3, "Deadline loop"; no networking inside):
+//
+//   runtime_histogram.hpp   LogHistogram: O(1) log-bucket histogram of durations, percentiles
+//   runtime_spsc.hpp        SpscRing (bounded, for inputs/events), LatestValue (triple buffer,
+//                           for state snapshots): wait-free single-producer/single-consumer
+//   runtime_clock.hpp       MonotonicClock (CLOCK_MONOTONIC, absolute sleeps), FakeClock (tests)
+//   runtime_loop.hpp        DeadlineLoop: fixed period, absolute deadlines, overrun policies
+//                           (skip / catch-up / degrade / halt), lateness/compute/slack histograms
+//   runtime_rt_setup.hpp    mlockall, SCHED_FIFO, CPU affinity, stack prefault: results, no throws
+//   runtime_simulation.hpp  SimulationRunner (drain inputs -> step -> publish snapshot),
+//                           StateSnapshot and QueuedInput (trivially copyable)
+//
+// Typical use on the simulation thread (setup first, then the loop; nothing after setup
+// allocates):
+//
+//   const Model model(make_mechanism("pendulum"), settings);
+//   Workspace ws(model);
+//   State state = initial_state(model);
+//   auto inputs = std::make_unique<InputRing>();        // the network thread pushes
+//   auto snapshots = std::make_unique<SnapshotSlot>();  // the network thread reads
+//   SimulationRunner runner(model, state, ws, *inputs, *snapshots);
+//   const RtSetupReport rt = setup_realtime({});        // log refusals from here, once
+//   LoopConfig config;
+//   config.period_ns = runner.period_ns();
+//   MonotonicClock clock;
+//   DeadlineLoop loop(config, runner.step_fn(), clock);
+//   const StopReason why = loop.run();                  // until loop.request_stop()
+
+#include "rtmb/runtime_clock.hpp"
+#include "rtmb/runtime_histogram.hpp"
+#include "rtmb/runtime_loop.hpp"
+#include "rtmb/runtime_rt_setup.hpp"
+#include "rtmb/runtime_simulation.hpp"
+#include "rtmb/runtime_spsc.hpp"

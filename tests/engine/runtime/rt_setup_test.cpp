@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Best-effort real-time setup: every call returns a result with a message and never throws;
+// refusals carry an errno and name the fix; out-of-range arguments are rejected as kInvalid.
+// Whether the OS grants a request depends on the machine (capabilities, limits, containers),
+// so granted and refused are both accepted. Calls that change the scheduling of a thread run on
+// a throw-away thread, and memory locking is undone, so the rest of the test process is not
+// affected.
+#include <gtest/gtest.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <thread>
+#include <type_traits>
+
+#include "rtmb/runtime_rt_setup.hpp"
+
+namespace rtmb {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// Granted or refused, the result explains itself.
+void expect_well_formed(const RtSetupResult& r) {
+  EXPECT_FALSE(r.message().empty());
+  EXPECT_LT(r.message().size(), sizeof r.text);
+  if (r.ok()) {
+    EXPECT_EQ(r.error, 0) << r.message();
+  } else {
+    EXPECT_NE(r.error, 0) << r.message();
+  }
+}
+
+// Removes cap from the calling thread's effective set. Capabilities are per thread on Linux and
+// the raw system call (unlike glibc's set*id wrappers) changes only this thread, so a test can
+// provoke a refusal on a throw-away thread even when it runs as root.
+bool drop_effective_capability(int cap) {
+  __user_cap_header_struct header{};
+  header.version = _LINUX_CAPABILITY_VERSION_3;
+  header.pid = 0;
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return false;
+  data[cap / 32].effective &= ~(1u << (cap % 32));
+  return syscall(SYS_capset, &header, data) == 0;
+}
+
+template <class F>
+RtSetupResult on_own_thread(F call) {
+  RtSetupResult r;
+  std::thread([&] { r = call(); }).join();
+  return r;
+}
+
+TEST(RuntimeRtSetup, LockMemoryReturnsAResult) {
+  // mlockall(MCL_CURRENT) under a sanitizer would try to lock its terabytes of shadow mappings
+  if (kSanitized) GTEST_SKIP() << "mlockall is not attempted under sanitizers";
+  const RtSetupResult r = lock_memory();
+  munlockall();  // keep the rest of the test process unlocked
+  expect_well_formed(r);
+  if (!r.ok()) {
+    EXPECT_EQ(r.status, RtSetupStatus::kRefused);
+    EXPECT_NE(r.message().find("memlock"), std::string_view::npos) << r.message();
+  }
+}
+
+TEST(RuntimeRtSetup, RealtimePriorityIsGrantedOrRefusedWithTheFix) {
+  const RtSetupResult r = on_own_thread([] { return set_realtime_priority(10); });
+  expect_well_formed(r);
+  if (!r.ok()) {
+    EXPECT_EQ(r.status, RtSetupStatus::kRefused);
+    EXPECT_NE(r.message().find("CAP_SYS_NICE"), std::string_view::npos) << r.message();
+    EXPECT_NE(r.message().find("/etc/security/limits.conf"), std::string_view::npos);
+  }
+}
+
+TEST(RuntimeRtSetup, RealtimePriorityRefusalNamesTheFix) {
+  // without CAP_SYS_NICE and with an rtprio limit of 0 the kernel must refuse SCHED_FIFO
+  rlimit rtprio{};
+  ASSERT_EQ(getrlimit(RLIMIT_RTPRIO, &rtprio), 0);
+  if (rtprio.rlim_cur != 0) GTEST_SKIP() << "an rtprio limit is set: no refusal to provoke";
+  std::optional<RtSetupResult> r;
+  std::thread([&] {
+    if (drop_effective_capability(CAP_SYS_NICE)) r = set_realtime_priority(10);
+  }).join();
+  if (!r) GTEST_SKIP() << "cannot drop CAP_SYS_NICE here";
+  EXPECT_EQ(r->status, RtSetupStatus::kRefused) << r->message();
+  EXPECT_EQ(r->error, EPERM);
+  EXPECT_NE(r->message().find("CAP_SYS_NICE or an rtprio limit"), std::string_view::npos);
+  EXPECT_NE(r->message().find("/etc/security/limits.conf"), std::string_view::npos);
+}
+
+TEST(RuntimeRtSetup, LockMemoryRefusalNamesTheFix) {
+  if (kSanitized) GTEST_SKIP() << "mlockall is not attempted under sanitizers";
+  // without CAP_IPC_LOCK and with a memlock limit of 0 the kernel must refuse mlockall; the
+  // limit is per process, so it is restored right after
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_MEMLOCK, &saved), 0);
+  rlimit zero = saved;
+  zero.rlim_cur = 0;
+  ASSERT_EQ(setrlimit(RLIMIT_MEMLOCK, &zero), 0);
+  std::optional<RtSetupResult> r;
+  std::thread([&] {
+    if (drop_effective_capability(CAP_IPC_LOCK)) r = lock_memory();
+  }).join();
+  munlockall();
+  ASSERT_EQ(setrlimit(RLIMIT_MEMLOCK, &saved), 0);
+  if (!r) GTEST_SKIP() << "cannot drop CAP_IPC_LOCK here";
+  EXPECT_EQ(r->status, RtSetupStatus::kRefused) << r->message();
+  EXPECT_EQ(r->error, EPERM);
+  EXPECT_NE(r->message().find("CAP_IPC_LOCK"), std::string_view::npos) << r->message();
+  EXPECT_NE(r->message().find("memlock"), std::string_view::npos);
+}
+
+TEST(RuntimeRtSetup, RealtimePriorityOutOfRangeIsInvalid) {
+  const RtSetupResult r = on_own_thread([] { return set_realtime_priority(1000); });
+  EXPECT_EQ(r.status, RtSetupStatus::kInvalid);
+  expect_well_formed(r);
+  EXPECT_NE(r.message().find("out of range"), std::string_view::npos) << r.message();
+}
+
+TEST(RuntimeRtSetup, CpuAffinityPinsToAnAllowedCpu) {
+  const RtSetupResult r = on_own_thread([] { return set_cpu_affinity(0); });
+  expect_well_formed(r);
+  if (!r.ok()) {
+    EXPECT_NE(r.status, RtSetupStatus::kUnsupported) << r.message();
+  }
+}
+
+TEST(RuntimeRtSetup, CpuAffinityRejectsCpusThatDoNotExist) {
+  for (int cpu : {-1, 100'000, CPU_SETSIZE - 1}) {
+    const RtSetupResult r = on_own_thread([cpu] { return set_cpu_affinity(cpu); });
+    EXPECT_EQ(r.status, RtSetupStatus::kInvalid) << cpu << ": " << r.message();
+    expect_well_formed(r);
+  }
+}
+
+TEST(RuntimeRtSetup, PrefaultStackTouchesWhatFits) {
+  const RtSetupResult main_thread = prefault_stack(128 * 1024);
+  EXPECT_TRUE(main_thread.ok()) << main_thread.message();
+  expect_well_formed(main_thread);
+  const RtSetupResult other = on_own_thread([] { return prefault_stack(256 * 1024); });
+  EXPECT_TRUE(other.ok()) << other.message();
+}
+
+TEST(RuntimeRtSetup, PrefaultStackRefusesMoreThanTheStackHolds) {
+  const RtSetupResult r = prefault_stack(std::size_t{1} << 40);  // 1 TiB
+  EXPECT_EQ(r.status, RtSetupStatus::kInvalid);
+  expect_well_formed(r);
+  EXPECT_NE(r.message().find("ulimit -s"), std::string_view::npos) << r.message();
+}
+
+TEST(RuntimeRtSetup, SetupRealtimeRunsOnlyWhatIsAsked) {
+  RtSetupOptions options;
+  options.lock_memory = false;
+  options.prefault_stack_bytes = 64 * 1024;
+  options.cpu = -1;
+  options.priority = 0;
+  const RtSetupReport report = setup_realtime(options);  // only the stack prefault
+  EXPECT_TRUE(report.all_ok());
+  EXPECT_EQ(report.memory.message(), "skipped");
+  EXPECT_EQ(report.affinity.message(), "skipped");
+  EXPECT_EQ(report.priority.message(), "skipped");
+  EXPECT_NE(report.stack.message().find("prefaulted"), std::string_view::npos);
+  static_assert(noexcept(setup_realtime(options)));
+  static_assert(std::is_trivially_copyable_v<RtSetupResult>);
+}
+
+}  // namespace
+}  // namespace rtmb

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// SimulationRunner driven by DeadlineLoop on a FakeClock: snapshots match the engine state,
+// sub-steps, inputs drained in order before the step with the latency echo, the drain bound,
+// stopping on a non-finite state, and truncation of large models.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include "rtmb/mechanisms.hpp"
+#include "rtmb/runtime_simulation.hpp"
+
+namespace rtmb {
+namespace {
+
+// Everything the simulation thread owns, built at setup.
+struct Rig {
+  explicit Rig(const char* mechanism,
+               const MechanismOptions& options = {},
+               const RunnerConfig& config = {})
+      : model(make_mechanism(mechanism, options), Settings{}),
+        ws(model),
+        state(initial_state(model)),
+        inputs(std::make_unique<InputRing>()),
+        snapshots(std::make_unique<SnapshotSlot>()),
+        runner(model, state, ws, *inputs, *snapshots, config) {}
+
+  // Runs `ticks` loop ticks on a fake clock and returns why the loop stopped.
+  StopReason run(std::int64_t ticks) {
+    LoopConfig lc;
+    lc.period_ns = runner.period_ns();
+    lc.max_ticks = ticks;
+    DeadlineLoop loop(lc, runner.step_fn(), clock);
+    return loop.run();
+  }
+
+  StateSnapshot latest() {
+    StateSnapshot s;
+    EXPECT_TRUE(snapshots->try_read(s));
+    return s;
+  }
+
+  Model model;
+  Workspace ws;
+  State state;
+  std::unique_ptr<InputRing> inputs;
+  std::unique_ptr<SnapshotSlot> snapshots;
+  SimulationRunner runner;
+  FakeClock clock;
+};
+
+// Records the samples the hook was given, in a fixed array (the hook must not allocate).
+struct HookLog {
+  QueuedInput seen[16];
+  int count = 0;
+  State* state = nullptr;  // for the hook that corrupts the state
+};
+
+void log_input(void* context, const QueuedInput& sample) noexcept {
+  auto* log = static_cast<HookLog*>(context);
+  if (log->count < 16) log->seen[log->count] = sample;
+  ++log->count;
+}
+
+void poison_velocity(void* context, const QueuedInput&) noexcept {
+  auto* log = static_cast<HookLog*>(context);
+  log->state->v[0] = std::numeric_limits<double>::quiet_NaN();
+}
+
+QueuedInput sample(std::uint32_t channel, double value, std::uint64_t seq, std::int64_t time) {
+  QueuedInput s;
+  s.channel = channel;
+  s.value = value;
+  s.seq = seq;
+  s.sender_time_ns = time;
+  return s;
+}
+
+TEST(RuntimeSimulationRunner, SnapshotMatchesTheStateAfterEachTick) {
+  Rig rig("pendulum");
+  EXPECT_EQ(rig.runner.period_ns(), 1'000'000);  // dt = 1e-3 s
+  EXPECT_EQ(rig.run(10), StopReason::kMaxTicks);
+
+  const StateSnapshot s = rig.latest();
+  EXPECT_DOUBLE_EQ(s.t, 10 * rig.model.settings().dt);
+  EXPECT_EQ(s.t, rig.state.t);
+  EXPECT_EQ(s.step, 10);
+  EXPECT_EQ(s.tick, 9);
+  ASSERT_EQ(s.n_q, rig.model.system().n_q());
+  ASSERT_EQ(s.n_v, rig.model.system().n_v());
+  for (int i = 0; i < s.n_q; ++i) EXPECT_EQ(s.q[i], rig.state.q[i]);
+  for (int i = 0; i < s.n_v; ++i) EXPECT_EQ(s.v[i], rig.state.v[i]);
+  for (int i = s.n_q; i < kSnapshotMaxCoordinates; ++i) EXPECT_EQ(s.q[i], 0.0);
+  EXPECT_EQ(s.step_flags, 0u);
+  EXPECT_EQ(s.flags, 0u);
+  EXPECT_EQ(s.last_input_step, -1);  // no input yet
+  EXPECT_LT(s.position_drift, 1e-8);
+  EXPECT_TRUE(std::isfinite(s.energy));
+  EXPECT_EQ(rig.snapshots->published(), 10u);
+  EXPECT_EQ(rig.runner.counters().ticks, 10);
+  EXPECT_EQ(rig.runner.counters().steps, 10);
+}
+
+TEST(RuntimeSimulationRunner, SubstepsAdvanceSeveralEngineStepsPerTick) {
+  RunnerConfig config;
+  config.substeps = 4;
+  Rig rig("pendulum", {}, config);
+  EXPECT_EQ(rig.runner.period_ns(), 4'000'000);
+  EXPECT_EQ(rig.run(3), StopReason::kMaxTicks);
+  const StateSnapshot s = rig.latest();
+  EXPECT_EQ(s.step, 12);
+  EXPECT_DOUBLE_EQ(s.t, 12 * rig.model.settings().dt);
+  EXPECT_EQ(rig.snapshots->published(), 3u);  // one snapshot per tick, not per step
+}
+
+TEST(RuntimeSimulationRunner, InputsAreDrainedInOrderBeforeTheStepAndEchoed) {
+  Rig rig("pendulum");
+  HookLog log;
+  rig.runner.set_input_hook(log_input, &log);
+  ASSERT_TRUE(rig.inputs->try_push(sample(0, 1.5, 10, 1000)));
+  ASSERT_TRUE(rig.inputs->try_push(sample(1, -2.0, 11, 2000)));
+  ASSERT_TRUE(rig.inputs->try_push(sample(0, 0.5, 12, 3000)));
+  EXPECT_EQ(rig.run(1), StopReason::kMaxTicks);
+
+  ASSERT_EQ(log.count, 3);
+  EXPECT_EQ(log.seen[0].seq, 10u);
+  EXPECT_EQ(log.seen[1].seq, 11u);
+  EXPECT_EQ(log.seen[1].channel, 1u);
+  EXPECT_EQ(log.seen[1].value, -2.0);
+  EXPECT_EQ(log.seen[2].seq, 12u);
+  StateSnapshot s = rig.latest();
+  EXPECT_EQ(s.last_input_seq, 12u);
+  EXPECT_EQ(s.last_input_sender_time_ns, 3000);
+  EXPECT_EQ(s.last_input_step,
+            1);  // applied before step 1, so snapshot step 1 is the first to see it
+  EXPECT_EQ(s.step, 1);
+
+  // a sample arriving later acts in the next tick
+  ASSERT_TRUE(rig.inputs->try_push(sample(0, 0.0, 13, 4000)));
+  EXPECT_EQ(rig.run(2), StopReason::kMaxTicks);
+  s = rig.latest();
+  EXPECT_EQ(log.count, 4);
+  EXPECT_EQ(s.last_input_seq, 13u);
+  EXPECT_EQ(s.last_input_step, 2);
+  EXPECT_EQ(s.step, 3);
+  EXPECT_EQ(rig.runner.counters().inputs_applied, 4);
+}
+
+TEST(RuntimeSimulationRunner, DrainingIsBoundedPerTick) {
+  RunnerConfig config;
+  config.max_inputs_per_tick = 2;
+  Rig rig("pendulum", {}, config);
+  for (std::uint64_t i = 0; i < 5; ++i) ASSERT_TRUE(rig.inputs->try_push(sample(0, 0.0, i, 0)));
+  EXPECT_EQ(rig.run(1), StopReason::kMaxTicks);
+  EXPECT_EQ(rig.runner.counters().inputs_applied, 2);
+  EXPECT_EQ(rig.inputs->size_approx(), 3u);
+  EXPECT_EQ(rig.run(2), StopReason::kMaxTicks);
+  EXPECT_EQ(rig.runner.counters().inputs_applied, 5);
+  EXPECT_EQ(rig.latest().last_input_seq, 4u);
+}
+
+TEST(RuntimeSimulationRunner, NonFiniteStateStopsTheLoop) {
+  Rig rig("pendulum");
+  HookLog log;
+  log.state = &rig.state;
+  rig.runner.set_input_hook(poison_velocity, &log);
+  EXPECT_EQ(rig.run(3), StopReason::kMaxTicks);  // no input, no trouble
+  ASSERT_TRUE(rig.inputs->try_push(sample(0, 0.0, 1, 0)));
+  EXPECT_EQ(rig.run(100), StopReason::kStepRequestedStop);
+  EXPECT_EQ(rig.runner.counters().ticks, 4);
+  const StateSnapshot s = rig.latest();
+  EXPECT_TRUE(has_flag(s.step_flags, StepFlag::kNonFinite));
+  EXPECT_TRUE(has_flag(rig.runner.counters().flags_seen, StepFlag::kNonFinite));
+  EXPECT_EQ(rig.runner.counters().flagged_steps, 1);
+}
+
+TEST(RuntimeSimulationRunner, LargeModelsAreTruncatedAndFlagged) {
+  MechanismOptions options;
+  options.chain_links = 40;  // n_q = 80 > 64
+  Rig rig("chain", options);
+  ASSERT_GT(rig.model.system().n_q(), kSnapshotMaxCoordinates);
+  EXPECT_EQ(rig.run(1), StopReason::kMaxTicks);
+  const StateSnapshot s = rig.latest();
+  EXPECT_EQ(s.n_q, kSnapshotMaxCoordinates);
+  EXPECT_EQ(s.n_v, kSnapshotMaxCoordinates);
+  EXPECT_EQ(s.flags, static_cast<std::uint32_t>(SnapshotFlag::kTruncated));
+  for (int i = 0; i < kSnapshotMaxCoordinates; ++i) EXPECT_EQ(s.q[i], rig.state.q[i]);
+}
+
+TEST(RuntimeSimulationRunner, InvalidSetupIsRejected) {
+  const Model model(make_mechanism("pendulum"), Settings{});
+  Workspace ws(model);
+  State state = initial_state(model);
+  auto inputs = std::make_unique<InputRing>();
+  auto snapshots = std::make_unique<SnapshotSlot>();
+  RunnerConfig bad;
+  bad.substeps = 0;
+  EXPECT_THROW(SimulationRunner(model, state, ws, *inputs, *snapshots, bad), std::invalid_argument);
+  bad = RunnerConfig{};
+  bad.max_inputs_per_tick = 0;
+  EXPECT_THROW(SimulationRunner(model, state, ws, *inputs, *snapshots, bad), std::invalid_argument);
+  State wrong(5, 5);
+  EXPECT_THROW(SimulationRunner(model, wrong, ws, *inputs, *snapshots), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace rtmb
