@@ -12,6 +12,8 @@ SHELL := /bin/bash
 
 BUILD_DIR      ?= build
 ASAN_BUILD_DIR ?= build-asan
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS   ?= 20
 BUILD_TYPE     ?= RelWithDebInfo
 RUN_ARGS       ?= run andrews --method rk4 --stabilizer pstab --t-end 0.3
 BENCH_ARGS     ?= --benchmark_min_time=0.1
@@ -37,10 +39,10 @@ SANITIZER_ENV := ASAN_OPTIONS=halt_on_error=1:print_stacktrace=1:detect_leaks=1:
                  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 # Our sources only; directories that do not exist yet are skipped.
-FORMAT_DIRS := $(wildcard engine net include tests bench apps)
+FORMAT_DIRS := $(wildcard engine net include tests bench apps fuzz)
 FIND_SOURCES = find $(FORMAT_DIRS) -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print0
 
-.PHONY: help deps build test run bench sanitize format format-check clean
+.PHONY: help deps build test run bench sanitize fuzz-smoke format format-check clean
 
 help:
 	@echo "make run           build, then run the default offline job (rtmb $(RUN_ARGS))"
@@ -48,6 +50,7 @@ help:
 	@echo "make build         configure (first time only) and build everything into $(BUILD_DIR)/"
 	@echo "make bench         build, then run the benchmarks (extra flags: BENCH_ARGS=...)"
 	@echo "make sanitize      ASan+UBSan build in $(ASAN_BUILD_DIR)/, then run all tests there"
+	@echo "make fuzz-smoke    clang libFuzzer build in $(FUZZ_BUILD_DIR)/, each fuzzer for $(FUZZ_SECONDS) s"
 	@echo "make format        clang-format our sources in place"
 	@echo "make format-check  fail if any source is not clang-formatted"
 	@echo "make clean         remove $(BUILD_DIR)/ and $(ASAN_BUILD_DIR)/"
@@ -83,6 +86,16 @@ sanitize: deps $(ASAN_BUILD_DIR)/build.ninja
 	$(SANITIZER_ENV) ninja -C $(ASAN_BUILD_DIR) $(NINJA_JOBS)
 	$(SANITIZER_ENV) $(CTEST) $(ASAN_BUILD_DIR)
 
+# libFuzzer needs clang; only the fuzz targets are built in this tree (ninja rtmb_fuzz)
+$(FUZZ_BUILD_DIR)/build.ninja: | deps
+	cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DRTMB_FUZZ=ON \
+	  -DRTMB_BUILD_BENCH=OFF $(CMAKE_ARGS)
+
+# Each fuzz target for FUZZ_SECONDS on its seed corpus; any crash or sanitizer report fails.
+fuzz-smoke: deps $(FUZZ_BUILD_DIR)/build.ninja
+	ninja -C $(FUZZ_BUILD_DIR) $(NINJA_JOBS) rtmb_fuzz
+	bash fuzz/smoke.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS)
+
 format: deps
 	$(FIND_SOURCES) | xargs -0 -r clang-format -i
 
@@ -91,4 +104,4 @@ format-check: deps
 	  || { echo "format-check: sources are not clang-formatted; run 'make format'" >&2; exit 1; }
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR)

@@ -25,6 +25,8 @@ readonly PACKAGES=(
   libgmock-dev
   libbenchmark-dev
   clang-format
+  clang
+  libclang-rt-14-dev
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }

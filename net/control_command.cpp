@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Control-channel command parser and line writers (net/control_command.hpp). The order of the
+// checks decides which error a line gets: length, JSON syntax, "command", "id", then the keys of
+// that command (unknown keys first, then each known key in the documented order).
+#include "net/control_command.hpp"
+
+#include <array>
+#include <cmath>
+#include <initializer_list>
+#include <utility>
+
+#include "net/flat_json.hpp"
+
+namespace rtmb {
+
+namespace {
+
+// How much of a user-supplied command name is echoed back.
+constexpr std::size_t kEchoBytes = 64;
+
+constexpr std::array<std::string_view, std::variant_size_v<CommandBody>> kCommandNames = {
+    "hello", "start", "pause", "step", "reset", "set", "load", "subscribe", "unsubscribe", "stats",
+};
+
+[[nodiscard]] std::string quoted(std::string_view s) {
+  return '"' + clip_utf8(s, kEchoBytes) + '"';
+}
+
+[[nodiscard]] std::string valid_command_list() {
+  std::string list;
+  for (const std::string_view name : kCommandNames) {
+    if (!list.empty()) list += ", ";
+    list += name;
+  }
+  return list;
+}
+
+// Typed access to the keys of one command; the first failure is kept in error_.
+class Fields {
+ public:
+  explicit Fields(const FlatJsonObject& object) : object_(object) {}
+
+  // Every key must be "command", "id" or one of allowed.
+  bool only(std::initializer_list<std::string_view> allowed) {
+    for (const JsonMember& m : object_.members) {
+      if (m.key == "command" || m.key == "id") continue;
+      bool known = false;
+      for (const std::string_view a : allowed) known = known || m.key == a;
+      if (!known) return fail("unknown key " + quoted(m.key) + list_of(allowed));
+    }
+    return true;
+  }
+
+  bool string(std::string_view key, std::optional<std::string>& out) {
+    const JsonValue* v = object_.find(key);
+    if (v == nullptr) return true;
+    if (v->type != JsonType::kString || v->text.empty()) {
+      return fail(quoted(key) + " must be a non-empty string");
+    }
+    out = v->text;
+    return true;
+  }
+
+  bool required_string(std::string_view key, std::string& out) {
+    std::optional<std::string> s;
+    if (!string(key, s)) return false;
+    if (!s) return fail("missing key " + quoted(key));
+    out = std::move(*s);
+    return true;
+  }
+
+  // integral-valued JSON number in [lo, hi]; 1e3 counts as the integer 1000
+  bool integer(std::string_view key,
+               std::uint64_t lo,
+               std::uint64_t hi,
+               std::optional<std::uint64_t>& out) {
+    const JsonValue* v = object_.find(key);
+    if (v == nullptr) return true;
+    const double x = v->type == JsonType::kNumber ? v->number : -1.0;
+    if (v->type != JsonType::kNumber || std::trunc(x) != x || x < static_cast<double>(lo) ||
+        x > static_cast<double>(hi)) {
+      return fail(quoted(key) + " must be an integer from " + std::to_string(lo) + " to " +
+                  std::to_string(hi));
+    }
+    out = static_cast<std::uint64_t>(x);
+    return true;
+  }
+
+  bool required_integer(std::string_view key,
+                        std::uint64_t lo,
+                        std::uint64_t hi,
+                        std::uint64_t& out) {
+    std::optional<std::uint64_t> n;
+    if (!integer(key, lo, hi, n)) return false;
+    if (!n) return fail("missing key " + quoted(key));
+    out = *n;
+    return true;
+  }
+
+  bool value(std::string_view key, ParamValue& out) {
+    const JsonValue* v = object_.find(key);
+    if (v == nullptr) return fail("missing key " + quoted(key));
+    switch (v->type) {
+      case JsonType::kNumber:
+        out = v->number;
+        return true;
+      case JsonType::kBool:
+        out = v->boolean;
+        return true;
+      case JsonType::kString:
+        out = v->text;
+        return true;
+      case JsonType::kNull:
+        break;
+    }
+    return fail(quoted(key) + " must be a number, a string or a boolean");
+  }
+
+  [[nodiscard]] const std::string& error() const noexcept { return error_; }
+
+ private:
+  static std::string list_of(std::initializer_list<std::string_view> allowed) {
+    if (allowed.size() == 0) return " (this command takes no keys besides \"command\" and \"id\")";
+    std::string s = " (valid: ";
+    for (const std::string_view a : allowed) {
+      if (s.back() != ' ') s += ", ";
+      s += a;
+    }
+    return s + ")";
+  }
+
+  bool fail(std::string message) {
+    error_ = std::move(message);
+    return false;
+  }
+
+  const FlatJsonObject& object_;
+  std::string error_;
+};
+
+// Keys of each command, in the order they are checked and written.
+bool read_body(std::string_view name, Fields& f, CommandBody& out) {
+  std::optional<std::uint64_t> n;
+  if (name == "hello") {
+    HelloCommand c;
+    if (!f.only({"token", "version"}) || !f.string("token", c.token) ||
+        !f.integer("version", 1, 65535, n)) {
+      return false;
+    }
+    if (n) c.version = static_cast<std::uint16_t>(*n);
+    out = std::move(c);
+  } else if (name == "start") {
+    if (!f.only({})) return false;
+    out = StartCommand{};
+  } else if (name == "pause") {
+    if (!f.only({})) return false;
+    out = PauseCommand{};
+  } else if (name == "step") {
+    StepCommand c;
+    if (!f.only({"count"}) || !f.integer("count", 1, kMaxStepCount, n)) return false;
+    if (n) c.count = static_cast<std::uint32_t>(*n);
+    out = c;
+  } else if (name == "reset") {
+    if (!f.only({})) return false;
+    out = ResetCommand{};
+  } else if (name == "set") {
+    SetCommand c;
+    if (!f.only({"param", "value"}) || !f.required_string("param", c.param) ||
+        !f.value("value", c.value)) {
+      return false;
+    }
+    out = std::move(c);
+  } else if (name == "load") {
+    LoadCommand c;
+    if (!f.only({"model"}) || !f.required_string("model", c.model)) return false;
+    out = std::move(c);
+  } else if (name == "subscribe") {
+    SubscribeCommand c;
+    std::uint64_t port = 0;
+    if (!f.only({"address", "port", "decimation"}) || !f.string("address", c.address) ||
+        !f.required_integer("port", 1, 65535, port) ||
+        !f.integer("decimation", 1, kMaxDecimation, n)) {
+      return false;
+    }
+    c.port = static_cast<std::uint16_t>(port);
+    if (n) c.decimation = static_cast<std::uint32_t>(*n);
+    out = std::move(c);
+  } else if (name == "unsubscribe") {
+    UnsubscribeCommand c;
+    if (!f.only({"address", "port"}) || !f.string("address", c.address) ||
+        !f.integer("port", 1, 65535, n)) {
+      return false;
+    }
+    if (n) c.port = static_cast<std::uint16_t>(*n);
+    out = std::move(c);
+  } else {
+    if (!f.only({})) return false;
+    out = StatsCommand{};
+  }
+  return true;
+}
+
+[[nodiscard]] bool is_command_name(std::string_view name) noexcept {
+  for (const std::string_view n : kCommandNames) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+void append_key(std::string& out, std::string_view key) {
+  out += ',';
+  append_json_string(out, key);
+  out += ':';
+}
+
+void append_uint(std::string& out, std::string_view key, std::uint64_t value) {
+  append_key(out, key);
+  out += std::to_string(value);
+}
+
+void append_str(std::string& out, std::string_view key, std::string_view value) {
+  append_key(out, key);
+  append_json_string(out, value);
+}
+
+// The keys of each command after "command", in the order read_body checks them.
+struct BodyWriter {
+  std::string& out;
+
+  void operator()(const HelloCommand& c) const {
+    if (c.token) append_str(out, "token", *c.token);
+    if (c.version) append_uint(out, "version", *c.version);
+  }
+  void operator()(const StepCommand& c) const { append_uint(out, "count", c.count); }
+  void operator()(const SetCommand& c) const {
+    append_str(out, "param", c.param);
+    append_key(out, "value");
+    if (const auto* d = std::get_if<double>(&c.value)) append_json_number(out, *d);
+    if (const auto* b = std::get_if<bool>(&c.value)) out += *b ? "true" : "false";
+    if (const auto* s = std::get_if<std::string>(&c.value)) append_json_string(out, *s);
+  }
+  void operator()(const LoadCommand& c) const { append_str(out, "model", c.model); }
+  void operator()(const SubscribeCommand& c) const {
+    if (c.address) append_str(out, "address", *c.address);
+    append_uint(out, "port", c.port);
+    append_uint(out, "decimation", c.decimation);
+  }
+  void operator()(const UnsubscribeCommand& c) const {
+    if (c.address) append_str(out, "address", *c.address);
+    if (c.port) append_uint(out, "port", *c.port);
+  }
+  void operator()(const StartCommand&) const {}
+  void operator()(const PauseCommand&) const {}
+  void operator()(const ResetCommand&) const {}
+  void operator()(const StatsCommand&) const {}
+};
+
+}  // namespace
+
+std::string_view command_name(const CommandBody& body) noexcept {
+  return kCommandNames[body.index()];
+}
+
+CommandError too_long_error(std::size_t line_bytes) {
+  return CommandError{"line too long: " + std::to_string(line_bytes) + " bytes (at most " +
+                          std::to_string(kMaxCommandLineBytes) + ")",
+                      std::nullopt, std::nullopt};
+}
+
+CommandParseResult parse_command(std::string_view line) {
+  // size first: nothing of an oversized line is looked at
+  if (line.size() > kMaxCommandLineBytes) return too_long_error(line.size());
+
+  FlatJsonObject object;
+  std::string json_error;
+  if (!parse_flat_json(line, object, json_error)) {
+    return CommandError{"invalid JSON: " + json_error, std::nullopt, std::nullopt};
+  }
+
+  // "command" and "id" are read before anything else so the reply can echo them
+  CommandError error;
+  const JsonValue* name = object.find("command");
+  if (name != nullptr && name->type == JsonType::kString) {
+    error.command = clip_utf8(name->text, kEchoBytes);
+  }
+  Fields fields(object);
+  std::optional<std::uint64_t> id;
+  if (!fields.integer("id", 0, kMaxCommandId, id)) {
+    error.message = fields.error();
+    return error;
+  }
+  error.id = id;
+  if (name == nullptr) {
+    error.message = "missing key \"command\" (valid commands: " + valid_command_list() + ")";
+    return error;
+  }
+  if (name->type != JsonType::kString) {
+    error.message = "\"command\" must be a string";
+    return error;
+  }
+  if (!is_command_name(name->text)) {
+    error.message =
+        "unknown command " + quoted(name->text) + " (valid commands: " + valid_command_list() + ")";
+    return error;
+  }
+
+  // the command's own keys
+  Command command;
+  command.id = id;
+  if (!read_body(name->text, fields, command.body)) {
+    error.message = fields.error();
+    return error;
+  }
+  return command;
+}
+
+std::string error_reply(const CommandError& error) {
+  std::string out = "{\"ok\":false";
+  append_str(out, "error", error.message);
+  append_key(out, "command");
+  if (error.command) {
+    append_json_string(out, *error.command);
+  } else {
+    out += "null";
+  }
+  if (error.id) append_uint(out, "id", *error.id);
+  out += '}';
+  return out;
+}
+
+std::string to_json_line(const Command& command) {
+  std::string out = "{\"command\":";
+  append_json_string(out, command_name(command.body));
+  std::visit(BodyWriter{out}, command.body);
+  if (command.id) append_uint(out, "id", *command.id);
+  out += '}';
+  return out;
+}
+
+}  // namespace rtmb
