@@ -27,6 +27,9 @@ readonly PACKAGES=(
   clang-format
   clang
   libclang-rt-14-dev
+  libboost-dev
+  libspdlog-dev
+  libfmt-dev
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
