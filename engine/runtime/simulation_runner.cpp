@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "rtmb/runtime_inputs.hpp"
 #include "rtmb/runtime_simulation.hpp"
 
 namespace rtmb {
@@ -57,9 +58,20 @@ std::int64_t SimulationRunner::period_ns() const noexcept {
   return std::llround(model_->settings().dt * config_.substeps * 1e9);
 }
 
+void SimulationRunner::set_input_bank(InputChannelBank* bank) noexcept {
+  bank_ = bank;
+  if (bank != nullptr) {
+    set_input_hook(&InputChannelBank::hook, bank);
+  } else {
+    set_input_hook(nullptr, nullptr);
+  }
+}
+
 bool SimulationRunner::on_tick(const Tick& tick) noexcept {
-  // inputs that arrived before this tick act in this tick
+  // inputs that arrived before this tick act in this tick; the bank then applies its per-channel
+  // policies and the watchdog at this tick's grid time
   drain_inputs();
+  if (bank_ != nullptr) bank_->advance(tick.index * period_ns());
 
   // advance the state; a non-finite step leaves the state as it was, so stop stepping
   std::uint32_t step_flags = 0;

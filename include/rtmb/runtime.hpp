@@ -32,6 +32,7 @@
 
 #include "rtmb/runtime_clock.hpp"
 #include "rtmb/runtime_histogram.hpp"
+#include "rtmb/runtime_inputs.hpp"
 #include "rtmb/runtime_loop.hpp"
 #include "rtmb/runtime_rt_setup.hpp"
 #include "rtmb/runtime_simulation.hpp"

@@ -112,6 +112,8 @@ struct RunnerCounters {
   std::uint32_t flags_seen = 0;     ///< OR of every step's StepFlag
 };
 
+class InputChannelBank;
+
 /// The simulation thread's step: per tick, drains input samples (through the input hook),
 /// advances the state by `substeps` engine steps and publishes a StateSnapshot. Holds
 /// references only: model, state, workspace, ring and slot must outlive it. Use with
@@ -132,6 +134,12 @@ class SimulationRunner {
     hook_ = hook;
     hook_context_ = context;
   }
+
+  /// Routes input samples into bank (its hook replaces any set_input_hook) and advances the bank
+  /// to each tick's grid time (tick.index * period_ns(), deterministic and independent of wake
+  /// jitter) after draining and before stepping, so hold/extrapolate/decay/safe-state and the
+  /// staleness watchdog act every tick. nullptr detaches. Setup-only; bank must outlive the loop.
+  void set_input_bank(InputChannelBank* bank) noexcept;
 
   /// One tick: drain inputs, step, publish. Returns false when the loop should stop
   /// (kNonFinite with stop_on_non_finite). RT-safe: no allocation, lock, log or exception.
@@ -161,6 +169,7 @@ class SimulationRunner {
   InputRing* inputs_;
   SnapshotSlot* snapshots_;
   RunnerConfig config_;
+  InputChannelBank* bank_ = nullptr;
   InputHook hook_ = nullptr;
   void* hook_context_ = nullptr;
   RunnerCounters counters_;
