@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "apps/rtmb/run_command.hpp"
+#include "apps/rtmb/serve_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   rtmb::app::RunOptions run_options;
   rtmb::app::add_run_command(app, run_options, &exit_code);
+  rtmb::app::ServeOptions serve_options;
+  rtmb::app::add_serve_command(app, serve_options, &exit_code);
 
   try {
     app.parse(argc, argv);

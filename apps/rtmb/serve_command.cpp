@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// `rtmb serve` (apps/rtmb/serve_command.hpp). The main thread only watches: it prints the status
+// line, waits for a signal or the duration, stops the server and prints the closing report.
+#include "apps/rtmb/serve_command.hpp"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <thread>
+
+#include "rtmb/mechanisms.hpp"
+#include "rtmb/server.hpp"
+
+namespace rtmb::app {
+
+namespace {
+
+// The running server, for the signal handler (request_stop is atomic stores only).
+std::atomic<Server*> g_server{nullptr};
+volatile std::sig_atomic_t g_signalled = 0;
+
+extern "C" void on_stop_signal(int /*signal*/) {
+  g_signalled = 1;
+  Server* s = g_server.load();
+  if (s != nullptr) s->request_stop();
+}
+
+double us(std::int64_t ns) {
+  return static_cast<double>(ns) * 1e-3;
+}
+
+void print_summary(const char* name, const HistogramSummary& h) {
+  std::printf("  %-9s p50 %9.1f  p90 %9.1f  p99 %9.1f  p99.9 %9.1f  max %9.1f us  (%llu)\n", name,
+              us(h.p50), us(h.p90), us(h.p99), us(h.p999), us(h.max),
+              static_cast<unsigned long long>(h.count));
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "Serve a model in real time: UDP state stream and inputs, TCP control (docs/protocol.md).");
+  cmd->add_option("model", o.model,
+                  "Built-in mechanism: " + mechanism_names() +
+                      " (model files and configs/default.yaml come later; default: pendulum)")
+      ->capture_default_str();
+  cmd->add_option("--rate", o.rate_hz,
+                  "Loop rate [Hz] (default: 1/dt of the model; lower: "
+                  "several engine steps per tick)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--duration", o.duration_s, "Stop after this many seconds (default: Ctrl-C)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--bind", o.bind, "IPv4 address to listen on")->capture_default_str();
+  cmd->add_option("--port", o.port,
+                  "TCP control port, also the UDP port if non-zero (0: chosen by the OS)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--token", o.token, "Shared secret that hello must present");
+  cmd->add_flag("--paused", o.paused, "Start paused (step/start commands run it)");
+  cmd->callback([&o, exit_code] { *exit_code = serve(o); });
+}
+
+int serve(const ServeOptions& o) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt("rtmb"));
+  if (find_mechanism(o.model) == nullptr) {
+    std::fprintf(stderr, "rtmb serve: unknown model '%s'; valid models: %s\n", o.model.c_str(),
+                 mechanism_names().c_str());
+    return 2;
+  }
+  ServerConfig config;
+  config.model = o.model;
+  config.rate_hz = o.rate_hz;
+  config.bind_address = o.bind;
+  config.tcp_port = static_cast<std::uint16_t>(o.port);
+  config.udp_port = static_cast<std::uint16_t>(o.port);
+  config.token = o.token;
+  config.start_running = !o.paused;
+  config.realtime_setup = true;
+
+  std::unique_ptr<Server> server;
+  try {
+    server = std::make_unique<Server>(config);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rtmb serve: %s\n", e.what());
+    return 2;
+  }
+  g_server.store(server.get());
+  struct sigaction sa {};
+  sa.sa_handler = &on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGINT, &sa, nullptr);
+  (void)sigaction(SIGTERM, &sa, nullptr);
+
+  server->start();
+  std::fprintf(stderr, "rtmb serve: %s at %.1f Hz, control tcp %s:%u, udp %s:%u%s\n",
+               config.model.c_str(), server->schema().rate_hz, config.bind_address.c_str(),
+               server->tcp_port(), config.bind_address.c_str(), server->udp_port(),
+               o.duration_s > 0.0 ? "" : " (Ctrl-C stops)");
+
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  auto next_status = t0 + std::chrono::seconds(1);
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  while (server->running() && g_signalled == 0) {
+    const auto now = Clock::now();
+    if (o.duration_s > 0.0 && now - t0 >= std::chrono::duration<double>(o.duration_s)) break;
+    if (now >= next_status) {
+      next_status += std::chrono::seconds(1);
+      const ServerStats s = server->stats();
+      std::fprintf(stderr,
+                   "%sstep %llu  t %.2f s%s  clients %zu  subscribers %zu  inputs %llu  "
+                   "rejected %llu  overruns %lld%s",
+                   tty ? "\r" : "", static_cast<unsigned long long>(s.step), s.sim_time,
+                   s.paused ? " (paused)" : "", s.clients, s.subscribers,
+                   static_cast<unsigned long long>(s.inputs_queued),
+                   static_cast<unsigned long long>(s.udp_in.rejected()),
+                   static_cast<long long>(s.loop.counters.overruns), tty ? "  " : "\n");
+      std::fflush(stderr);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  server->request_stop();
+  server->join();
+  g_server.store(nullptr);
+  if (tty) std::fputc('\n', stderr);
+
+  const ServerStats s = server->stats();
+  const LoopCounters& c = server->loop_counters();
+  const LoopHistograms& h = server->loop_histograms();
+  std::printf("rtmb serve: closing report (%s, stopped: %s)\n", config.model.c_str(),
+              to_string(server->stop_reason()));
+  std::printf("  ran %.2f s wall, %llu steps, sim time %.3f s (behind wall clock by %.3f s)\n",
+              wall_s, static_cast<unsigned long long>(s.step), s.sim_time, wall_s - s.sim_time);
+  print_summary("compute", h.compute.summarize());
+  print_summary("lateness", h.lateness.summarize());
+  print_summary("slack", h.slack.summarize());
+  std::printf("  ticks %lld  overruns %lld  missed %lld  max consecutive overruns %lld\n",
+              static_cast<long long>(c.ticks), static_cast<long long>(c.overruns),
+              static_cast<long long>(c.missed_ticks),
+              static_cast<long long>(c.max_consecutive_overruns));
+  std::printf("  constraint drift at the end: position %.3g, velocity %.3g\n", s.position_drift,
+              s.velocity_drift);
+  std::printf("  udp in: received %llu accepted %llu rejected %llu",
+              static_cast<unsigned long long>(s.udp_in.received),
+              static_cast<unsigned long long>(s.udp_in.accepted()),
+              static_cast<unsigned long long>(s.udp_in.rejected()));
+  for (std::size_t i = 1; i < kPacketStatusCount; ++i) {
+    if (s.udp_in.by_status[i] == 0) continue;
+    std::printf(" %s=%llu", std::string(to_string(static_cast<PacketStatus>(i))).c_str(),
+                static_cast<unsigned long long>(s.udp_in.by_status[i]));
+  }
+  std::printf("\n  inputs queued %llu dropped %llu; states sent %llu (send errors %llu)\n",
+              static_cast<unsigned long long>(s.inputs_queued),
+              static_cast<unsigned long long>(s.inputs_dropped),
+              static_cast<unsigned long long>(s.states_sent),
+              static_cast<unsigned long long>(s.send_errors));
+  std::printf(
+      "  control: %llu commands (%llu errors), %llu connections, %llu refused, %llu "
+      "dropped\n",
+      static_cast<unsigned long long>(s.commands),
+      static_cast<unsigned long long>(s.command_errors),
+      static_cast<unsigned long long>(s.tcp_accepted),
+      static_cast<unsigned long long>(s.tcp_refused),
+      static_cast<unsigned long long>(s.tcp_dropped));
+  return 0;
+}
+
+}  // namespace rtmb::app

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// `rtmb serve`: the real-time server (rtmb::Server) on a built-in model until Ctrl-C or
+// --duration, with a status line on stderr about once a second and a closing report on stdout.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+namespace rtmb::app {
+
+struct ServeOptions {
+  std::string model = "pendulum";
+  double rate_hz = 0.0;     ///< 0: the model's 1/dt
+  double duration_s = 0.0;  ///< 0: until interrupted
+  std::string bind = "127.0.0.1";
+  int port = 0;  ///< TCP control port, and the UDP port when non-zero; 0: chosen by the OS
+  std::string token;
+  bool paused = false;
+};
+
+void add_serve_command(CLI::App& app, ServeOptions& options, int* exit_code);
+
+int serve(const ServeOptions& options);
+
+}  // namespace rtmb::app

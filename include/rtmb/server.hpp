@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// The real-time server behind `rtmb serve` (issue 3): a model stepped by a DeadlineLoop on its
+// own thread, and one network thread running a Boost.Asio io_context with
+//   * a UDP socket: state datagrams out to subscribers, input datagrams in (docs/protocol.md),
+//   * a TCP acceptor: the control channel, one JSON object per line.
+//
+// Threads. The simulation thread runs DeadlineLoop + SimulationRunner and never touches a
+// socket, a lock or a logger: it publishes a fixed-size ServerSnapshot into a LatestValue and
+// drains input samples and control requests (start, pause, step, reset) from two SpscRings.
+// The network thread owns everything else (sessions, subscribers, counters, logging). Stats for
+// other threads are copied under a mutex by the network thread, never by the simulation thread.
+//
+// Inputs. Until model files define input channels, every built-in model has one force input
+// channel per velocity coordinate (f0, f1, ...). Samples are validated, sequenced, counted,
+// queued to the simulation thread and echoed (latency echo); they do not act on the dynamics yet.
+// The echo is the last input applied from any client: with one client per server (the usual
+// case) it is that client's own.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rtmb/runtime_loop.hpp"
+#include "rtmb/wire.hpp"
+
+namespace rtmb {
+
+/// Settings of a Server. Validated by the constructor.
+struct ServerConfig {
+  std::string model = "pendulum";          ///< built-in mechanism name (rtmb/mechanisms.hpp)
+  double rate_hz = 0.0;                    ///< loop rate; 0: 1/dt. Below 1/dt: sub-stepping
+  std::string bind_address = "127.0.0.1";  ///< IPv4 address of both sockets
+  std::uint16_t tcp_port = 0;              ///< control port; 0: chosen by the OS
+  std::uint16_t udp_port = 0;              ///< state/input port; 0: chosen by the OS
+  std::string token;                       ///< required by hello when non-empty
+  bool start_running = true;               ///< false: start paused (step/start commands)
+  bool realtime_setup = false;             ///< try mlockall / stack prefault at start
+  std::size_t max_clients = 8;             ///< TCP connections at once
+  std::size_t max_subscribers = 16;        ///< UDP subscriptions over all clients
+  std::size_t max_queued_replies = 64;     ///< reply lines waiting per client; beyond: dropped
+  std::int64_t poll_period_ns = 0;         ///< how often the network thread looks for a new
+                                           ///< snapshot; 0: half the loop period, 0.1..5 ms
+};
+
+/// One channel of the model schema.
+struct ChannelInfo {
+  std::string name;  ///< e.g. "q0"
+  std::string unit;  ///< e.g. "m|rad" (the built-in systems do not say which)
+};
+
+/// What hello announces.
+struct ServerSchema {
+  std::string model;
+  double dt = 0.0;                   ///< engine step [s]
+  int substeps = 1;                  ///< engine steps per loop tick
+  double rate_hz = 0.0;              ///< loop rate [Hz] = 1 / (substeps * dt)
+  std::vector<ChannelInfo> outputs;  ///< q0.., then v0..
+  std::vector<ChannelInfo> inputs;   ///< f0.. (one per velocity coordinate)
+};
+
+/// Counters and telemetry, copied out by the network thread (Server::stats()).
+struct ServerStats {
+  PacketCounters udp_in;             ///< input datagrams by outcome
+  std::uint64_t inputs_queued = 0;   ///< samples pushed to the simulation thread
+  std::uint64_t inputs_dropped = 0;  ///< samples refused by a full input ring
+  std::uint64_t states_sent = 0;     ///< state datagrams sent (all subscribers)
+  std::uint64_t send_errors = 0;     ///< state datagrams the socket refused
+  std::uint64_t tcp_accepted = 0;    ///< connections accepted
+  std::uint64_t tcp_refused = 0;     ///< connections closed at once (max_clients)
+  std::uint64_t tcp_dropped = 0;     ///< clients dropped (slow, line too long)
+  std::uint64_t commands = 0;        ///< command lines handled
+  std::uint64_t command_errors = 0;  ///< of which answered with an error
+  std::size_t clients = 0;           ///< open TCP connections
+  std::size_t subscribers = 0;       ///< active subscriptions
+  std::uint64_t step = 0;            ///< step of the newest snapshot (since reset)
+  double sim_time = 0.0;             ///< its simulation time [s]
+  double position_drift = 0.0;       ///< its ||g||inf [m | rad]
+  double velocity_drift = 0.0;       ///< its ||G v + g_t||inf [m/s | rad/s]
+  bool paused = false;               ///< the simulation is paused
+  bool state_finite = true;          ///< every channel of the newest snapshot is finite
+  std::uint64_t snapshots = 0;       ///< snapshots read by the network thread
+  LoopTelemetry loop;                ///< newest loop telemetry (every ~0.1 s)
+};
+
+/// The server. Construction builds the model and binds the sockets (throws std::runtime_error
+/// or std::invalid_argument with the reason); start() launches the threads; request_stop() and
+/// the destructor end them.
+class Server {
+ public:
+  explicit Server(const ServerConfig& config);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Starts the simulation and network threads. Once.
+  void start();
+  /// Asks both threads to end. Any thread; async-signal-safe (atomic stores only).
+  void request_stop() noexcept;
+  /// Waits for both threads to end (after request_stop(), or a halt). Idempotent.
+  void join();
+  /// True while the simulation thread runs.
+  [[nodiscard]] bool running() const noexcept;
+
+  [[nodiscard]] std::uint16_t tcp_port() const noexcept;
+  [[nodiscard]] std::uint16_t udp_port() const noexcept;
+  [[nodiscard]] const ServerSchema& schema() const noexcept;
+  /// A consistent copy of the counters (updated by the network thread). Any thread.
+  [[nodiscard]] ServerStats stats() const;
+  /// Loop counters and histograms of the finished run: only after join().
+  [[nodiscard]] const LoopHistograms& loop_histograms() const noexcept;
+  [[nodiscard]] const LoopCounters& loop_counters() const noexcept;
+  [[nodiscard]] StopReason stop_reason() const noexcept;
+
+  /// For tests: called on the simulation thread right before the loop starts (begin = true) and
+  /// right after it returns (begin = false). Set before start().
+  using SimThreadHook = void (*)(void* context, bool begin);
+  void set_sim_thread_hook(SimThreadHook hook, void* context) noexcept;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rtmb

@@ -1,0 +1,954 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// rtmb::Server (include/rtmb/server.hpp): the simulation thread (SimDriver around
+// SimulationRunner in a DeadlineLoop) and the network thread (one Boost.Asio io_context: UDP
+// state out / inputs in, TCP control sessions, a poll timer that forwards new snapshots).
+#include "rtmb/server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <boost/asio.hpp>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include "net/control_command.hpp"
+#include "net/flat_json.hpp"
+#include "rtmb/engine.hpp"
+#include "rtmb/mechanisms.hpp"
+#include "rtmb/runtime.hpp"
+
+namespace rtmb {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using asio::ip::udp;
+
+namespace {
+
+// ---- simulation thread ---------------------------------------------------------------------
+
+// Requests from the network thread to the simulation thread.
+enum class SimControlKind : std::uint32_t { kStart = 1, kPause, kStep, kReset };
+struct SimControl {
+  SimControlKind kind = SimControlKind::kStart;
+  std::uint32_t count = 0;  // kStep: steps (ticks) to take
+};
+static_assert(std::is_trivially_copyable_v<SimControl>);
+using ControlRing = SpscRing<SimControl, 64>;
+
+// What the simulation thread publishes for the network thread.
+struct ServerSnapshot {
+  StateSnapshot state;
+  std::uint64_t step = 0;       // engine steps since the last reset
+  std::int64_t echo_step = -1;  // step (since reset) that first saw the last input; -1: none
+  std::uint64_t epoch = 0;      // resets so far
+  std::uint32_t paused = 0;     // 1: paused
+  std::uint32_t reserved = 0;
+};
+static_assert(std::is_trivially_copyable_v<ServerSnapshot>);
+using ServerSlot = LatestValue<ServerSnapshot>;
+
+// The loop step of the server: control requests, then (unless paused) the runner's tick, then
+// the snapshot with reset bookkeeping. RT-safe: no allocation, lock, log or exception.
+class SimDriver {
+ public:
+  SimDriver(State& state,
+            const State& initial,
+            SimulationRunner& runner,
+            SnapshotSlot& inner,
+            ServerSlot& out,
+            ControlRing& control,
+            bool paused)
+      : state_(&state),
+        initial_(&initial),
+        runner_(&runner),
+        inner_(&inner),
+        out_(&out),
+        control_(&control),
+        paused_(paused) {
+    current_.t = state.t;
+    current_.position_drift = kNotMeasured;  // no step yet
+    current_.velocity_drift = kNotMeasured;
+    current_.energy = kNotMeasured;
+    copy_state();
+  }
+
+  bool on_tick(const Tick& tick) noexcept {
+    drain_control();
+    if (paused_ && steps_left_ == 0) {
+      if (dirty_) publish();
+      return true;
+    }
+    if (paused_) --steps_left_;
+    (void)runner_->on_tick(tick);  // stop_on_non_finite is off: the state is restored instead
+    (void)inner_->try_read(current_);
+    publish();
+    return true;
+  }
+
+  struct StepFn {
+    SimDriver* driver;
+    bool operator()(const Tick& tick) const noexcept { return driver->on_tick(tick); }
+  };
+  [[nodiscard]] StepFn step_fn() noexcept { return StepFn{this}; }
+
+ private:
+  void drain_control() noexcept {
+    SimControl c;
+    while (control_->try_pop(c)) {
+      dirty_ = true;
+      switch (c.kind) {
+        case SimControlKind::kStart:
+          paused_ = false;
+          steps_left_ = 0;
+          break;
+        case SimControlKind::kPause:
+          paused_ = true;
+          steps_left_ = 0;
+          break;
+        case SimControlKind::kStep:
+          paused_ = true;
+          steps_left_ += c.count;
+          break;
+        case SimControlKind::kReset:
+          reset();
+          break;
+      }
+    }
+  }
+
+  static constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+
+  void reset() noexcept {
+    *state_ = *initial_;  // same sizes: Eigen copies into the existing storage
+    steps_at_reset_ = runner_->counters().steps;
+    ++epoch_;
+    current_.t = state_->t;
+    current_.step = steps_at_reset_;
+    current_.position_drift = kNotMeasured;
+    current_.velocity_drift = kNotMeasured;
+    current_.energy = kNotMeasured;
+    current_.step_flags = 0;
+    copy_state();
+  }
+
+  void copy_state() noexcept {
+    const auto nq = std::min<Eigen::Index>(state_->q.size(), kSnapshotMaxCoordinates);
+    const auto nv = std::min<Eigen::Index>(state_->v.size(), kSnapshotMaxCoordinates);
+    current_.n_q = static_cast<std::int32_t>(nq);
+    current_.n_v = static_cast<std::int32_t>(nv);
+    std::copy_n(state_->q.data(), nq, current_.q.begin());
+    std::copy_n(state_->v.data(), nv, current_.v.begin());
+  }
+
+  void publish() noexcept {
+    ServerSnapshot& s = out_->back();
+    s.state = current_;
+    s.step = static_cast<std::uint64_t>(current_.step - steps_at_reset_);
+    s.echo_step = current_.last_input_step > steps_at_reset_
+                      ? current_.last_input_step - steps_at_reset_
+                      : -1;
+    s.epoch = epoch_;
+    s.paused = paused_ ? 1u : 0u;
+    s.reserved = 0;
+    out_->commit();
+    dirty_ = false;
+  }
+
+  State* state_;
+  const State* initial_;
+  SimulationRunner* runner_;
+  SnapshotSlot* inner_;
+  ServerSlot* out_;
+  ControlRing* control_;
+  StateSnapshot current_{};
+  std::int64_t steps_at_reset_ = 0;
+  std::uint64_t epoch_ = 0;
+  std::uint64_t steps_left_ = 0;
+  bool paused_ = false;
+  bool dirty_ = true;
+};
+
+// Input samples are not applied to the dynamics yet (model input channels come with the model
+// files); the hook only exists so the input path is exercised end to end.
+void hold_input(void* /*context*/, const QueuedInput& /*sample*/) noexcept {}
+
+using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;
+
+[[nodiscard]] std::int64_t steady_now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+[[nodiscard]] std::uint64_t sender_key(const udp::endpoint& ep) noexcept {
+  const asio::ip::address a = ep.address();
+  std::uint64_t key = 0;
+  if (a.is_v4()) {
+    key = a.to_v4().to_uint();
+  } else {
+    for (const unsigned char b : a.to_v6().to_bytes()) key = key * 131u + b;
+  }
+  return (key << 16) | ep.port();
+}
+
+void append_key(std::string& out, std::string_view key) {
+  out += ',';
+  append_json_string(out, key);
+  out += ':';
+}
+void append_uint(std::string& out, std::string_view key, std::uint64_t v) {
+  append_key(out, key);
+  out += std::to_string(v);
+}
+void append_int(std::string& out, std::string_view key, std::int64_t v) {
+  append_key(out, key);
+  out += std::to_string(v);
+}
+void append_num(std::string& out, std::string_view key, double v) {
+  append_key(out, key);
+  append_json_number(out, v);
+}
+void append_str(std::string& out, std::string_view key, std::string_view v) {
+  append_key(out, key);
+  append_json_string(out, v);
+}
+void append_bool(std::string& out, std::string_view key, bool v) {
+  append_key(out, key);
+  out += v ? "true" : "false";
+}
+
+[[nodiscard]] std::string ok_head(const Command& c) {
+  std::string out = "{\"ok\":true,\"command\":";
+  append_json_string(out, command_name(c.body));
+  if (c.id) append_uint(out, "id", *c.id);
+  return out;
+}
+
+[[nodiscard]] std::string join_names(const std::vector<ChannelInfo>& channels, bool units) {
+  std::string s;
+  for (const ChannelInfo& c : channels) {
+    if (!s.empty()) s += ',';
+    s += units ? c.unit : c.name;
+  }
+  return s;
+}
+
+}  // namespace
+
+// ---- network side --------------------------------------------------------------------------
+
+class Session;
+
+struct Subscriber {
+  std::uint64_t session_id = 0;
+  udp::endpoint endpoint;
+  std::uint32_t decimation = 1;
+  std::uint64_t sequence = 0;        // of the last datagram sent
+  std::uint64_t last_sent_step = 0;  // step of the last datagram sent
+  std::uint64_t epoch = 0;           // reset epoch of the last datagram sent
+  std::uint32_t last_paused = 0;
+  bool sent_any = false;
+};
+
+struct Server::Impl {
+  explicit Impl(const ServerConfig& c);
+
+  // network thread
+  void do_accept();
+  void do_receive();
+  void on_datagram(std::size_t bytes);
+  void arm_poll();
+  void poll();
+  void arm_status();
+  void forward(const ServerSnapshot& snap);
+  void send_state(Subscriber& sub, const ServerSnapshot& snap);
+  void shutdown_network();
+  void publish_stats();
+  [[nodiscard]] std::string handle_line(Session& session, std::string_view line);
+  [[nodiscard]] std::string handle(Session& session, const Command& c);
+  [[nodiscard]] std::string push_control(const Command& c, SimControl request);
+  [[nodiscard]] std::string stats_reply(const Command& c);
+  void session_closed(Session& session);
+
+  ServerConfig config;
+  ServerSchema schema;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<Workspace> ws;
+  State state;
+  State initial;
+  std::unique_ptr<InputRing> inputs = std::make_unique<InputRing>();
+  std::unique_ptr<SnapshotSlot> inner = std::make_unique<SnapshotSlot>();
+  std::unique_ptr<ServerSlot> published = std::make_unique<ServerSlot>();
+  std::unique_ptr<ControlRing> control = std::make_unique<ControlRing>();
+  std::unique_ptr<LatestValue<LoopTelemetry>> telemetry =
+      std::make_unique<LatestValue<LoopTelemetry>>();
+  std::unique_ptr<SimulationRunner> runner;
+  std::unique_ptr<SimDriver> driver;
+  MonotonicClock clock;
+  std::unique_ptr<SimLoop> loop;
+  Server::SimThreadHook sim_hook = nullptr;
+  void* sim_hook_context = nullptr;
+
+  asio::io_context io;
+  udp::socket udp_socket{io};
+  tcp::acceptor acceptor{io};
+  asio::steady_timer poll_timer{io};
+  asio::steady_timer status_timer{io};
+  std::chrono::nanoseconds poll_period{500'000};
+
+  std::thread sim_thread;
+  std::thread net_thread;
+  bool started = false;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> sim_running{false};
+
+  // network-thread state
+  std::array<std::byte, kMaxDatagramBytes + 1> rx_buffer{};
+  std::array<std::byte, kMaxDatagramBytes> tx_buffer{};
+  udp::endpoint rx_from;
+  InputSequencer sequencer;
+  std::vector<std::shared_ptr<Session>> sessions;
+  std::vector<Subscriber> subscribers;
+  std::uint64_t next_session_id = 1;
+  ServerStats net_stats;
+  ServerSnapshot latest{};
+  bool have_latest = false;
+  bool network_down = false;
+  RtSetupReport rt_report;  // written by the simulation thread before rt_ready
+  std::atomic<bool> rt_ready{false};
+  bool rt_logged = false;
+  std::uint16_t bound_tcp_port = 0;
+  std::uint16_t bound_udp_port = 0;
+  std::uint64_t last_logged_step = 0;
+
+  mutable std::mutex stats_mutex;
+  ServerStats shared_stats;  // guarded by stats_mutex
+};
+
+// One TCP control connection: reads lines, answers each with one line. At most one async_write
+// is outstanding; replies wait in a bounded queue, and a client that lets it fill is dropped.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(Server::Impl& server, tcp::socket socket, std::uint64_t id)
+      : server_(&server), socket_(std::move(socket)), id_(id) {
+    boost::system::error_code ec;
+    peer_ = socket_.remote_endpoint(ec);
+  }
+
+  void start() { do_read(); }
+
+  void send_line(std::string line) {
+    if (closed_) return;
+    if (queue_.size() >= server_->config.max_queued_replies) {
+      ++server_->net_stats.tcp_dropped;
+      spdlog::warn("control client {} dropped: {} replies unread (raise max_queued_replies)",
+                   peer_.address().to_string(), queue_.size());
+      close();
+      return;
+    }
+    line += '\n';
+    queue_.push_back(std::move(line));
+    if (!writing_) do_write();
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    boost::system::error_code ec;
+    socket_.shutdown(tcp::socket::shutdown_both, ec);
+    socket_.close(ec);
+    server_->session_closed(*this);
+  }
+
+  [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+  [[nodiscard]] const tcp::endpoint& peer() const noexcept { return peer_; }
+  bool said_hello = false;
+
+ private:
+  void do_read() {
+    if (closed_) return;
+    socket_.async_read_some(asio::buffer(read_buffer_),
+                            [self = shared_from_this()](const boost::system::error_code& ec,
+                                                        std::size_t n) { self->on_read(ec, n); });
+  }
+
+  void on_read(const boost::system::error_code& ec, std::size_t n) {
+    if (closed_) return;
+    if (ec) {
+      close();
+      return;
+    }
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (read_buffer_[i] != '\n') continue;
+      line_.append(read_buffer_.data() + begin, i - begin);
+      begin = i + 1;
+      if (line_.size() > kMaxCommandLineBytes) {
+        too_long();
+        return;
+      }
+      send_line(server_->handle_line(*this, line_));
+      line_.clear();
+      if (closed_) return;
+    }
+    line_.append(read_buffer_.data() + begin, n - begin);
+    if (line_.size() > kMaxCommandLineBytes) {
+      too_long();
+      return;
+    }
+    do_read();
+  }
+
+  // the line is not read any further: answer, then close once the reply is out
+  void too_long() {
+    ++server_->net_stats.commands;
+    ++server_->net_stats.command_errors;
+    ++server_->net_stats.tcp_dropped;
+    close_after_write_ = true;
+    send_line(error_reply(too_long_error(line_.size())));
+    line_.clear();
+  }
+
+  void do_write() {
+    writing_ = true;
+    asio::async_write(socket_, asio::buffer(queue_.front()),
+                      [self = shared_from_this()](const boost::system::error_code& ec,
+                                                  std::size_t /*n*/) { self->on_write(ec); });
+  }
+
+  void on_write(const boost::system::error_code& ec) {
+    writing_ = false;
+    if (closed_) return;
+    if (ec) {
+      close();
+      return;
+    }
+    queue_.pop_front();
+    if (!queue_.empty()) {
+      do_write();
+    } else if (close_after_write_) {
+      close();
+    }
+  }
+
+  Server::Impl* server_;
+  tcp::socket socket_;
+  tcp::endpoint peer_;
+  std::uint64_t id_;
+  std::array<char, 2048> read_buffer_{};
+  std::string line_;
+  std::deque<std::string> queue_;
+  bool writing_ = false;
+  bool closed_ = false;
+  bool close_after_write_ = false;
+};
+
+Server::Impl::Impl(const ServerConfig& c) : config(c) {
+  const MechanismInfo* info = find_mechanism(c.model);
+  if (info == nullptr) {
+    throw std::invalid_argument("unknown model '" + c.model + "'; valid: " + mechanism_names());
+  }
+  if (c.rate_hz < 0.0 || !std::isfinite(c.rate_hz)) {
+    throw std::invalid_argument("rate must be a finite number >= 0 [Hz]");
+  }
+  if (c.max_clients < 1 || c.max_subscribers < 1 || c.max_queued_replies < 1) {
+    throw std::invalid_argument("max_clients, max_subscribers and max_queued_replies must be >= 1");
+  }
+  Settings settings;
+  settings.dt = info->default_dt;
+  model = std::make_unique<Model>(make_mechanism(c.model), settings);
+  const System& sys = model->system();
+  if (sys.n_q() + sys.n_v() > static_cast<int>(kMaxStateChannels)) {
+    throw std::invalid_argument(
+        "model '" + c.model + "' has " + std::to_string(sys.n_q() + sys.n_v()) +
+        " state channels; the state stream carries at most " + std::to_string(kMaxStateChannels));
+  }
+
+  int substeps = 1;
+  if (c.rate_hz > 0.0) {
+    substeps =
+        static_cast<int>(std::max<long long>(1, std::llround(1.0 / (c.rate_hz * settings.dt))));
+  }
+  schema.model = c.model;
+  schema.dt = settings.dt;
+  schema.substeps = substeps;
+  schema.rate_hz = 1.0 / (substeps * settings.dt);
+  for (int i = 0; i < sys.n_q(); ++i) schema.outputs.push_back({"q" + std::to_string(i), "m|rad"});
+  for (int i = 0; i < sys.n_v(); ++i) {
+    schema.outputs.push_back({"v" + std::to_string(i), "m/s|rad/s"});
+  }
+  for (int i = 0; i < sys.n_v(); ++i) schema.inputs.push_back({"f" + std::to_string(i), "N|N*m"});
+
+  ws = std::make_unique<Workspace>(*model);
+  initial = initial_state(*model);
+  state = initial;
+  RunnerConfig rc;
+  rc.substeps = substeps;
+  rc.stop_on_non_finite = false;
+  runner = std::make_unique<SimulationRunner>(*model, state, *ws, *inputs, *inner, rc);
+  runner->set_input_hook(&hold_input, nullptr);
+  driver = std::make_unique<SimDriver>(state, initial, *runner, *inner, *published, *control,
+                                       !c.start_running);
+  LoopConfig lc;
+  lc.period_ns = runner->period_ns();
+  lc.telemetry = telemetry.get();
+  lc.telemetry_every_ticks = std::max<std::int64_t>(1, 100'000'000 / lc.period_ns);
+  loop = std::make_unique<SimLoop>(lc, driver->step_fn(), clock);
+
+  std::int64_t poll_ns = c.poll_period_ns;
+  if (poll_ns <= 0) poll_ns = std::clamp<std::int64_t>(lc.period_ns / 2, 100'000, 5'000'000);
+  poll_period = std::chrono::nanoseconds(poll_ns);
+
+  // sockets: bound here so the ports are known before start()
+  boost::system::error_code ec;
+  const asio::ip::address address = asio::ip::make_address(c.bind_address, ec);
+  if (ec) throw std::invalid_argument("invalid bind address '" + c.bind_address + "'");
+  try {
+    const tcp::endpoint tcp_ep(address, c.tcp_port);
+    acceptor.open(tcp_ep.protocol());
+    acceptor.set_option(tcp::acceptor::reuse_address(true));
+    acceptor.bind(tcp_ep);
+    acceptor.listen();
+    udp_socket.open(address.is_v4() ? udp::v4() : udp::v6());
+    udp_socket.bind(udp::endpoint(address, c.udp_port));
+    udp_socket.non_blocking(true);
+    bound_tcp_port = acceptor.local_endpoint().port();
+    bound_udp_port = udp_socket.local_endpoint().port();
+  } catch (const boost::system::system_error& e) {
+    throw std::runtime_error("cannot bind " + c.bind_address + " (tcp port " +
+                             std::to_string(c.tcp_port) + ", udp port " +
+                             std::to_string(c.udp_port) + "): " + e.code().message());
+  }
+  net_stats.paused = !c.start_running;
+  shared_stats = net_stats;
+}
+
+void Server::Impl::do_accept() {
+  acceptor.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || network_down) return;
+    if (!ec) {
+      if (sessions.size() >= config.max_clients) {
+        ++net_stats.tcp_refused;
+        boost::system::error_code ignored;
+        socket.close(ignored);
+      } else {
+        ++net_stats.tcp_accepted;
+        auto session = std::make_shared<Session>(*this, std::move(socket), next_session_id++);
+        sessions.push_back(session);
+        session->start();
+      }
+    }
+    do_accept();
+  });
+}
+
+void Server::Impl::do_receive() {
+  udp_socket.async_receive_from(asio::buffer(rx_buffer), rx_from,
+                                [this](const boost::system::error_code& ec, std::size_t n) {
+                                  if (ec == asio::error::operation_aborted || network_down) return;
+                                  // other errors (e.g. an ICMP "port unreachable" from a gone
+                                  // subscriber) concern no datagram: receive the next one
+                                  if (!ec) on_datagram(n);
+                                  do_receive();
+                                });
+}
+
+void Server::Impl::on_datagram(std::size_t bytes) {
+  InputMessage message;
+  const auto n_inputs = static_cast<std::uint16_t>(schema.inputs.size());
+  const PacketStatus status =
+      admit_input(std::span<const std::byte>(rx_buffer.data(), bytes), sender_key(rx_from),
+                  n_inputs, sequencer, net_stats.udp_in, message);
+  if (status != PacketStatus::kOk) return;
+  for (std::uint16_t i = 0; i < message.sample_count; ++i) {
+    QueuedInput q;
+    q.channel = message.samples[i].channel;
+    q.value = message.samples[i].value;
+    q.seq = message.header.sequence;
+    q.sender_time_ns = message.header.sender_time_ns;
+    if (inputs->try_push(q)) {
+      ++net_stats.inputs_queued;
+    } else {
+      ++net_stats.inputs_dropped;
+    }
+  }
+}
+
+void Server::Impl::arm_poll() {
+  poll_timer.expires_after(poll_period);
+  poll_timer.async_wait([this](const boost::system::error_code& ec) {
+    if (ec == asio::error::operation_aborted || network_down) return;
+    poll();
+  });
+}
+
+void Server::Impl::poll() {
+  if (stop.load(std::memory_order_relaxed) || !sim_running.load(std::memory_order_acquire)) {
+    shutdown_network();
+    return;
+  }
+  if (!rt_logged && rt_ready.load(std::memory_order_acquire)) {
+    rt_logged = true;
+    for (const RtSetupResult* r : {&rt_report.memory, &rt_report.stack}) {
+      if (!r->ok()) spdlog::warn("real-time setup: {}", r->message());
+    }
+  }
+  ServerSnapshot snap;
+  if (published->try_read(snap)) {
+    latest = snap;
+    have_latest = true;
+    ++net_stats.snapshots;
+    forward(latest);
+  }
+  (void)telemetry->try_read(net_stats.loop);
+  publish_stats();
+  arm_poll();
+}
+
+void Server::Impl::publish_stats() {
+  if (have_latest) {
+    net_stats.step = latest.step;
+    net_stats.sim_time = latest.state.t;
+    net_stats.position_drift = latest.state.position_drift;
+    net_stats.velocity_drift = latest.state.velocity_drift;
+    net_stats.paused = latest.paused != 0;
+  }
+  net_stats.clients = sessions.size();
+  net_stats.subscribers = subscribers.size();
+  const std::lock_guard lock(stats_mutex);
+  shared_stats = net_stats;
+}
+
+void Server::Impl::forward(const ServerSnapshot& snap) {
+  const StateSnapshot& s = snap.state;
+  bool finite = std::isfinite(s.t);
+  for (int i = 0; i < s.n_q; ++i) finite = finite && std::isfinite(s.q[i]);
+  for (int i = 0; i < s.n_v; ++i) finite = finite && std::isfinite(s.v[i]);
+  net_stats.state_finite = finite;
+  if (!finite) return;  // never happens with the engine's guard; a receiver would reject it
+  for (Subscriber& sub : subscribers) {
+    const bool restarted = sub.sent_any && snap.epoch != sub.epoch;
+    if (!sub.sent_any || restarted || snap.paused != sub.last_paused ||
+        snap.step >= sub.last_sent_step + sub.decimation) {
+      send_state(sub, snap);
+    }
+  }
+}
+
+void Server::Impl::send_state(Subscriber& sub, const ServerSnapshot& snap) {
+  const StateSnapshot& s = snap.state;
+  StateMessage m;
+  std::uint16_t flags = 0;
+  if (snap.echo_step >= 0) flags |= static_cast<std::uint16_t>(WireFlag::kEchoValid);
+  if (snap.paused != 0) flags |= static_cast<std::uint16_t>(WireFlag::kPaused);
+  if (sub.sent_any && snap.epoch != sub.epoch) {
+    flags |= static_cast<std::uint16_t>(WireFlag::kRestarted);
+  }
+  m.header.flags = flags;
+  m.header.sequence = ++sub.sequence;
+  m.header.step = snap.step;
+  m.header.sim_time_s = s.t;
+  m.header.sender_time_ns = steady_now_ns();
+  m.step_flags = s.step_flags;
+  m.position_drift = s.position_drift;
+  m.velocity_drift = s.velocity_drift;
+  m.energy = s.energy;
+  if (snap.echo_step >= 0) {
+    m.echo.sequence = s.last_input_seq;
+    m.echo.sender_time_ns = s.last_input_sender_time_ns;
+    m.echo.applied_step = static_cast<std::uint64_t>(snap.echo_step);
+  }
+  std::uint16_t n = 0;
+  for (int i = 0; i < s.n_q; ++i) m.channels[n++] = s.q[i];
+  for (int i = 0; i < s.n_v; ++i) m.channels[n++] = s.v[i];
+  m.channel_count = n;
+  const std::size_t bytes = encode_state(m, tx_buffer);
+  sub.sent_any = true;
+  sub.epoch = snap.epoch;
+  sub.last_paused = snap.paused;
+  sub.last_sent_step = snap.step;
+  if (bytes == 0) return;
+  boost::system::error_code ec;
+  udp_socket.send_to(asio::buffer(tx_buffer.data(), bytes), sub.endpoint, 0, ec);
+  if (ec) {
+    ++net_stats.send_errors;
+  } else {
+    ++net_stats.states_sent;
+  }
+}
+
+void Server::Impl::arm_status() {
+  status_timer.expires_after(std::chrono::seconds(1));
+  status_timer.async_wait([this](const boost::system::error_code& ec) {
+    if (ec == asio::error::operation_aborted || network_down) return;
+    const LoopTelemetry& t = net_stats.loop;
+    spdlog::debug(
+        "step {} (+{}) t={:.3f}s clients {} subscribers {} inputs {} rejected {} overruns {} "
+        "compute p99 {} ns",
+        net_stats.step, net_stats.step - last_logged_step, net_stats.sim_time, sessions.size(),
+        subscribers.size(), net_stats.inputs_queued, net_stats.udp_in.rejected(),
+        t.counters.overruns, t.compute.p99);
+    last_logged_step = net_stats.step;
+    arm_status();
+  });
+}
+
+void Server::Impl::shutdown_network() {
+  if (network_down) return;
+  network_down = true;
+  boost::system::error_code ec;
+  acceptor.close(ec);
+  udp_socket.close(ec);
+  poll_timer.cancel();
+  status_timer.cancel();
+  const auto open = sessions;  // close() edits sessions
+  for (const auto& s : open) s->close();
+  publish_stats();
+  io.stop();
+}
+
+void Server::Impl::session_closed(Session& session) {
+  std::erase_if(subscribers, [&](const Subscriber& sub) { return sub.session_id == session.id(); });
+  std::erase_if(sessions, [&](const std::shared_ptr<Session>& s) { return s.get() == &session; });
+}
+
+std::string Server::Impl::handle_line(Session& session, std::string_view line) {
+  ++net_stats.commands;
+  CommandParseResult parsed = parse_command(line);
+  if (auto* error = std::get_if<CommandError>(&parsed)) {
+    ++net_stats.command_errors;
+    return error_reply(*error);
+  }
+  const Command& command = std::get<Command>(parsed);
+  std::string reply = handle(session, command);
+  if (reply.starts_with("{\"ok\":false")) ++net_stats.command_errors;
+  return reply;
+}
+
+std::string Server::Impl::push_control(const Command& c, SimControl request) {
+  if (!control->try_push(request)) {
+    return error_reply({"busy: too many control requests in flight, retry",
+                        std::string(command_name(c.body)), c.id});
+  }
+  return ok_head(c) + "}";
+}
+
+std::string Server::Impl::handle(Session& session, const Command& c) {
+  const auto error = [&](std::string message) {
+    return error_reply({std::move(message), std::string(command_name(c.body)), c.id});
+  };
+  if (const auto* hello = std::get_if<HelloCommand>(&c.body)) {
+    if (!config.token.empty() && hello->token.value_or("") != config.token) {
+      return error(hello->token ? "wrong token" : "this server requires a \"token\"");
+    }
+    if (hello->version && *hello->version != kWireVersion) {
+      return error("protocol version " + std::to_string(*hello->version) +
+                   " is not supported; this server speaks version " + std::to_string(kWireVersion));
+    }
+    session.said_hello = true;
+    std::string out = ok_head(c);
+    append_uint(out, "version", kWireVersion);
+    append_str(out, "model", schema.model);
+    append_num(out, "rate_hz", schema.rate_hz);
+    append_num(out, "dt", schema.dt);
+    append_int(out, "substeps", schema.substeps);
+    append_uint(out, "udp_port", bound_udp_port);
+    append_str(out, "outputs", join_names(schema.outputs, false));
+    append_str(out, "output_units", join_names(schema.outputs, true));
+    append_str(out, "inputs", join_names(schema.inputs, false));
+    append_str(out, "input_units", join_names(schema.inputs, true));
+    return out + "}";
+  }
+  if (!session.said_hello) return error("say hello first");
+  if (std::holds_alternative<StartCommand>(c.body)) {
+    return push_control(c, {SimControlKind::kStart, 0});
+  }
+  if (std::holds_alternative<PauseCommand>(c.body)) {
+    return push_control(c, {SimControlKind::kPause, 0});
+  }
+  if (const auto* step = std::get_if<StepCommand>(&c.body)) {
+    return push_control(c, {SimControlKind::kStep, step->count});
+  }
+  if (std::holds_alternative<ResetCommand>(c.body)) {
+    return push_control(c, {SimControlKind::kReset, 0});
+  }
+  if (std::holds_alternative<SetCommand>(c.body)) {
+    return error("set is not supported yet (parameters come with the model files)");
+  }
+  if (std::holds_alternative<LoadCommand>(c.body)) {
+    return error("load is not supported yet; restart rtmb serve with the model");
+  }
+  if (const auto* sub = std::get_if<SubscribeCommand>(&c.body)) {
+    asio::ip::address address = session.peer().address();
+    if (sub->address) {
+      boost::system::error_code ec;
+      const asio::ip::address wanted = asio::ip::make_address(*sub->address, ec);
+      if (ec) return error("\"address\" is not an IP address: " + clip_utf8(*sub->address, 64));
+      if (wanted != address) {
+        return error("\"address\" must be this client's own address (" + address.to_string() + ")");
+      }
+    }
+    const udp::endpoint ep(address, sub->port);
+    for (Subscriber& s : subscribers) {
+      if (s.endpoint == ep) {
+        if (s.session_id != session.id()) return error("endpoint is subscribed by another client");
+        s.decimation = sub->decimation;
+        return ok_head(c) + "}";
+      }
+    }
+    if (subscribers.size() >= config.max_subscribers) {
+      return error("too many subscribers (at most " + std::to_string(config.max_subscribers) + ")");
+    }
+    Subscriber s;
+    s.session_id = session.id();
+    s.endpoint = ep;
+    s.decimation = sub->decimation;
+    subscribers.push_back(s);
+    // the newest state at once, so a subscriber of a paused simulation sees where it is
+    if (have_latest) send_state(subscribers.back(), latest);
+    std::string out = ok_head(c);
+    append_str(out, "address", address.to_string());
+    append_uint(out, "port", sub->port);
+    append_uint(out, "decimation", sub->decimation);
+    return out + "}";
+  }
+  if (const auto* unsub = std::get_if<UnsubscribeCommand>(&c.body)) {
+    const std::size_t before = subscribers.size();
+    std::erase_if(subscribers, [&](const Subscriber& s) {
+      if (s.session_id != session.id()) return false;
+      if (unsub->port && s.endpoint.port() != *unsub->port) return false;
+      if (unsub->address) {
+        boost::system::error_code ec;
+        const asio::ip::address a = asio::ip::make_address(*unsub->address, ec);
+        if (ec || a != s.endpoint.address()) return false;
+      }
+      return true;
+    });
+    std::string out = ok_head(c);
+    append_uint(out, "removed", before - subscribers.size());
+    return out + "}";
+  }
+  return stats_reply(c);
+}
+
+std::string Server::Impl::stats_reply(const Command& c) {
+  publish_stats();
+  const ServerStats& s = net_stats;
+  std::string out = ok_head(c);
+  append_uint(out, "step", s.step);
+  append_num(out, "sim_time", s.sim_time);
+  append_bool(out, "paused", s.paused);
+  append_uint(out, "udp_received", s.udp_in.received);
+  for (std::size_t i = 0; i < kPacketStatusCount; ++i) {
+    append_uint(out, "udp_" + std::string(to_string(static_cast<PacketStatus>(i))),
+                s.udp_in.by_status[i]);
+  }
+  append_uint(out, "inputs_queued", s.inputs_queued);
+  append_uint(out, "inputs_dropped", s.inputs_dropped);
+  append_uint(out, "states_sent", s.states_sent);
+  append_uint(out, "send_errors", s.send_errors);
+  append_uint(out, "clients", s.clients);
+  append_uint(out, "subscribers", s.subscribers);
+  append_int(out, "overruns", s.loop.counters.overruns);
+  append_int(out, "missed_ticks", s.loop.counters.missed_ticks);
+  append_int(out, "compute_p50_ns", s.loop.compute.p50);
+  append_int(out, "compute_p99_ns", s.loop.compute.p99);
+  append_int(out, "compute_max_ns", s.loop.compute.max);
+  append_int(out, "lateness_p99_ns", s.loop.lateness.p99);
+  return out + "}";
+}
+
+// ---- Server --------------------------------------------------------------------------------
+
+Server::Server(const ServerConfig& config) : impl_(std::make_unique<Impl>(config)) {}
+
+Server::~Server() {
+  request_stop();
+  join();
+}
+
+void Server::start() {
+  Impl& m = *impl_;
+  if (m.started) throw std::logic_error("Server::start called twice");
+  m.started = true;
+  m.sim_running.store(true, std::memory_order_release);
+  m.sim_thread = std::thread([&m] {
+    // on this thread, so that the stack prefault covers it; the network thread logs the result
+    if (m.config.realtime_setup) {
+      m.rt_report = setup_realtime({});
+      m.rt_ready.store(true, std::memory_order_release);
+    }
+    if (m.sim_hook != nullptr) m.sim_hook(m.sim_hook_context, true);
+    (void)m.loop->run();
+    if (m.sim_hook != nullptr) m.sim_hook(m.sim_hook_context, false);
+    m.sim_running.store(false, std::memory_order_release);
+  });
+  m.do_accept();
+  m.do_receive();
+  m.arm_poll();
+  m.arm_status();
+  m.net_thread = std::thread([&m] { m.io.run(); });
+  spdlog::info("serving '{}' at {:.1f} Hz: control tcp {}:{}, state/input udp {}:{}",
+               m.schema.model, m.schema.rate_hz, m.config.bind_address, tcp_port(),
+               m.config.bind_address, udp_port());
+}
+
+void Server::request_stop() noexcept {
+  impl_->stop.store(true, std::memory_order_relaxed);
+  impl_->loop->request_stop();
+}
+
+void Server::join() {
+  Impl& m = *impl_;
+  if (m.sim_thread.joinable()) m.sim_thread.join();
+  if (m.net_thread.joinable()) m.net_thread.join();
+}
+
+bool Server::running() const noexcept {
+  return impl_->sim_running.load(std::memory_order_acquire);
+}
+
+std::uint16_t Server::tcp_port() const noexcept {
+  return impl_->bound_tcp_port;
+}
+std::uint16_t Server::udp_port() const noexcept {
+  return impl_->bound_udp_port;
+}
+
+const ServerSchema& Server::schema() const noexcept {
+  return impl_->schema;
+}
+
+ServerStats Server::stats() const {
+  const std::lock_guard lock(impl_->stats_mutex);
+  return impl_->shared_stats;
+}
+
+const LoopHistograms& Server::loop_histograms() const noexcept {
+  return impl_->loop->histograms();
+}
+const LoopCounters& Server::loop_counters() const noexcept {
+  return impl_->loop->counters();
+}
+StopReason Server::stop_reason() const noexcept {
+  return impl_->loop->stop_reason();
+}
+
+void Server::set_sim_thread_hook(SimThreadHook hook, void* context) noexcept {
+  impl_->sim_hook = hook;
+  impl_->sim_hook_context = context;
+}
+
+}  // namespace rtmb

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// rtmb::Server with rtmb::Client over loopback (issue 3, acceptance 1 and 2). Ports are chosen
+// by the OS; every wait is bounded; nothing asserts on timing.
+#include "rtmb/server.hpp"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rtmb/client.hpp"
+#include "rtmb/wire.hpp"
+
+namespace rtmb {
+namespace {
+
+using namespace std::chrono_literals;
+
+ServerConfig loopback_config() {
+  ServerConfig c;
+  c.model = "pendulum";
+  c.bind_address = "127.0.0.1";
+  c.tcp_port = 0;
+  c.udp_port = 0;
+  return c;
+}
+
+// Polls until pred() holds or the time is up; returns pred().
+bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds limit = 3000ms) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(2ms);
+  }
+  return pred();
+}
+
+std::vector<std::byte> input_datagram(std::uint64_t seq, std::uint16_t channel, double value) {
+  InputMessage m;
+  m.header.sequence = seq;
+  m.header.sender_time_ns = 1000;
+  m.sample_count = 1;
+  m.samples[0] = {channel, value};
+  std::vector<std::byte> out(kMaxDatagramBytes);
+  out.resize(encode_input(m, out));
+  return out;
+}
+
+// A plain UDP socket for sending malformed datagrams to the server.
+class RawSender {
+ public:
+  explicit RawSender(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_DGRAM, 0)) {
+    to_.sin_family = AF_INET;
+    to_.sin_port = htons(port);
+    to_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  }
+  ~RawSender() { ::close(fd_); }
+  RawSender(const RawSender&) = delete;
+  RawSender& operator=(const RawSender&) = delete;
+  [[nodiscard]] bool ok() const { return fd_ >= 0; }
+  void send(std::span<const std::byte> bytes) {
+    (void)::sendto(fd_, bytes.data(), bytes.size(), 0, reinterpret_cast<const sockaddr*>(&to_),
+                   sizeof to_);
+  }
+
+ private:
+  int fd_;
+  sockaddr_in to_{};
+};
+
+TEST(ServerLoopback, HelloSubscribeStreamAndLatencyEcho) {
+  Server server(loopback_config());
+  server.start();
+
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+  const ClientSchema schema = client.hello();
+  EXPECT_EQ(schema.version, kWireVersion);
+  EXPECT_EQ(schema.model, "pendulum");
+  EXPECT_EQ(schema.udp_port, server.udp_port());
+  EXPECT_GT(schema.rate_hz, 0.0);
+  ASSERT_EQ(schema.outputs, (std::vector<std::string>{"q0", "q1", "v0", "v1"}));
+  EXPECT_EQ(schema.output_units.size(), 4u);
+  EXPECT_EQ(schema.inputs, (std::vector<std::string>{"f0", "f1"}));
+
+  client.subscribe(1);
+
+  // the stream: increasing sequence numbers and steps, the model's shape, on the circle
+  StateMessage m;
+  std::uint64_t last_seq = 0;
+  std::uint64_t last_step = 0;
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(client.receive_state(m, 2000ms)) << "no state datagram " << i;
+    EXPECT_GT(m.header.sequence, last_seq);
+    EXPECT_GT(m.header.step, last_step);
+    ASSERT_EQ(m.channel_count, 4);
+    for (int c = 0; c < 4; ++c) EXPECT_TRUE(std::isfinite(m.channels[c]));
+    const double r2 = m.channels[0] * m.channels[0] + m.channels[1] * m.channels[1];
+    EXPECT_NEAR(r2, 1.0, 1e-6);  // pendulum of length 1 m, post-stabilized
+    EXPECT_FALSE(has_flag(m.header.flags, WireFlag::kEchoValid));
+    last_seq = m.header.sequence;
+    last_step = m.header.step;
+  }
+
+  // an input: its echo comes back, applied in a step after the last one seen before sending
+  const std::array<InputSample, 1> samples{InputSample{0, 0.25}};
+  const MessageHeader sent = client.send_input(samples);
+  bool echoed = false;
+  std::uint64_t newest_without_echo = last_step;
+  for (int i = 0; i < 5000 && !echoed; ++i) {
+    ASSERT_TRUE(client.receive_state(m, 2000ms));
+    if (!has_flag(m.header.flags, WireFlag::kEchoValid)) {
+      newest_without_echo = m.header.step;
+      continue;
+    }
+    echoed = true;
+    EXPECT_EQ(m.echo.sequence, sent.sequence);
+    EXPECT_EQ(m.echo.sender_time_ns, sent.sender_time_ns);
+    EXPECT_GT(m.echo.applied_step, last_step);  // the input was sent after last_step was seen
+    EXPECT_GT(m.echo.applied_step, newest_without_echo);
+    EXPECT_LE(m.echo.applied_step, m.header.step);
+  }
+  EXPECT_TRUE(echoed);
+  EXPECT_TRUE(eventually([&] { return server.stats().inputs_queued == 1; }));
+  EXPECT_EQ(server.stats().udp_in.accepted(), 1u);
+  EXPECT_EQ(client.state_counters().rejected(), 0u);
+
+  server.request_stop();
+  server.join();
+  EXPECT_EQ(server.stop_reason(), StopReason::kStopRequested);
+  EXPECT_GT(server.loop_counters().ticks, 0);
+}
+
+TEST(ServerLoopback, PauseStepResetControlTheStream) {
+  ServerConfig config = loopback_config();
+  config.start_running = false;
+  Server server(config);
+  server.start();
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+  (void)client.hello();
+  client.subscribe(1);
+
+  StateMessage m;
+  ASSERT_TRUE(client.receive_state(m, 2000ms));  // the paused initial state
+  EXPECT_TRUE(has_flag(m.header.flags, WireFlag::kPaused));
+  EXPECT_EQ(m.header.step, 0u);
+
+  EXPECT_EQ(client.request(R"({"command":"step","count":5,"id":3})"),
+            R"({"ok":true,"command":"step","id":3})");
+  std::uint64_t step = 0;
+  while (step < 5) {
+    ASSERT_TRUE(client.receive_state(m, 2000ms));
+    step = m.header.step;
+  }
+  EXPECT_EQ(step, 5u);
+  EXPECT_TRUE(eventually([&] { return server.stats().step == 5; }));
+
+  EXPECT_EQ(client.request(R"({"command":"reset"})"), R"({"ok":true,"command":"reset"})");
+  bool restarted = false;
+  for (int i = 0; i < 100 && !restarted; ++i) {
+    ASSERT_TRUE(client.receive_state(m, 2000ms));
+    restarted = has_flag(m.header.flags, WireFlag::kRestarted);
+  }
+  EXPECT_TRUE(restarted);
+  EXPECT_EQ(m.header.step, 0u);
+
+  EXPECT_EQ(client.request(R"({"command":"start"})"), R"({"ok":true,"command":"start"})");
+  EXPECT_TRUE(eventually([&] { return server.stats().step > 10; }));
+  const std::string stats = client.request(R"({"command":"stats","id":9})");
+  EXPECT_TRUE(stats.starts_with(R"({"ok":true,"command":"stats","id":9,"step":)")) << stats;
+  EXPECT_EQ(stats.find("\"ok\":", 2), std::string::npos) << stats;  // keys are unique
+  EXPECT_NE(stats.find("\"udp_bad_magic\":0"), std::string::npos) << stats;
+}
+
+TEST(ServerLoopback, MalformedDatagramsAreDroppedAndCounted) {
+  Server server(loopback_config());
+  server.start();
+  RawSender raw(server.udp_port());
+  ASSERT_TRUE(raw.ok());
+
+  // one of each kind, each counted under its reason
+  std::vector<std::byte> d = input_datagram(1, 0, 1.0);
+  d[0] ^= std::byte{0xFF};
+  raw.send(d);  // bad_magic
+  d = input_datagram(2, 0, 1.0);
+  d[4] = std::byte{2};
+  raw.send(d);  // bad_version
+  d = input_datagram(3, 0, 1.0);
+  d.push_back(std::byte{0});
+  raw.send(d);  // bad_length: a byte after the payload
+  d = input_datagram(4, 0, 1.0);
+  raw.send(std::span<const std::byte>(d.data(), 20));            // too_short
+  raw.send(std::span<const std::byte>(d.data(), d.size() - 3));  // bad_length: truncated
+  raw.send(input_datagram(5, 0, std::numeric_limits<double>::quiet_NaN()));  // non_finite
+  raw.send(input_datagram(6, 1, -std::numeric_limits<double>::infinity()));  // non_finite
+  raw.send(input_datagram(7, 2, 1.0));  // unknown_channel: the pendulum has f0, f1
+  ASSERT_TRUE(eventually([&] { return server.stats().udp_in.received == 8; }));
+  PacketCounters c = server.stats().udp_in;
+  EXPECT_EQ(c.count(PacketStatus::kBadMagic), 1u);
+  EXPECT_EQ(c.count(PacketStatus::kBadVersion), 1u);
+  EXPECT_EQ(c.count(PacketStatus::kBadLength), 2u);
+  EXPECT_EQ(c.count(PacketStatus::kTooShort), 1u);
+  EXPECT_EQ(c.count(PacketStatus::kNonFinite), 2u);
+  EXPECT_EQ(c.count(PacketStatus::kUnknownChannel), 1u);
+  EXPECT_EQ(c.accepted(), 0u);
+  EXPECT_EQ(server.stats().inputs_queued, 0u);
+
+  // a flood of 10^5 garbage datagrams (the kernel may drop some on the way: no exact count)
+  std::mt19937 rng(12345);
+  std::array<std::byte, kMaxDatagramBytes + 8> garbage{};
+  const std::uint64_t step_before = server.stats().step;
+  for (int i = 0; i < 100'000; ++i) {
+    const std::size_t n = rng() % garbage.size();
+    for (std::size_t k = 0; k < n; ++k) garbage[k] = static_cast<std::byte>(rng());
+    if (i % 2 == 0 && n >= 8) {  // half carry a valid magic and version: checked further in
+      const std::array<unsigned char, 6> head{0x52, 0x54, 0x4D, 0x42, 0x01, 0x00};
+      std::memcpy(garbage.data(), head.data(), head.size());
+    }
+    raw.send(std::span<const std::byte>(garbage.data(), n));
+  }
+  // wait until the server has read what reached it (the count stops moving)
+  std::uint64_t seen = 0;
+  for (int i = 0; i < 100; ++i) {
+    std::this_thread::sleep_for(20ms);
+    const std::uint64_t now = server.stats().udp_in.received;
+    if (now == seen) break;
+    seen = now;
+  }
+  c = server.stats().udp_in;
+  EXPECT_GT(c.received, 8u);
+  EXPECT_LE(c.received, 100'008u);
+  EXPECT_EQ(c.accepted(), 0u);
+  std::uint64_t sum = 0;
+  for (const std::uint64_t n : c.by_status) sum += n;
+  EXPECT_EQ(sum, c.received);
+  EXPECT_GT(c.count(PacketStatus::kTooShort) + c.count(PacketStatus::kBadMagic), 0u);
+  EXPECT_GT(c.count(PacketStatus::kBadLength), 2u);
+
+  // still stepping, still finite, still accepting valid input
+  EXPECT_TRUE(eventually([&] { return server.stats().step > step_before + 10; }));
+  EXPECT_TRUE(server.stats().state_finite);
+  EXPECT_TRUE(server.running());
+  // (resent in case the kernel dropped it behind the flood)
+  bool queued = false;
+  for (std::uint64_t k = 0; k < 30 && !queued; ++k) {
+    raw.send(input_datagram(100 + k, 1, 0.5));
+    queued = eventually([&] { return server.stats().inputs_queued >= 1; }, 100ms);
+  }
+  EXPECT_TRUE(queued);
+
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+  (void)client.hello();
+  client.subscribe(1);
+  StateMessage m;
+  ASSERT_TRUE(client.receive_state(m, 2000ms));
+  for (int k = 0; k < m.channel_count; ++k) EXPECT_TRUE(std::isfinite(m.channels[k]));
+}
+
+TEST(ServerLoopback, BadCommandsGetErrorRepliesAndTheServerKeepsRunning) {
+  ServerConfig config = loopback_config();
+  config.token = "s3cret";
+  Server server(config);
+  server.start();
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+
+  const auto is_error = [](const std::string& reply) { return reply.starts_with("{\"ok\":false"); };
+  std::string r = client.request("this is not json");
+  EXPECT_TRUE(is_error(r)) << r;
+  EXPECT_NE(r.find("invalid JSON"), std::string::npos) << r;
+  r = client.request(R"({"command":"jump","id":4})");
+  EXPECT_TRUE(is_error(r)) << r;
+  EXPECT_NE(r.find("unknown command"), std::string::npos) << r;
+  EXPECT_NE(r.find("\"id\":4"), std::string::npos) << r;
+  r = client.request(R"({"command":"start"})");
+  EXPECT_TRUE(is_error(r)) << r;  // no hello yet
+  r = client.request(R"({"command":"hello"})");
+  EXPECT_TRUE(is_error(r)) << r;  // token required
+  r = client.request(R"({"command":"hello","token":"wrong"})");
+  EXPECT_TRUE(is_error(r)) << r;
+  EXPECT_NO_THROW((void)client.hello("s3cret"));
+  r = client.request(R"({"command":"subscribe"})");
+  EXPECT_TRUE(is_error(r)) << r;
+  EXPECT_NE(r.find("missing key \\\"port\\\""), std::string::npos) << r;
+  r = client.request(R"({"command":"subscribe","port":9,"address":"10.1.2.3"})");
+  EXPECT_TRUE(is_error(r)) << r;  // only the client's own address
+  r = client.request(R"({"command":"set","param":"dt","value":0.001})");
+  EXPECT_TRUE(is_error(r)) << r;
+  r = client.request(R"({"command":"load","model":"andrews"})");
+  EXPECT_TRUE(is_error(r)) << r;
+  // several requests in one segment, each answered in order
+  client.send_raw("{\"command\":\"stats\",\"id\":1}\n{\"command\":\"stats\",\"id\":2}\n");
+  EXPECT_NE(client.read_line().find("\"id\":1"), std::string::npos);
+  EXPECT_NE(client.read_line().find("\"id\":2"), std::string::npos);
+
+  // a huge line: one error reply, then the server closes this connection
+  client.send_raw(std::string(3 * 4096, 'x') + "\n");
+  r = client.read_line();
+  EXPECT_TRUE(is_error(r)) << r;
+  EXPECT_NE(r.find("line too long"), std::string::npos) << r;
+
+  // the server is fine: a new connection works and the simulation keeps stepping
+  Client again;
+  again.connect("127.0.0.1", server.tcp_port());
+  EXPECT_NO_THROW((void)again.hello("s3cret"));
+  const std::uint64_t step = server.stats().step;
+  EXPECT_TRUE(eventually([&] { return server.stats().step > step; }));
+  EXPECT_GE(server.stats().command_errors, 10u);
+}
+
+TEST(ServerLoopback, ClientThatDoesNotReadItsRepliesIsDropped) {
+  Server server(loopback_config());
+  server.start();
+
+  // a client with a tiny receive window that sends requests and never reads the replies
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  const int small = 4096;
+  (void)::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(server.tcp_port());
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to), 0);
+  const std::string hello = "{\"command\":\"hello\"}\n";
+  (void)::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL);
+  std::string requests;
+  for (int i = 0; i < 1000; ++i) requests += "{\"command\":\"stats\"}\n";
+  const auto end = std::chrono::steady_clock::now() + 5s;
+  while (server.stats().tcp_dropped == 0 && std::chrono::steady_clock::now() < end) {
+    const ssize_t n = ::send(fd, requests.data(), requests.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) break;  // closed
+    if (n < 0) std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_TRUE(eventually([&] { return server.stats().tcp_dropped == 1; }));
+  ::close(fd);
+
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+  EXPECT_NO_THROW((void)client.hello());
+  EXPECT_TRUE(eventually([&] { return server.stats().clients == 1; }));
+}
+
+TEST(ServerLoopback, LimitsOnClientsAndUnknownModel) {
+  EXPECT_THROW(
+      {
+        ServerConfig c = loopback_config();
+        c.model = "no_such_model";
+        Server s(c);
+      },
+      std::invalid_argument);
+
+  ServerConfig config = loopback_config();
+  config.max_clients = 1;
+  Server server(config);
+  server.start();
+  Client first;
+  first.connect("127.0.0.1", server.tcp_port());
+  (void)first.hello();
+  Client second;
+  second.connect("127.0.0.1", server.tcp_port());  // accepted by the kernel, closed by the server
+  EXPECT_THROW((void)second.hello(), ClientError);
+  EXPECT_TRUE(eventually([&] { return server.stats().tcp_refused == 1; }));
+  EXPECT_NO_THROW((void)first.request(R"({"command":"stats"})"));
+}
+
+}  // namespace
+}  // namespace rtmb
