@@ -3,39 +3,18 @@
 //
 // `rtmb run` as a user runs it: exit codes, messages, and the JSON summary line.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
+
+#include "tests/support/run_binary.hpp"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr, interleaved
-  std::string last_line;
-};
-
-Result run_rtmb(const std::string& args) {
-  const std::string cmd = std::string(RTMB_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe) != nullptr) r.out += buf.data();
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::istringstream lines(r.out);
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.empty()) r.last_line = line;
-  }
-  return r;
-}
+using Result = rtmb::testing::CommandResult;
+using rtmb::testing::run_rtmb;
 
 double json_number(const std::string& json, const std::string& key) {
   const std::regex re("\"" + key + "\":(-?[0-9.eE+-]+)");

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+namespace rtmb::testing {
+
+/// What a command-line run printed and returned.
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;        ///< stdout and stderr, interleaved
+  std::string last_line;  ///< last non-empty line of out
+};
+
+/// Runs `RTMB_BINARY args` through the shell as a user would and collects its output.
+inline CommandResult run_rtmb(const std::string& args) {
+  const std::string cmd = std::string(RTMB_BINARY) + " " + args + " 2>&1";
+  CommandResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe) != nullptr) r.out += buf.data();
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) r.last_line = line;
+  }
+  return r;
+}
+
+}  // namespace rtmb::testing
