@@ -30,6 +30,7 @@ readonly PACKAGES=(
   libboost-dev
   libspdlog-dev
   libfmt-dev
+  python3
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
