@@ -239,8 +239,8 @@ TEST(PythonClient, FailsClearlyWhenNothingListens) {
   ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
   const int port = ntohs(addr.sin_port);
 
-  Child client({p.python, p.script.string(), "--port", std::to_string(port), "--timeout", "2",
-                "--json"});
+  Child client(
+      {p.python, p.script.string(), "--port", std::to_string(port), "--timeout", "2", "--json"});
   ASSERT_TRUE(client.started());
   const int code = client.wait_for(std::chrono::seconds(10));
   ::close(fd);
