@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// `rtmb latency`: emulates a device against `rtmb serve` (an in-process server on 127.0.0.1, or
+// --connect HOST:PORT) and measures the input -> state round trip from the latency echo
+// (docs/protocol.md), then, in the same run, the raw UDP ping-pong floor on loopback, so the
+// engine's share of the round trip is visible. Table on stdout; --json adds one JSON object as
+// the last line.
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace rtmb::app {
+
+struct LatencyOptions {
+  std::string model = "pendulum";  ///< model of the in-process server
+  std::string connect;             ///< HOST:PORT of a running server; empty: in-process server
+  double rate_hz = 1000.0;         ///< inputs per second [Hz]
+  double duration_s = 10.0;        ///< how long inputs are sent [s]
+  std::string channel;             ///< input channel name or index; empty: the first one
+  std::string impair;              ///< "delay=MS,jitter=MS,loss=P" (any subset); empty: none
+  bool json = false;
+};
+
+void add_latency_command(CLI::App& app, LatencyOptions& options, int* exit_code);
+
+int latency(const LatencyOptions& options);
+
+}  // namespace rtmb::app

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// `rtmb latency` as a user runs it: the JSON summary is complete and consistent, full emulated
+// loss echoes nothing, and a bad --impair string is refused. No timing assertions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "tests/support/run_binary.hpp"
+
+namespace {
+
+using rtmb::testing::CommandResult;
+
+CommandResult run_latency(const std::string& args) {
+  return rtmb::testing::run_rtmb("latency " + args);
+}
+
+// The value of "key" in a flat JSON line, as text; empty if the key is missing.
+std::string json_value(const std::string& line, const std::string& key) {
+  const std::string quoted = "\"" + key + "\":";
+  const std::size_t at = line.find(quoted);
+  if (at == std::string::npos) return {};
+  const std::size_t begin = at + quoted.size();
+  const std::size_t end = line.find_first_of(",}", begin);
+  return line.substr(begin, end - begin);
+}
+
+double json_number(const std::string& line, const std::string& key) {
+  const std::string v = json_value(line, key);
+  return v.empty() || v == "null" ? NAN : std::strtod(v.c_str(), nullptr);
+}
+
+TEST(LatencyCommand, JsonSummaryIsCompleteAndConsistent) {
+  const CommandResult r = run_latency("--rate 200 --duration 1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string& j = r.last_line;
+  ASSERT_EQ(j.front(), '{') << r.out;
+  for (const char* key :
+       {"rate_hz", "duration_s", "sent", "echoed", "lost", "reordered", "rtt_p50_us", "rtt_p90_us",
+        "rtt_p99_us", "rtt_max_us", "floor_p50_us", "floor_p99_us", "floor_max_us", "ratio_p50"}) {
+    EXPECT_FALSE(json_value(j, key).empty()) << key << " missing in " << j;
+  }
+  const double sent = json_number(j, "sent");
+  const double echoed = json_number(j, "echoed");
+  EXPECT_GT(sent, 0.0) << j;
+  EXPECT_GT(echoed, 0.0) << j;
+  EXPECT_EQ(echoed + json_number(j, "lost"), sent) << j;
+  for (const char* prefix : {"rtt", "floor"}) {
+    const std::string p(prefix);
+    const double p50 = json_number(j, p + "_p50_us");
+    const double p99 = json_number(j, p + "_p99_us");
+    const double max = json_number(j, p + "_max_us");
+    ASSERT_TRUE(std::isfinite(p50) && std::isfinite(p99) && std::isfinite(max)) << j;
+    EXPECT_LE(p50, p99) << j;
+    EXPECT_LE(p99, max) << j;
+  }
+  EXPECT_LE(json_number(j, "rtt_p50_us"), json_number(j, "rtt_p90_us")) << j;
+  EXPECT_LE(json_number(j, "rtt_p90_us"), json_number(j, "rtt_p99_us")) << j;
+  EXPECT_NE(r.out.find("input->state RTT"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("floor"), std::string::npos) << r.out;
+}
+
+TEST(LatencyCommand, FullLossEchoesNothing) {
+  const CommandResult r = run_latency("--rate 200 --duration 0.5 --impair loss=1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string& j = r.last_line;
+  EXPECT_GT(json_number(j, "sent"), 0.0) << j;
+  EXPECT_EQ(json_number(j, "echoed"), 0.0) << j;
+  EXPECT_EQ(json_number(j, "lost"), json_number(j, "sent")) << j;
+}
+
+TEST(LatencyCommand, BadImpairmentIsRefused) {
+  for (const char* bad : {"delay=abc", "loss=2", "wobble=3", "delay", "delay=1,delay=2"}) {
+    const CommandResult r = run_latency(std::string("--duration 0.1 --impair ") + bad);
+    EXPECT_NE(r.exit_code, 0) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find("bad --impair"), std::string::npos) << bad << ": " << r.out;
+  }
+}
+
+TEST(LatencyCommand, UnknownChannelIsRefused) {
+  const CommandResult r = run_latency("--rate 100 --duration 0.1 --channel nope");
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("unknown input channel"), std::string::npos) << r.out;
+}
+
+}  // namespace
