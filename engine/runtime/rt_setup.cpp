@@ -54,6 +54,11 @@ const char* limit_text(rlim_t value, char (&buffer)[32]) noexcept {
 }  // namespace
 
 RtSetupResult lock_memory() noexcept {
+  if constexpr (kSanitizerBuild) {
+    return make_result(RtSetupStatus::kUnsupported, ENOTSUP,
+                       "mlockall not attempted in a sanitizer build (it would lock the "
+                       "sanitizer's shadow memory); memory stays pageable");
+  }
   if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
     return make_result(RtSetupStatus::kOk, 0, "memory locked (mlockall)");
   }

@@ -22,6 +22,20 @@
 
 namespace rtmb {
 
+/// True in AddressSanitizer/ThreadSanitizer builds. There mlockall would try to lock the
+/// sanitizer's terabytes of shadow mappings, so lock_memory() does not attempt it.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kSanitizerBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+inline constexpr bool kSanitizerBuild = true;
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+
 /// Outcome of one real-time setup call.
 enum class RtSetupStatus {
   kOk,           ///< done
@@ -43,7 +57,8 @@ struct RtSetupResult {
 
 /// mlockall(MCL_CURRENT | MCL_FUTURE): keep every present and future page of the process in
 /// RAM, so the loop never waits for a page-in. Refused without CAP_IPC_LOCK when the memlock
-/// limit is too small. Setup-only; never throws.
+/// limit is too small. In sanitizer builds (kSanitizerBuild) it is not attempted and returns
+/// kUnsupported. Setup-only; never throws.
 [[nodiscard]] RtSetupResult lock_memory() noexcept;
 
 /// SCHED_FIFO at priority (1..99 on Linux) for the calling thread. Refused without
