@@ -8,6 +8,7 @@ Dynamics::Dynamics(const System& system)
     : system_(system),
       kkt_(system.n_v(), system.n_lambda()),
       f_(Vec::Zero(system.n_v())),
+      applied_(Vec::Zero(system.n_v())),
       rhs_(Vec::Zero(system.n_lambda())),
       g_(Vec::Zero(system.n_lambda())),
       lambda_(Vec::Zero(system.n_lambda())) {}
@@ -26,6 +27,7 @@ void Dynamics::evaluate(
   system_.mass(t, q, kkt_.mass_block());
   system_.jacobian(t, q, kkt_.jacobian_block());
   system_.forces(t, q, v, f_);
+  f_ += applied_;
 
   // constraint side: -L, plus Baumgarte feedback -g1 (G v + g_t) - g2 g  (Chin eq. 2.14)
   system_.curvature(t, q, v, rhs_);

@@ -13,11 +13,12 @@ namespace rtmb {
 /// At every evaluation it assembles and solves (Chin 1995 eq. 4.2/4.22,
 /// reference/post-stabilization-chin1995.md §1.1, §1.8)
 ///
-///     [ M  G^T ] [ v'     ]   [ f(t,q,v)                                ]
+///     [ M  G^T ] [ v'     ]   [ f(t,q,v) + u                            ]
 ///     [ G   0  ] [ lambda ] = [ -L(t,q,v) - g1 (G v + g_t) - g2 g(t,q)  ]
 ///
 /// The Baumgarte terms (g1, g2) = B(gamma1, gamma2) realise g'' + g1 g' + g2 g = 0 (Chin eq. 2.14);
 /// with both zero this is plain index reduction, whose drift the post-stabilizers remove.
+/// u is the external generalized force of applied(): the model's input channels (issue 3).
 class Dynamics {
  public:
   explicit Dynamics(const System& system);
@@ -28,6 +29,11 @@ class Dynamics {
   /// Evaluates v' (size n_v) at (t, q, v); lambda() holds the multipliers afterwards.
   /// Sets StepFlag::kSingularKkt in status on a singular KKT matrix. RT-safe.
   void evaluate(double t, VecCRef q, VecCRef v, VecRef out_vdot, StepStatus& status) noexcept;
+
+  /// Generalized applied force added to f(t, q, v) in every evaluation [N | N m], size n_v; zero
+  /// after construction. Held over a step (zero-order hold of a sampled input).
+  [[nodiscard]] Vec& applied() noexcept { return applied_; }
+  [[nodiscard]] const Vec& applied() const noexcept { return applied_; }
 
   [[nodiscard]] const System& system() const noexcept { return system_; }
   /// Multipliers of the last evaluation [N | N m], size n_lambda.
@@ -40,10 +46,11 @@ class Dynamics {
   DenseKkt kkt_;
   double gamma1_ = 0.0;
   double gamma2_ = 0.0;
-  Vec f_;       ///< applied forces, n_v
-  Vec rhs_;     ///< constraint right-hand side, n_lambda
-  Vec g_;       ///< scratch g or g_t, n_lambda
-  Vec lambda_;  ///< multipliers of the last evaluation, n_lambda
+  Vec f_;        ///< applied forces, n_v
+  Vec applied_;  ///< external generalized force (inputs), n_v
+  Vec rhs_;      ///< constraint right-hand side, n_lambda
+  Vec g_;        ///< scratch g or g_t, n_lambda
+  Vec lambda_;   ///< multipliers of the last evaluation, n_lambda
   long evaluations_ = 0;
 };
 

@@ -71,7 +71,13 @@ bool SimulationRunner::on_tick(const Tick& tick) noexcept {
   // inputs that arrived before this tick act in this tick; the bank then applies its per-channel
   // policies and the watchdog at this tick's grid time
   drain_inputs();
-  if (bank_ != nullptr) bank_->advance(tick.index * period_ns());
+  if (bank_ != nullptr) {
+    bank_->advance(tick.index * period_ns());
+    // channel i is the generalized force on velocity coordinate i, held over the tick's steps
+    VecRef u = applied_force(*ws_);
+    const Eigen::Index n = std::min<Eigen::Index>(bank_->channel_count(), u.size());
+    for (Eigen::Index i = 0; i < n; ++i) u[i] = bank_->value(static_cast<int>(i));
+  }
 
   // advance the state; a non-finite step leaves the state as it was, so stop stepping
   std::uint32_t step_flags = 0;
@@ -87,6 +93,13 @@ bool SimulationRunner::on_tick(const Tick& tick) noexcept {
 
   publish(tick, step_flags);
   return !(config_.stop_on_non_finite && has_flag(step_flags, StepFlag::kNonFinite));
+}
+
+void SimulationRunner::reset_inputs() noexcept {
+  if (bank_ != nullptr) bank_->reset();
+  applied_force(*ws_).setZero();
+  last_input_ = QueuedInput{};
+  last_input_step_ = -1;
 }
 
 void SimulationRunner::drain_inputs() noexcept {

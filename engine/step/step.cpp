@@ -111,6 +111,14 @@ StepStatus step(const Model& model, State& s, Workspace& ws) noexcept {
   return status;
 }
 
+VecRef applied_force(Workspace& ws) noexcept {
+  return ws.impl().dynamics.applied();
+}
+
+VecCRef applied_force(const Workspace& ws) noexcept {
+  return ws.impl().dynamics.applied();
+}
+
 void measure(const Model& model, const State& s, Workspace& ws, StepStatus& status) noexcept {
   ws.impl().monitor.measure(model.system(), s.t, s.q, s.v, status);
 }

@@ -25,6 +25,7 @@ class Workspace {
 
   struct Impl;
   [[nodiscard]] Impl& impl() noexcept { return *impl_; }
+  [[nodiscard]] const Impl& impl() const noexcept { return *impl_; }
 
  private:
   std::unique_ptr<Impl> impl_;
@@ -42,6 +43,13 @@ class Workspace {
 /// With Method::kDopri5 this is a fixed step of the fifth-order Dormand-Prince formula; adaptive
 /// step-size control lives in AdaptiveDopri5 (rtmb/adaptive.hpp).
 [[nodiscard]] StepStatus step(const Model& model, State& s, Workspace& ws) noexcept;
+
+/// The external generalized force u [N | N m] (size n_v) that every following step adds to the
+/// system's applied forces: M v' = f(t, q, v) + u - G^T lambda. Zero after the Workspace is
+/// built; held constant over a step (a zero-order hold, as for a sampled input). This is where
+/// input channels act (SimulationRunner writes it from the InputChannelBank). RT-safe.
+[[nodiscard]] VecRef applied_force(Workspace& ws) noexcept;
+[[nodiscard]] VecCRef applied_force(const Workspace& ws) noexcept;
 
 /// Measures drift and energy of s into status (stage 4 alone). RT-safe.
 void measure(const Model& model, const State& s, Workspace& ws, StepStatus& status) noexcept;

@@ -17,9 +17,12 @@
 //
 // Inputs are drained at the start of each tick, before its step, so a sample that arrived
 // before tick k acts in tick k ("inputs take effect in the step after they arrive"). What a
-// sample does is the input hook's business. Model input channels do not exist yet (they come
-// with the model files), so by default the hook is absent and draining only records the latency
-// echo (sequence number, sender time, step applied) that goes back in the snapshot.
+// sample does is the input hook's business; without one, draining only records the latency
+// echo (sequence number, sender time, step applied) that goes back in the snapshot. With an
+// InputChannelBank attached (set_input_bank), the bank's per-channel values after its policies
+// and watchdog become the external generalized force of the step (applied_force(ws), channel i
+// on velocity coordinate i): the convention of the built-in mechanisms, whose input channel i is
+// the generalized force on coordinate i. Model files will map named channels to body points.
 //
 // Degrade level (OverrunPolicy::kDegrade): the runner copies Tick::degrade_level into the
 // snapshot but does not act on it yet, because the engine has no cheaper step mode to switch to
@@ -140,6 +143,10 @@ class SimulationRunner {
   /// jitter) after draining and before stepping, so hold/extrapolate/decay/safe-state and the
   /// staleness watchdog act every tick. nullptr detaches. Setup-only; bank must outlive the loop.
   void set_input_bank(InputChannelBank* bank) noexcept;
+
+  /// Puts the inputs back to their start: the bank (if any) is reset and the applied force
+  /// zeroed; the latency echo is cleared. For a simulation reset. RT-safe.
+  void reset_inputs() noexcept;
 
   /// One tick: drain inputs, step, publish. Returns false when the loop should stop
   /// (kNonFinite with stop_on_non_finite). RT-safe: no allocation, lock, log or exception.
