@@ -20,6 +20,7 @@ readonly PACKAGES=(
   ninja-build
   ccache
   libeigen3-dev
+  libyaml-cpp-dev
   libcli11-dev
   libgtest-dev
   libgmock-dev

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Model-file loader (include/rtmb/model_file.hpp, format in docs/model-format.md). yaml-cpp does
+// the parsing; this file checks every key and value and turns each problem into a
+// ModelFileError that names file, line, column and the dotted key.
+#include "rtmb/model_file.hpp"
+
+// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
+// the messages built here are plain `std::string + literal` expressions.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+namespace rtmb {
+
+ModelFileError::ModelFileError(
+    std::string file, int line, int column, std::string key, const std::string& why)
+    : std::runtime_error(file + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                         ": key '" + key + "': " + why),
+      file_(std::move(file)),
+      line_(line),
+      key_(std::move(key)) {}
+
+ModelFileError::ModelFileError(const std::string& message) : std::runtime_error(message) {}
+
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+// Reads one file: every accessor knows the file name, so every error can say where it is.
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const YAML::Node& at,
+                         const std::string& key,
+                         const std::string& why) const {
+    const YAML::Mark m = at.Mark();
+    // yaml-cpp marks are 0-based; a node without a position (-1) is reported at line 0
+    throw ModelFileError(path_, m.line + 1, m.column + 1, key, why);
+  }
+
+  // Fails on any key of `map` not in `allowed`; fails if `map` is not a mapping.
+  void check_keys(const YAML::Node& map,
+                  const std::string& prefix,
+                  std::initializer_list<std::string_view> allowed) const {
+    if (!map.IsMap()) fail(map, prefix.empty() ? "(top level)" : prefix, "expected a mapping");
+    for (const auto& kv : map) {
+      const std::string k = kv.first.as<std::string>();
+      if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+      std::string valid;
+      for (const std::string_view a : allowed) {
+        if (!valid.empty()) valid += ", ";
+        valid += a;
+      }
+      fail(kv.first, join(prefix, k), "unknown key (valid here: " + valid + ")");
+    }
+  }
+
+  static std::string join(const std::string& prefix, std::string_view key) {
+    return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
+  }
+
+  [[nodiscard]] std::string string(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected a string");
+    return n.as<std::string>();
+  }
+
+  [[nodiscard]] double number(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected a number");
+    double v = 0.0;
+    if (!YAML::convert<double>::decode(n, v)) {
+      fail(n, key, "expected a number, got '" + n.as<std::string>() + "'");
+    }
+    if (!std::isfinite(v)) fail(n, key, "must be finite");
+    return v;
+  }
+
+  [[nodiscard]] double positive(const YAML::Node& n, const std::string& key) const {
+    const double v = number(n, key);
+    if (!(v > 0.0)) fail(n, key, "must be > 0");
+    return v;
+  }
+
+  [[nodiscard]] double non_negative(const YAML::Node& n, const std::string& key) const {
+    const double v = number(n, key);
+    if (v < 0.0) fail(n, key, "must be >= 0");
+    return v;
+  }
+
+  [[nodiscard]] long long integer(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected an integer");
+    long long v = 0;
+    if (!YAML::convert<long long>::decode(n, v)) {
+      fail(n, key, "expected an integer, got '" + n.as<std::string>() + "'");
+    }
+    return v;
+  }
+
+  [[nodiscard]] bool boolean(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected true or false");
+    bool v = false;
+    if (!YAML::convert<bool>::decode(n, v)) {
+      fail(n, key, "expected true or false, got '" + n.as<std::string>() + "'");
+    }
+    return v;
+  }
+
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::int64_t ms_to_ns(double ms) {
+  return std::llround(ms * kNsPerMs);
+}
+
+void read_integration(const Reader& r, const YAML::Node& n, Settings& s) {
+  const std::string p = "integration";
+  r.check_keys(n, p,
+               {"method", "stabilizer", "dt", "gamma1", "gamma2", "projection_tolerance",
+                "projection_max_iterations", "datol", "monitor"});
+  if (const YAML::Node m = n["method"]) {
+    const std::string name = r.string(m, p + ".method");
+    const auto method = parse_method(name);
+    if (!method)
+      r.fail(m, p + ".method", "unknown method '" + name + "' (valid: " + method_names() + ")");
+    s.method = *method;
+  }
+  if (const YAML::Node m = n["stabilizer"]) {
+    const std::string name = r.string(m, p + ".stabilizer");
+    const auto st = parse_stabilizer(name);
+    if (!st) {
+      r.fail(m, p + ".stabilizer",
+             "unknown stabilizer '" + name + "' (valid: " + stabilizer_names() + ")");
+    }
+    s.stabilizer = *st;
+  }
+  if (const YAML::Node m = n["dt"]) s.dt = r.positive(m, p + ".dt");
+  if (const YAML::Node m = n["gamma1"]) s.gamma1 = r.non_negative(m, p + ".gamma1");
+  if (const YAML::Node m = n["gamma2"]) s.gamma2 = r.non_negative(m, p + ".gamma2");
+  if (const YAML::Node m = n["projection_tolerance"]) {
+    s.projection_tolerance = r.positive(m, p + ".projection_tolerance");
+  }
+  if (const YAML::Node m = n["projection_max_iterations"]) {
+    const long long k = r.integer(m, p + ".projection_max_iterations");
+    if (k < 1 || k > 1000) r.fail(m, p + ".projection_max_iterations", "must be in 1..1000");
+    s.projection_max_iterations = static_cast<int>(k);
+  }
+  if (const YAML::Node m = n["datol"]) s.datol = r.non_negative(m, p + ".datol");
+  if (const YAML::Node m = n["monitor"]) s.monitor = r.boolean(m, p + ".monitor");
+}
+
+void read_options(const Reader& r, const YAML::Node& n, MechanismOptions& o) {
+  const std::string p = "options";
+  r.check_keys(n, p, {"chain_links", "chain_loop", "robot_omega"});
+  if (const YAML::Node m = n["chain_links"]) {
+    const long long k = r.integer(m, p + ".chain_links");
+    if (k < 1 || k > 100000) r.fail(m, p + ".chain_links", "must be in 1..100000");
+    o.chain_links = static_cast<int>(k);
+  }
+  if (const YAML::Node m = n["chain_loop"]) o.chain_loop = r.boolean(m, p + ".chain_loop");
+  if (const YAML::Node m = n["robot_omega"]) o.robot_omega = r.positive(m, p + ".robot_omega");
+}
+
+InputKind parse_kind(const Reader& r, const YAML::Node& n, const std::string& key) {
+  const std::string s = r.string(n, key);
+  if (s == "force") return InputKind::kForce;
+  if (s == "torque") return InputKind::kTorque;
+  if (s == "position") return InputKind::kPosition;
+  if (s == "command") return InputKind::kCommand;
+  r.fail(n, key, "unknown kind '" + s + "' (valid: force, torque, position, command)");
+}
+
+MissPolicy parse_policy(const Reader& r, const YAML::Node& n, const std::string& key) {
+  const std::string s = r.string(n, key);
+  if (s == "hold") return MissPolicy::kHold;
+  if (s == "extrapolate") return MissPolicy::kExtrapolate;
+  if (s == "decay") return MissPolicy::kDecay;
+  r.fail(n, key, "unknown policy '" + s + "' (valid: hold, extrapolate, decay)");
+}
+
+void read_channel(const Reader& r, const YAML::Node& n, const std::string& p, InputChannelSpec& c) {
+  r.check_keys(n, p,
+               {"name", "unit", "kind", "policy", "initial_value", "extrapolate_horizon_ms",
+                "decay_tau_ms", "safe_after_misses", "safe_value", "min", "max"});
+  InputChannelConfig& cfg = c.config;
+  if (const YAML::Node m = n["name"]) {
+    c.name = r.string(m, p + ".name");
+    if (c.name.empty() || c.name.find(',') != std::string::npos) {
+      r.fail(m, p + ".name", "must be non-empty and contain no comma");
+    }
+  }
+  if (const YAML::Node m = n["unit"]) c.unit = r.string(m, p + ".unit");
+  if (const YAML::Node m = n["kind"]) cfg.kind = parse_kind(r, m, p + ".kind");
+  if (const YAML::Node m = n["policy"]) cfg.policy = parse_policy(r, m, p + ".policy");
+  if (const YAML::Node m = n["initial_value"])
+    cfg.initial_value = r.number(m, p + ".initial_value");
+  if (const YAML::Node m = n["extrapolate_horizon_ms"]) {
+    cfg.extrapolate_horizon_ns = ms_to_ns(r.non_negative(m, p + ".extrapolate_horizon_ms"));
+  }
+  if (const YAML::Node m = n["decay_tau_ms"]) {
+    cfg.decay_tau_ns = ms_to_ns(r.positive(m, p + ".decay_tau_ms"));
+  }
+  if (const YAML::Node m = n["safe_after_misses"]) {
+    const long long k = r.integer(m, p + ".safe_after_misses");
+    if (k < 0 || k > 1'000'000) r.fail(m, p + ".safe_after_misses", "must be in 0..1000000");
+    cfg.safe_after_misses = static_cast<int>(k);
+  }
+  if (const YAML::Node m = n["safe_value"]) cfg.safe_value = r.number(m, p + ".safe_value");
+  if (const YAML::Node m = n["min"]) cfg.min_value = r.number(m, p + ".min");
+  if (const YAML::Node m = n["max"]) cfg.max_value = r.number(m, p + ".max");
+  // the bank's own rules, reported here with the channel's position
+  try {
+    const InputChannelBank probe(std::span<const InputChannelConfig>(&cfg, 1));
+  } catch (const std::invalid_argument& e) {
+    r.fail(n, p, e.what());
+  }
+}
+
+void read_inputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_v) {
+  const std::string p = "inputs";
+  r.check_keys(n, p, {"stale_after_ms", "watchdog_ramp_ms", "channels"});
+  if (const YAML::Node m = n["stale_after_ms"]) {
+    f.input_bank.stale_after_ns = ms_to_ns(r.positive(m, p + ".stale_after_ms"));
+  }
+  if (const YAML::Node m = n["watchdog_ramp_ms"]) {
+    f.input_bank.watchdog_ramp_ns = ms_to_ns(r.non_negative(m, p + ".watchdog_ramp_ms"));
+  }
+  const YAML::Node channels = n["channels"];
+  if (!channels) return;
+  const std::string key = p + ".channels";
+  if (!channels.IsSequence()) r.fail(channels, key, "expected a list of channels");
+  if (static_cast<int>(channels.size()) != n_v) {
+    r.fail(channels, key,
+           "lists " + std::to_string(channels.size()) + " channels; mechanism '" + f.mechanism +
+               "' has " + std::to_string(n_v) +
+               " (one generalized force per velocity coordinate, in order)");
+  }
+  for (int i = 0; i < n_v; ++i) {
+    read_channel(r, channels[static_cast<std::size_t>(i)], key + "[" + std::to_string(i) + "]",
+                 f.inputs[static_cast<std::size_t>(i)]);
+  }
+  for (int i = 0; i < n_v; ++i) {
+    for (int j = 0; j < i; ++j) {
+      if (f.inputs[static_cast<std::size_t>(i)].name ==
+          f.inputs[static_cast<std::size_t>(j)].name) {
+        r.fail(channels[static_cast<std::size_t>(i)], key + "[" + std::to_string(i) + "].name",
+               "'" + f.inputs[static_cast<std::size_t>(i)].name + "' is already channel " +
+                   std::to_string(j));
+      }
+    }
+  }
+}
+
+void read_outputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_q, int n_v) {
+  const std::string p = "outputs";
+  r.check_keys(n, p, {"units"});
+  const YAML::Node units = n["units"];
+  if (!units) return;
+  if (!units.IsSequence() || static_cast<int>(units.size()) != n_q + n_v) {
+    r.fail(units, p + ".units",
+           "expected a list of " + std::to_string(n_q + n_v) + " units (q0.., then v0..)");
+  }
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    f.output_units.push_back(r.string(units[i], p + ".units[" + std::to_string(i) + "]"));
+  }
+}
+
+}  // namespace
+
+std::vector<InputChannelSpec> default_input_channels(int n_v) {
+  std::vector<InputChannelSpec> out(static_cast<std::size_t>(n_v));
+  for (int i = 0; i < n_v; ++i) {
+    InputChannelSpec& c = out[static_cast<std::size_t>(i)];
+    c.name = "f" + std::to_string(i);
+    c.unit = "N|N*m";
+    c.config.kind = InputKind::kForce;
+    c.config.policy = MissPolicy::kHold;
+  }
+  return out;
+}
+
+ModelFile builtin_model_file(const std::string& mechanism, const MechanismOptions& options) {
+  const MechanismInfo* info = find_mechanism(mechanism);
+  if (info == nullptr) {
+    throw std::invalid_argument("unknown model '" + mechanism + "'; valid: " + mechanism_names());
+  }
+  ModelFile f;
+  f.path = mechanism;
+  f.mechanism = mechanism;
+  f.options = options;
+  f.settings.dt = info->default_dt;
+  const std::unique_ptr<System> sys = make_mechanism(mechanism, options);
+  f.inputs = default_input_channels(sys->n_v());
+  return f;
+}
+
+ModelFile parse_model_file(const std::string& text, const std::string& path) {
+  const Reader r(path);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ModelFileError(path, e.mark.line + 1, e.mark.column + 1, "(syntax)", e.msg);
+  }
+  if (!root || root.IsNull()) throw ModelFileError(path + ": the file is empty");
+  r.check_keys(root, "", {"mechanism", "options", "integration", "serve", "inputs", "outputs"});
+
+  const YAML::Node mech = root["mechanism"];
+  if (!mech) r.fail(root, "mechanism", "missing (the built-in mechanism to simulate)");
+  ModelFile f;
+  f.path = path;
+  f.mechanism = r.string(mech, "mechanism");
+  const MechanismInfo* info = find_mechanism(f.mechanism);
+  if (info == nullptr) {
+    r.fail(mech, "mechanism",
+           "unknown mechanism '" + f.mechanism + "' (valid: " + mechanism_names() + ")");
+  }
+  if (const YAML::Node n = root["options"]) read_options(r, n, f.options);
+  std::shared_ptr<const System> sys;
+  try {
+    sys = make_mechanism(f.mechanism, f.options);
+  } catch (const std::exception& e) {
+    r.fail(root["options"] ? root["options"] : mech, "options", e.what());
+  }
+  f.settings.dt = info->default_dt;
+  if (const YAML::Node n = root["integration"]) {
+    read_integration(r, n, f.settings);
+    try {
+      const Model probe(sys, f.settings);
+    } catch (const std::invalid_argument& e) {
+      r.fail(n, "integration", e.what());
+    }
+  }
+  if (const YAML::Node n = root["serve"]) {
+    r.check_keys(n, "serve", {"rate_hz"});
+    if (const YAML::Node m = n["rate_hz"]) f.rate_hz = r.positive(m, "serve.rate_hz");
+  }
+  f.inputs = default_input_channels(sys->n_v());
+  if (const YAML::Node n = root["inputs"]) read_inputs(r, n, f, sys->n_v());
+  if (const YAML::Node n = root["outputs"]) read_outputs(r, n, f, sys->n_q(), sys->n_v());
+  return f;
+}
+
+ModelFile load_model_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ModelFileError(path + ": cannot open the model file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ModelFileError(path + ": cannot read the model file");
+  return parse_model_file(text.str(), path);
+}
+
+}  // namespace rtmb

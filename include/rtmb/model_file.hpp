@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// Model files (YAML, docs/model-format.md): what to simulate, how to integrate it, and what its
+// input channels do when samples are late or lost. This first version names one of the built-in
+// reference mechanisms; bodies, joints and forces described in the file come with the model-file
+// issue (issue 4), which extends this loader rather than replacing it.
+//
+// Errors. A bad file must never start anything and must say exactly where it is wrong: every
+// problem is a ModelFileError whose message starts with "FILE:LINE:COLUMN: key 'a.b.c': ", the
+// position of the offending value (or of the mapping that lacks a required key). Unknown keys are
+// errors too: a misspelt key that were silently ignored would leave a default in force that the
+// user believes they changed.
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rtmb/mechanisms.hpp"
+#include "rtmb/model.hpp"
+#include "rtmb/runtime_inputs.hpp"
+
+namespace rtmb {
+
+/// A model file that cannot be used: what() is "FILE:LINE:COLUMN: key 'KEY': reason" (or
+/// "FILE: reason" when the file cannot be read at all).
+class ModelFileError : public std::runtime_error {
+ public:
+  ModelFileError(std::string file, int line, int column, std::string key, const std::string& why);
+  explicit ModelFileError(const std::string& message);
+
+  [[nodiscard]] const std::string& file() const noexcept { return file_; }
+  [[nodiscard]] int line() const noexcept { return line_; }  ///< 1-based; 0: not known
+  [[nodiscard]] const std::string& key() const noexcept { return key_; }
+
+ private:
+  std::string file_;
+  int line_ = 0;
+  std::string key_;
+};
+
+/// One input channel of a model file.
+struct InputChannelSpec {
+  std::string name;  ///< as announced by hello, e.g. "f0"
+  std::string unit;  ///< e.g. "N*m"
+  InputChannelConfig config;
+};
+
+/// A parsed and validated model file.
+struct ModelFile {
+  std::string path;                      ///< as given to load_model_file
+  std::string mechanism;                 ///< built-in mechanism name (rtmb/mechanisms.hpp)
+  MechanismOptions options;              ///< its options
+  Settings settings;                     ///< integration; dt defaults to the mechanism's default_dt
+  double rate_hz = 0.0;                  ///< serve: loop rate [Hz]; 0: 1/dt
+  std::vector<InputChannelSpec> inputs;  ///< one per velocity coordinate, schema order
+  std::vector<std::string> output_units;  ///< q0.., then v0..; empty: "m|rad", "m/s|rad/s"
+  InputBankConfig input_bank;  ///< staleness threshold and watchdog ramp (period: serve's)
+};
+
+/// Reads and validates a model file. Throws ModelFileError (file, line, key) on any problem,
+/// including Settings the Model constructor would refuse. Setup-only.
+[[nodiscard]] ModelFile load_model_file(const std::string& path);
+
+/// The same for YAML text already in memory; `path` is used in messages only.
+[[nodiscard]] ModelFile parse_model_file(const std::string& text, const std::string& path);
+
+/// A ModelFile for a built-in mechanism with every default: what `rtmb serve NAME` uses. Throws
+/// std::invalid_argument for an unknown name.
+[[nodiscard]] ModelFile builtin_model_file(const std::string& mechanism,
+                                           const MechanismOptions& options = {});
+
+/// The channel defaults of a built-in mechanism with n_v velocity coordinates: f0.. , each a
+/// force (watched by the watchdog) that holds its last value between samples.
+[[nodiscard]] std::vector<InputChannelSpec> default_input_channels(int n_v);
+
+}  // namespace rtmb

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Model files (include/rtmb/model_file.hpp): configs/default.yaml loads, and every class of bad
+// input is refused with a message naming file, line and key.
+#include "rtmb/model_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "rtmb/engine.hpp"
+
+namespace rtmb {
+namespace {
+
+TEST(ModelFile, DefaultConfigLoadsAndBuildsAModel) {
+  const std::string path = std::string(RTMB_SOURCE_DIR) + "/configs/default.yaml";
+  const ModelFile f = load_model_file(path);
+  EXPECT_EQ(f.mechanism, "slider_crank");
+  EXPECT_EQ(f.settings.method, Method::kRk4);
+  EXPECT_EQ(f.settings.stabilizer, StabilizerKind::kPStab);
+  EXPECT_EQ(f.settings.dt, 0.001);
+  EXPECT_EQ(f.rate_hz, 1000.0);
+  ASSERT_EQ(f.inputs.size(), 4u);
+  EXPECT_EQ(f.inputs[0].name, "crank_torque");
+  EXPECT_EQ(f.inputs[0].unit, "N*m");
+  EXPECT_EQ(f.inputs[0].config.kind, InputKind::kTorque);
+  EXPECT_EQ(f.inputs[0].config.policy, MissPolicy::kExtrapolate);
+  EXPECT_EQ(f.inputs[0].config.extrapolate_horizon_ns, 2'000'000);
+  EXPECT_EQ(f.inputs[2].config.policy, MissPolicy::kDecay);
+  EXPECT_EQ(f.inputs[2].config.decay_tau_ns, 5'000'000);
+  EXPECT_EQ(f.inputs[3].config.max_value, 50.0);
+  EXPECT_EQ(f.input_bank.watchdog_ramp_ns, 10'000'000);
+  EXPECT_EQ(f.input_bank.stale_after_ns, 3'000'000);
+  EXPECT_EQ(f.output_units.size(), 8u);
+  // what it describes runs: a closed loop that stays closed
+  const Model model(std::shared_ptr<const System>(make_mechanism(f.mechanism, f.options)),
+                    f.settings);
+  Workspace ws(model);
+  State s = initial_state(model);
+  for (int k = 0; k < 1000; ++k) ASSERT_TRUE(step(model, s, ws).ok());
+  EXPECT_LE(step(model, s, ws).position_drift, 1e-12);
+}
+
+TEST(ModelFile, BuiltinDefaultsAreOneForcePerCoordinate) {
+  const ModelFile f = builtin_model_file("andrews");
+  EXPECT_EQ(f.settings.dt, find_mechanism("andrews")->default_dt);
+  ASSERT_EQ(f.inputs.size(), 7u);
+  EXPECT_EQ(f.inputs[6].name, "f6");
+  EXPECT_EQ(f.inputs[6].config.kind, InputKind::kForce);
+  EXPECT_THROW((void)builtin_model_file("nope"), std::invalid_argument);
+}
+
+// Parses text that must fail; returns the message.
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_model_file(text, "rig.yaml");
+  } catch (const ModelFileError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted:\n" << text;
+  return {};
+}
+
+// Every bad-input class: the message starts with file:line:column and names the key.
+struct BadCase {
+  const char* what;
+  const char* text;
+  const char* where;  // expected "file:line:" prefix
+  const char* key;    // expected "key '...'"
+  const char* why;    // a fragment of the reason
+};
+
+class ModelFileBadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(ModelFileBadInput, NamesFileLineAndKey) {
+  const BadCase& c = GetParam();
+  const std::string message = error_of(c.text);
+  EXPECT_EQ(message.rfind(c.where, 0), 0u) << c.what << ": " << message;
+  EXPECT_NE(message.find(std::string("key '") + c.key + "'"), std::string::npos)
+      << c.what << ": " << message;
+  EXPECT_NE(message.find(c.why), std::string::npos) << c.what << ": " << message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllClasses,
+    ModelFileBadInput,
+    ::testing::Values(
+        BadCase{"unknown top-level key", "mechanism: pendulum\nintegrator:\n  dt: 0.001\n",
+                "rig.yaml:2:1:", "integrator", "unknown key"},
+        BadCase{"unknown nested key", "mechanism: pendulum\nintegration:\n  dtt: 0.001\n",
+                "rig.yaml:3:3:", "integration.dtt", "unknown key"},
+        BadCase{"missing mechanism", "integration:\n  dt: 0.001\n", "rig.yaml:1:1:", "mechanism",
+                "missing"},
+        BadCase{"unknown mechanism", "mechanism: pendulumm\n", "rig.yaml:1:12:", "mechanism",
+                "unknown mechanism 'pendulumm'"},
+        BadCase{"wrong type", "mechanism: pendulum\nintegration:\n  dt: fast\n",
+                "rig.yaml:3:7:", "integration.dt", "expected a number"},
+        BadCase{"non-positive step", "mechanism: pendulum\nintegration:\n  dt: -1e-3\n",
+                "rig.yaml:3:7:", "integration.dt", "must be > 0"},
+        BadCase{"unknown method", "mechanism: pendulum\nintegration:\n  method: rk5\n",
+                "rig.yaml:3:11:", "integration.method", "unknown method 'rk5'"},
+        BadCase{"mapping expected", "mechanism: pendulum\nintegration: rk4\n",
+                "rig.yaml:2:14:", "integration", "expected a mapping"},
+        BadCase{"channel count", "mechanism: pendulum\ninputs:\n  channels:\n    - {name: a}\n",
+                "rig.yaml:4:5:", "inputs.channels", "lists 1 channels"},
+        BadCase{"unknown policy",
+                "mechanism: pendulum\ninputs:\n  channels:\n    - {name: a}\n    - {name: b, "
+                "policy: guess}\n",
+                "rig.yaml:5:25:", "inputs.channels[1].policy", "unknown policy 'guess'"},
+        BadCase{"duplicate channel name",
+                "mechanism: pendulum\ninputs:\n  channels:\n    - {name: a}\n    - {name: a}\n",
+                "rig.yaml:5:7:", "inputs.channels[1].name", "already channel 0"},
+        BadCase{"force clamp excludes zero",
+                "mechanism: pendulum\ninputs:\n  channels:\n    - {kind: force, min: 1, max: 2}\n"
+                "    - {}\n",
+                "rig.yaml:4:7:", "inputs.channels[0]", "min_value"},
+        BadCase{"integer expected", "mechanism: chain\noptions:\n  chain_links: 2.5\n",
+                "rig.yaml:3:16:", "options.chain_links", "expected an integer"},
+        BadCase{"output unit count", "mechanism: pendulum\noutputs:\n  units: [m]\n",
+                "rig.yaml:3:10:", "outputs.units", "expected a list of 4 units"},
+        BadCase{"syntax error", "mechanism: pendulum\nintegration:\n  dt: [1, 2\n",
+                "rig.yaml:", "(syntax)", ""}));
+
+TEST(ModelFile, MissingFileIsNamed) {
+  try {
+    (void)load_model_file("/nonexistent/rig.yaml");
+    FAIL() << "accepted a missing file";
+  } catch (const ModelFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/rig.yaml"), std::string::npos);
+  }
+}
+
+TEST(ModelFile, SettingsTheModelRefusesAreReportedAtTheIntegrationKey) {
+  // Baumgarte gains are only meaningful with the Baumgarte stabilizer; whatever the Model
+  // constructor refuses must come back with the file position, not as a bare exception
+  const std::string text =
+      "mechanism: pendulum\nintegration:\n  stabilizer: project\n  projection_tolerance: 0\n";
+  const std::string message = error_of(text);
+  EXPECT_EQ(message.rfind("rig.yaml:4:", 0), 0u) << message;
+  EXPECT_NE(message.find("integration.projection_tolerance"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace rtmb
