@@ -7,12 +7,16 @@
 #include "rtmb/server.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <boost/asio.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <mutex>
@@ -27,6 +31,7 @@
 #include "rtmb/engine.hpp"
 #include "rtmb/mechanisms.hpp"
 #include "rtmb/runtime.hpp"
+#include "rtmb/runtime_inputs.hpp"
 
 namespace rtmb {
 
@@ -50,11 +55,14 @@ using ControlRing = SpscRing<SimControl, 64>;
 // What the simulation thread publishes for the network thread.
 struct ServerSnapshot {
   StateSnapshot state;
-  std::uint64_t step = 0;       // engine steps since the last reset
-  std::int64_t echo_step = -1;  // step (since reset) that first saw the last input; -1: none
-  std::uint64_t epoch = 0;      // resets so far
-  std::uint32_t paused = 0;     // 1: paused
+  std::uint64_t step = 0;          // engine steps since the last reset
+  std::int64_t echo_step = -1;     // step (since reset) that first saw the last input; -1: none
+  std::uint64_t epoch = 0;         // resets so far
+  std::uint32_t paused = 0;        // 1: paused
+  std::uint32_t inputs_stale = 0;  // 1: the InputChannelBank found the whole stream stale
+  std::int32_t n_inputs = 0;       // valid entries of inputs
   std::uint32_t reserved = 0;
+  std::array<double, kMaxInputChannels> inputs{};  // each input channel's value this tick
 };
 static_assert(std::is_trivially_copyable_v<ServerSnapshot>);
 using ServerSlot = LatestValue<ServerSnapshot>;
@@ -69,6 +77,8 @@ class SimDriver {
             SnapshotSlot& inner,
             ServerSlot& out,
             ControlRing& control,
+            const InputChannelBank& bank,
+            int wake_fd,
             bool paused)
       : state_(&state),
         initial_(&initial),
@@ -76,6 +86,8 @@ class SimDriver {
         inner_(&inner),
         out_(&out),
         control_(&control),
+        bank_(&bank),
+        wake_fd_(wake_fd),
         paused_(paused) {
     current_.t = state.t;
     current_.position_drift = kNotMeasured;  // no step yet
@@ -131,7 +143,8 @@ class SimDriver {
   static constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 
   void reset() noexcept {
-    *state_ = *initial_;  // same sizes: Eigen copies into the existing storage
+    *state_ = *initial_;      // same sizes: Eigen copies into the existing storage
+    runner_->reset_inputs();  // no force from before the reset acts after it
     steps_at_reset_ = runner_->counters().steps;
     ++epoch_;
     current_.t = state_->t;
@@ -161,9 +174,18 @@ class SimDriver {
                       : -1;
     s.epoch = epoch_;
     s.paused = paused_ ? 1u : 0u;
+    s.inputs_stale = bank_->stale() ? 1u : 0u;
+    s.n_inputs = bank_->channel_count();
+    for (int i = 0; i < s.n_inputs; ++i) s.inputs[static_cast<std::size_t>(i)] = bank_->value(i);
     s.reserved = 0;
     out_->commit();
     dirty_ = false;
+    // wake the network thread: a non-blocking eventfd write, never waits (the counter would
+    // have to reach 2^64 - 2 first); a failure only means the next poll sends the state
+    if (wake_fd_ >= 0) {
+      const std::uint64_t one = 1;
+      (void)!::write(wake_fd_, &one, sizeof one);
+    }
   }
 
   State* state_;
@@ -172,6 +194,8 @@ class SimDriver {
   SnapshotSlot* inner_;
   ServerSlot* out_;
   ControlRing* control_;
+  const InputChannelBank* bank_;
+  int wake_fd_;
   StateSnapshot current_{};
   std::int64_t steps_at_reset_ = 0;
   std::uint64_t epoch_ = 0;
@@ -179,10 +203,6 @@ class SimDriver {
   bool paused_ = false;
   bool dirty_ = true;
 };
-
-// Input samples are not applied to the dynamics yet (model input channels come with the model
-// files); the hook only exists so the input path is exercised end to end.
-void hold_input(void* /*context*/, const QueuedInput& /*sample*/) noexcept {}
 
 using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;
 
@@ -264,6 +284,9 @@ struct Subscriber {
 
 struct Server::Impl {
   explicit Impl(const ServerConfig& c);
+  ~Impl();
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
   // network thread
   void do_accept();
@@ -271,6 +294,10 @@ struct Server::Impl {
   void on_datagram(std::size_t bytes);
   void arm_poll();
   void poll();
+  void arm_wake();
+  void take_snapshot();
+  [[nodiscard]] bool known_sender(const asio::ip::address& address) const noexcept;
+  [[nodiscard]] std::string set_reply(const Command& c, const SetCommand& set);
   void arm_status();
   void forward(const ServerSnapshot& snap);
   void send_state(Subscriber& sub, const ServerSnapshot& snap);
@@ -294,6 +321,8 @@ struct Server::Impl {
   std::unique_ptr<ControlRing> control = std::make_unique<ControlRing>();
   std::unique_ptr<LatestValue<LoopTelemetry>> telemetry =
       std::make_unique<LatestValue<LoopTelemetry>>();
+  ModelFile model_file;
+  std::unique_ptr<InputChannelBank> bank;
   std::unique_ptr<SimulationRunner> runner;
   std::unique_ptr<SimDriver> driver;
   MonotonicClock clock;
@@ -307,6 +336,9 @@ struct Server::Impl {
   asio::steady_timer poll_timer{io};
   asio::steady_timer status_timer{io};
   std::chrono::nanoseconds poll_period{500'000};
+  int wake_fd = -1;                         // eventfd written by the simulation thread
+  asio::posix::stream_descriptor wake{io};  // wake_fd on the network thread
+  std::uint64_t wake_count = 0;             // read buffer of wake
 
   std::thread sim_thread;
   std::thread net_thread;
@@ -456,40 +488,62 @@ class Session : public std::enable_shared_from_this<Session> {
 };
 
 Server::Impl::Impl(const ServerConfig& c) : config(c) {
-  const MechanismInfo* info = find_mechanism(c.model);
-  if (info == nullptr) {
-    throw std::invalid_argument("unknown model '" + c.model + "'; valid: " + mechanism_names());
-  }
+  model_file = c.model_file ? *c.model_file : builtin_model_file(c.model);
   if (c.rate_hz < 0.0 || !std::isfinite(c.rate_hz)) {
     throw std::invalid_argument("rate must be a finite number >= 0 [Hz]");
   }
   if (c.max_clients < 1 || c.max_subscribers < 1 || c.max_queued_replies < 1) {
     throw std::invalid_argument("max_clients, max_subscribers and max_queued_replies must be >= 1");
   }
-  Settings settings;
-  settings.dt = info->default_dt;
-  model = std::make_unique<Model>(make_mechanism(c.model), settings);
+  const Settings& settings = model_file.settings;
+  model = std::make_unique<Model>(
+      std::shared_ptr<const System>(make_mechanism(model_file.mechanism, model_file.options)),
+      settings);
   const System& sys = model->system();
+  const std::string& name = model_file.mechanism;
   if (sys.n_q() + sys.n_v() > static_cast<int>(kMaxStateChannels)) {
     throw std::invalid_argument(
-        "model '" + c.model + "' has " + std::to_string(sys.n_q() + sys.n_v()) +
+        "model '" + name + "' has " + std::to_string(sys.n_q() + sys.n_v()) +
         " state channels; the state stream carries at most " + std::to_string(kMaxStateChannels));
   }
-
-  int substeps = 1;
-  if (c.rate_hz > 0.0) {
-    substeps =
-        static_cast<int>(std::max<long long>(1, std::llround(1.0 / (c.rate_hz * settings.dt))));
+  if (model_file.inputs.size() != static_cast<std::size_t>(sys.n_v()) ||
+      sys.n_v() > kMaxInputChannels) {
+    throw std::invalid_argument("model '" + name + "' needs one input channel per velocity (" +
+                                std::to_string(sys.n_v()) + ", at most " +
+                                std::to_string(kMaxInputChannels) + ")");
   }
-  schema.model = c.model;
+
+  const double rate_hz = c.rate_hz > 0.0 ? c.rate_hz : model_file.rate_hz;
+  int substeps = 1;
+  if (rate_hz > 0.0) {
+    substeps =
+        static_cast<int>(std::max<long long>(1, std::llround(1.0 / (rate_hz * settings.dt))));
+  }
+  schema.model = name;
+  schema.source = model_file.path;
   schema.dt = settings.dt;
   schema.substeps = substeps;
   schema.rate_hz = 1.0 / (substeps * settings.dt);
-  for (int i = 0; i < sys.n_q(); ++i) schema.outputs.push_back({"q" + std::to_string(i), "m|rad"});
-  for (int i = 0; i < sys.n_v(); ++i) {
-    schema.outputs.push_back({"v" + std::to_string(i), "m/s|rad/s"});
+  const bool units_given = !model_file.output_units.empty();
+  for (int i = 0; i < sys.n_q(); ++i) {
+    schema.outputs.push_back(
+        {"q" + std::to_string(i),
+         units_given ? model_file.output_units[static_cast<std::size_t>(i)] : "m|rad"});
   }
-  for (int i = 0; i < sys.n_v(); ++i) schema.inputs.push_back({"f" + std::to_string(i), "N|N*m"});
+  for (int i = 0; i < sys.n_v(); ++i) {
+    schema.outputs.push_back({"v" + std::to_string(i),
+                              units_given
+                                  ? model_file.output_units[static_cast<std::size_t>(sys.n_q() + i)]
+                                  : "m/s|rad/s"});
+  }
+  for (const InputChannelSpec& in : model_file.inputs) schema.inputs.push_back({in.name, in.unit});
+
+  if (c.wake_network) {
+    wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (wake_fd < 0)
+      throw std::runtime_error("eventfd failed: " + std::string(std::strerror(errno)));
+    wake.assign(wake_fd);
+  }
 
   ws = std::make_unique<Workspace>(*model);
   initial = initial_state(*model);
@@ -498,9 +552,14 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   rc.substeps = substeps;
   rc.stop_on_non_finite = false;
   runner = std::make_unique<SimulationRunner>(*model, state, *ws, *inputs, *inner, rc);
-  runner->set_input_hook(&hold_input, nullptr);
-  driver = std::make_unique<SimDriver>(state, initial, *runner, *inner, *published, *control,
-                                       !c.start_running);
+  std::vector<InputChannelConfig> channel_configs;
+  for (const InputChannelSpec& in : model_file.inputs) channel_configs.push_back(in.config);
+  InputBankConfig bank_config = model_file.input_bank;
+  bank_config.period_ns = runner->period_ns();
+  bank = std::make_unique<InputChannelBank>(channel_configs, bank_config);
+  runner->set_input_bank(bank.get());
+  driver = std::make_unique<SimDriver>(state, initial, *runner, *inner, *published, *control, *bank,
+                                       wake_fd, !c.start_running);
   LoopConfig lc;
   lc.period_ns = runner->period_ns();
   lc.telemetry = telemetry.get();
@@ -508,7 +567,10 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   loop = std::make_unique<SimLoop>(lc, driver->step_fn(), clock);
 
   std::int64_t poll_ns = c.poll_period_ns;
-  if (poll_ns <= 0) poll_ns = std::clamp<std::int64_t>(lc.period_ns / 2, 100'000, 5'000'000);
+  if (poll_ns <= 0) {
+    poll_ns = c.wake_network ? 10'000'000
+                             : std::clamp<std::int64_t>(lc.period_ns / 2, 100'000, 5'000'000);
+  }
   poll_period = std::chrono::nanoseconds(poll_ns);
 
   // sockets: bound here so the ports are known before start()
@@ -534,6 +596,8 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   net_stats.paused = !c.start_running;
   shared_stats = net_stats;
 }
+
+Server::Impl::~Impl() = default;  // wake closes wake_fd
 
 void Server::Impl::do_accept() {
   acceptor.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
@@ -570,7 +634,7 @@ void Server::Impl::on_datagram(std::size_t bytes) {
   const auto n_inputs = static_cast<std::uint16_t>(schema.inputs.size());
   const PacketStatus status =
       admit_input(std::span<const std::byte>(rx_buffer.data(), bytes), sender_key(rx_from),
-                  n_inputs, sequencer, net_stats.udp_in, message);
+                  n_inputs, sequencer, net_stats.udp_in, message, known_sender(rx_from.address()));
   if (status != PacketStatus::kOk) return;
   for (std::uint16_t i = 0; i < message.sample_count; ++i) {
     QueuedInput q;
@@ -583,6 +647,33 @@ void Server::Impl::on_datagram(std::size_t bytes) {
     } else {
       ++net_stats.inputs_dropped;
     }
+  }
+}
+
+bool Server::Impl::known_sender(const asio::ip::address& address) const noexcept {
+  // a handful of sessions at most (max_clients): a scan is cheaper than keeping a set in sync
+  return std::any_of(sessions.begin(), sessions.end(), [&](const std::shared_ptr<Session>& s) {
+    return s->said_hello && s->peer().address() == address;
+  });
+}
+
+void Server::Impl::arm_wake() {
+  if (wake_fd < 0) return;
+  wake.async_read_some(asio::buffer(&wake_count, sizeof wake_count),
+                       [this](const boost::system::error_code& ec, std::size_t /*n*/) {
+                         if (ec == asio::error::operation_aborted || network_down) return;
+                         take_snapshot();
+                         arm_wake();
+                       });
+}
+
+void Server::Impl::take_snapshot() {
+  ServerSnapshot snap;
+  if (published->try_read(snap)) {
+    latest = snap;
+    have_latest = true;
+    ++net_stats.snapshots;
+    forward(latest);
   }
 }
 
@@ -605,13 +696,7 @@ void Server::Impl::poll() {
       if (!r->ok()) spdlog::warn("real-time setup: {}", r->message());
     }
   }
-  ServerSnapshot snap;
-  if (published->try_read(snap)) {
-    latest = snap;
-    have_latest = true;
-    ++net_stats.snapshots;
-    forward(latest);
-  }
+  take_snapshot();  // without a wake-up (wake_network off, or a missed one)
   (void)telemetry->try_read(net_stats.loop);
   publish_stats();
   arm_poll();
@@ -624,6 +709,8 @@ void Server::Impl::publish_stats() {
     net_stats.position_drift = latest.state.position_drift;
     net_stats.velocity_drift = latest.state.velocity_drift;
     net_stats.paused = latest.paused != 0;
+    net_stats.inputs_stale = latest.inputs_stale != 0;
+    net_stats.input_values.assign(latest.inputs.begin(), latest.inputs.begin() + latest.n_inputs);
   }
   net_stats.clients = sessions.size();
   net_stats.subscribers = subscribers.size();
@@ -713,6 +800,7 @@ void Server::Impl::shutdown_network() {
   udp_socket.close(ec);
   poll_timer.cancel();
   status_timer.cancel();
+  if (wake_fd >= 0) wake.cancel(ec);
   const auto open = sessions;  // close() edits sessions
   for (const auto& s : open) s->close();
   publish_stats();
@@ -758,6 +846,10 @@ std::string Server::Impl::handle(Session& session, const Command& c) {
                    " is not supported; this server speaks version " + std::to_string(kWireVersion));
     }
     session.said_hello = true;
+    // a client that says hello may have restarted its input numbering: forget every sender at
+    // its address (keys are address << 16 | port; the UDP port is not known here)
+    sequencer.forget_matching(sender_key(udp::endpoint(session.peer().address(), 0)),
+                              ~std::uint64_t{0xFFFF});
     std::string out = ok_head(c);
     append_uint(out, "version", kWireVersion);
     append_str(out, "model", schema.model);
@@ -784,9 +876,7 @@ std::string Server::Impl::handle(Session& session, const Command& c) {
   if (std::holds_alternative<ResetCommand>(c.body)) {
     return push_control(c, {SimControlKind::kReset, 0});
   }
-  if (std::holds_alternative<SetCommand>(c.body)) {
-    return error("set is not supported yet (parameters come with the model files)");
-  }
+  if (const auto* set = std::get_if<SetCommand>(&c.body)) return set_reply(c, *set);
   if (std::holds_alternative<LoadCommand>(c.body)) {
     return error("load is not supported yet; restart rtmb serve with the model");
   }
@@ -843,6 +933,36 @@ std::string Server::Impl::handle(Session& session, const Command& c) {
   return stats_reply(c);
 }
 
+std::string Server::Impl::set_reply(const Command& c, const SetCommand& set) {
+  const auto error = [&](std::string message) {
+    return error_reply({std::move(message), "set", c.id});
+  };
+  // PARAM is an input channel: VALUE becomes a sample of it, exactly as if it had come over UDP
+  // (its policy and the watchdog apply, so a force set this way ramps to zero once stale)
+  const auto it = std::find_if(schema.inputs.begin(), schema.inputs.end(),
+                               [&](const ChannelInfo& ch) { return ch.name == set.param; });
+  if (it == schema.inputs.end()) {
+    return error("unknown parameter \"" + clip_utf8(set.param, 64) +
+                 "\" (settable: the input channels " + join_names(schema.inputs, false) + ")");
+  }
+  const auto* value = std::get_if<double>(&set.value);
+  if (value == nullptr) return error("\"value\" must be a number for input channel " + it->name);
+  QueuedInput q;
+  q.channel = static_cast<std::uint32_t>(it - schema.inputs.begin());
+  q.value = *value;
+  q.seq = 0;
+  q.sender_time_ns = steady_now_ns();
+  if (!inputs->try_push(q)) {
+    ++net_stats.inputs_dropped;
+    return error("busy: the input queue is full, retry");
+  }
+  ++net_stats.inputs_queued;
+  std::string out = ok_head(c);
+  append_str(out, "param", it->name);
+  append_num(out, "value", *value);
+  return out + "}";
+}
+
 std::string Server::Impl::stats_reply(const Command& c) {
   publish_stats();
   const ServerStats& s = net_stats;
@@ -867,6 +987,10 @@ std::string Server::Impl::stats_reply(const Command& c) {
   append_int(out, "compute_p99_ns", s.loop.compute.p99);
   append_int(out, "compute_max_ns", s.loop.compute.max);
   append_int(out, "lateness_p99_ns", s.loop.lateness.p99);
+  append_bool(out, "inputs_stale", s.inputs_stale);
+  for (std::size_t i = 0; i < s.input_values.size() && i < schema.inputs.size(); ++i) {
+    append_num(out, "input_" + schema.inputs[i].name, s.input_values[i]);
+  }
   return out + "}";
 }
 
@@ -897,6 +1021,7 @@ void Server::start() {
   });
   m.do_accept();
   m.do_receive();
+  m.arm_wake();
   m.arm_poll();
   m.arm_status();
   m.net_thread = std::thread([&m] { m.io.run(); });

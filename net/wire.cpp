@@ -138,6 +138,8 @@ std::string_view to_string(PacketStatus s) noexcept {
       return "duplicate";
     case PacketStatus::kOutOfOrder:
       return "out_of_order";
+    case PacketStatus::kUnknownSender:
+      return "unknown_sender";
   }
   return "invalid";
 }
@@ -342,6 +344,12 @@ void InputSequencer::forget(std::uint64_t sender) noexcept {
   }
 }
 
+void InputSequencer::forget_matching(std::uint64_t key, std::uint64_t mask) noexcept {
+  for (Slot& s : slots_) {
+    if (s.used && (s.sender & mask) == (key & mask)) s = Slot{};
+  }
+}
+
 std::size_t InputSequencer::sender_count() const noexcept {
   std::size_t n = 0;
   for (const Slot& s : slots_) n += s.used ? 1u : 0u;
@@ -353,9 +361,12 @@ PacketStatus admit_input(std::span<const std::byte> datagram,
                          std::uint16_t channel_count,
                          InputSequencer& sequencer,
                          PacketCounters& counters,
-                         InputMessage& out) noexcept {
+                         InputMessage& out,
+                         bool sender_known) noexcept {
   PacketStatus s = decode_input(datagram, channel_count, out);
-  // only well-formed datagrams take part in sequencing, so garbage cannot move the window
+  if (s == PacketStatus::kOk && !sender_known) s = PacketStatus::kUnknownSender;
+  // only well-formed datagrams from known senders take part in sequencing, so neither garbage
+  // nor a stranger can move a client's window
   if (s == PacketStatus::kOk) s = sequencer.admit(sender, out.header.sequence);
   counters.record(s);
   return s;

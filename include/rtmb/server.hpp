@@ -13,19 +13,27 @@
 // The network thread owns everything else (sessions, subscribers, counters, logging). Stats for
 // other threads are copied under a mutex by the network thread, never by the simulation thread.
 //
-// Inputs. Until model files define input channels, every built-in model has one force input
-// channel per velocity coordinate (f0, f1, ...). Samples are validated, sequenced, counted,
-// queued to the simulation thread and echoed (latency echo); they do not act on the dynamics yet.
-// The echo is the last input applied from any client: with one client per server (the usual
-// case) it is that client's own.
+// Inputs. The model file (rtmb/model_file.hpp) names one input channel per velocity coordinate;
+// channel i is the generalized force on coordinate i. Datagrams are taken only from the address
+// of a control client that said hello, then validated, sequenced, counted and queued to the
+// simulation thread, whose InputChannelBank applies each channel's late/lost policy and the
+// staleness watchdog every tick and writes the values into the step's applied force. The echo
+// is the last input applied from any client: with one client per server (the usual case) it is
+// that client's own.
+//
+// Wake-up. After each tick the simulation thread writes to an eventfd (a non-blocking write of
+// 8 bytes: no lock, no allocation, never waits), so the network thread sends the new state at
+// once instead of discovering it on its next poll; a slow poll timer remains for housekeeping.
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "rtmb/model_file.hpp"
 #include "rtmb/runtime_loop.hpp"
 #include "rtmb/wire.hpp"
 
@@ -33,8 +41,10 @@ namespace rtmb {
 
 /// Settings of a Server. Validated by the constructor.
 struct ServerConfig {
-  std::string model = "pendulum";          ///< built-in mechanism name (rtmb/mechanisms.hpp)
-  double rate_hz = 0.0;                    ///< loop rate; 0: 1/dt. Below 1/dt: sub-stepping
+  std::string model = "pendulum";       ///< built-in mechanism name (used when model_file is empty)
+  std::optional<ModelFile> model_file;  ///< a loaded model file; overrides `model`
+  double rate_hz = 0.0;  ///< loop rate; 0: the model file's serve.rate_hz, else 1/dt. Below 1/dt:
+                         ///< sub-stepping
   std::string bind_address = "127.0.0.1";  ///< IPv4 address of both sockets
   std::uint16_t tcp_port = 0;              ///< control port; 0: chosen by the OS
   std::uint16_t udp_port = 0;              ///< state/input port; 0: chosen by the OS
@@ -45,7 +55,9 @@ struct ServerConfig {
   std::size_t max_subscribers = 16;        ///< UDP subscriptions over all clients
   std::size_t max_queued_replies = 64;     ///< reply lines waiting per client; beyond: dropped
   std::int64_t poll_period_ns = 0;         ///< how often the network thread looks for a new
-                                           ///< snapshot; 0: half the loop period, 0.1..5 ms
+                                           ///< snapshot without a wake-up; 0: 10 ms
+  bool wake_network = true;                ///< eventfd wake-up after each tick (false: poll only,
+                                           ///< then poll_period_ns 0 means half the period)
 };
 
 /// One channel of the model schema.
@@ -56,12 +68,13 @@ struct ChannelInfo {
 
 /// What hello announces.
 struct ServerSchema {
-  std::string model;
+  std::string model;                 ///< mechanism name
+  std::string source;                ///< model file path, or the mechanism name
   double dt = 0.0;                   ///< engine step [s]
   int substeps = 1;                  ///< engine steps per loop tick
   double rate_hz = 0.0;              ///< loop rate [Hz] = 1 / (substeps * dt)
   std::vector<ChannelInfo> outputs;  ///< q0.., then v0..
-  std::vector<ChannelInfo> inputs;   ///< f0.. (one per velocity coordinate)
+  std::vector<ChannelInfo> inputs;   ///< one per velocity coordinate (model file names)
 };
 
 /// Counters and telemetry, copied out by the network thread (Server::stats()).
@@ -84,6 +97,9 @@ struct ServerStats {
   double velocity_drift = 0.0;       ///< its ||G v + g_t||inf [m/s | rad/s]
   bool paused = false;               ///< the simulation is paused
   bool state_finite = true;          ///< every channel of the newest snapshot is finite
+  std::uint64_t loads = 0;           ///< models loaded by `load` since start
+  std::vector<double> input_values;  ///< each input channel's value in the newest snapshot
+  bool inputs_stale = false;         ///< the whole input stream is stale (watchdog active)
   std::uint64_t snapshots = 0;       ///< snapshots read by the network thread
   LoopTelemetry loop;                ///< newest loop telemetry (every ~0.1 s)
 };

@@ -159,9 +159,10 @@ enum class PacketStatus : std::uint8_t {
   kRepeatedChannel,  ///< an input message names the same channel twice
   kDuplicate,        ///< InputSequencer: this sender's sequence number was already accepted
   kOutOfOrder,       ///< InputSequencer: older than the sender's newest accepted datagram
+  kUnknownSender,    ///< server: the source address has no control client that said hello
 };
 /// Number of PacketStatus values (size of PacketCounters::by_status).
-inline constexpr std::size_t kPacketStatusCount = 13;
+inline constexpr std::size_t kPacketStatusCount = 14;
 
 /// Lowercase snake_case name of a status ("ok", "bad_magic", ...), used as the key in stats.
 [[nodiscard]] std::string_view to_string(PacketStatus s) noexcept;
@@ -310,6 +311,9 @@ class InputSequencer {
   [[nodiscard]] PacketStatus admit(std::uint64_t sender, std::uint64_t sequence) noexcept;
   /// Drops sender's history (no effect if unknown).
   void forget(std::uint64_t sender) noexcept;
+  /// Drops the history of every sender whose key k has (k & mask) == (key & mask), e.g. all
+  /// ports of one address when keys are address << 16 | port and mask is ~0xFFFF.
+  void forget_matching(std::uint64_t key, std::uint64_t mask) noexcept;
   /// Drops every sender's history.
   void clear() noexcept { *this = InputSequencer{}; }
   /// Senders currently tracked.
@@ -331,15 +335,16 @@ class InputSequencer {
   std::uint64_t evictions_ = 0;
 };
 
-/// The server's receive path for one input datagram from `sender`: decode_input, then the
-/// sender's sequence check, then counters.record of the outcome. Returns the outcome; out is
-/// valid only for kOk. RT-safe.
+/// The server's receive path for one input datagram from `sender`: decode_input, then (if the
+/// datagram is well formed) kUnknownSender unless sender_known, then the sender's sequence check,
+/// then counters.record of the outcome. Returns the outcome; out is valid only for kOk. RT-safe.
 [[nodiscard]] PacketStatus admit_input(std::span<const std::byte> datagram,
                                        std::uint64_t sender,
                                        std::uint16_t channel_count,
                                        InputSequencer& sequencer,
                                        PacketCounters& counters,
-                                       InputMessage& out) noexcept;
+                                       InputMessage& out,
+                                       bool sender_known = true) noexcept;
 
 /// The client's receive path for one state datagram: decode_state, the stream's sequence check,
 /// counters.record. Returns the outcome; out is valid only for kOk. RT-safe.

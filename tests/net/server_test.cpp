@@ -24,6 +24,9 @@
 #include <vector>
 
 #include "rtmb/client.hpp"
+#include "rtmb/engine.hpp"
+#include "rtmb/mechanisms.hpp"
+#include "rtmb/model_file.hpp"
 #include "rtmb/wire.hpp"
 
 namespace rtmb {
@@ -188,6 +191,78 @@ TEST(ServerLoopback, PauseStepResetControlTheStream) {
   EXPECT_NE(stats.find("\"udp_bad_magic\":0"), std::string::npos) << stats;
 }
 
+TEST(ServerLoopback, InputsActAsForcesInTheStepAfterTheyArriveThenTheWatchdogRampsThemOut) {
+  ServerConfig config = loopback_config();
+  config.start_running = false;
+  Server server(config);
+  server.start();
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+  (void)client.hello();
+  client.subscribe(1);
+  StateMessage m;
+  ASSERT_TRUE(client.receive_state(m, 2000ms));  // the paused initial state
+
+  // an input while paused, then one step: the step must be exactly the engine's step with the
+  // input as generalized force (reference computed here with the same model and settings)
+  const std::array<InputSample, 2> samples{InputSample{0, 2.0}, InputSample{1, -1.0}};
+  const MessageHeader sent = client.send_input(samples);
+  ASSERT_TRUE(eventually([&] { return server.stats().inputs_queued == 2; }));
+  EXPECT_EQ(client.request(R"({"command":"step","count":1})"), R"({"ok":true,"command":"step"})");
+  do {
+    ASSERT_TRUE(client.receive_state(m, 2000ms));
+  } while (m.header.step < 1);
+  ASSERT_EQ(m.header.step, 1u);
+  ASSERT_TRUE(has_flag(m.header.flags, WireFlag::kEchoValid));
+  EXPECT_EQ(m.echo.sequence, sent.sequence);
+  EXPECT_EQ(m.echo.applied_step, 1u);
+
+  const ModelFile file = builtin_model_file("pendulum");
+  const Model model(std::shared_ptr<const System>(make_mechanism("pendulum")), file.settings);
+  Workspace ws(model);
+  State ref = initial_state(model);
+  applied_force(ws) << 2.0, -1.0;
+  (void)step(model, ref, ws);
+  ASSERT_EQ(m.channel_count, 4);
+  EXPECT_EQ(m.channels[0], ref.q[0]);  // bit for bit
+  EXPECT_EQ(m.channels[1], ref.q[1]);
+  EXPECT_EQ(m.channels[2], ref.v[0]);
+  EXPECT_EQ(m.channels[3], ref.v[1]);
+  // and it is not the unforced step
+  Workspace ws0(model);
+  State free = initial_state(model);
+  (void)step(model, free, ws0);
+  EXPECT_NE(m.channels[2], free.v[0]);
+  ASSERT_TRUE(eventually([&] { return server.stats().step == 1; }));
+  EXPECT_EQ(server.stats().input_values, (std::vector<double>{2.0, -1.0}));
+  EXPECT_FALSE(server.stats().inputs_stale);
+
+  // silence: stale after 3 ticks, then the 10 ms ramp, zero 13 ticks after the last sample at
+  // the latest (paused time between commands counts as silence too; the exact ramp is checked in
+  // InputChannelSetup.RunnerAdvancesTheBankAndTheWatchdogRampsAStoppedForce)
+  EXPECT_EQ(client.request(R"({"command":"step","count":13})"), R"({"ok":true,"command":"step"})");
+  ASSERT_TRUE(eventually([&] { return server.stats().step == 14; }));
+  EXPECT_EQ(server.stats().input_values, (std::vector<double>{0.0, 0.0}));
+  EXPECT_TRUE(server.stats().inputs_stale);
+
+  // set: an input channel by name, applied at the next step like a datagram
+  EXPECT_EQ(client.request(R"({"command":"set","param":"f1","value":0.75})"),
+            R"({"ok":true,"command":"set","param":"f1","value":0.75})");
+  EXPECT_EQ(client.request(R"({"command":"step","count":1})"), R"({"ok":true,"command":"step"})");
+  ASSERT_TRUE(eventually([&] { return server.stats().step == 15; }));
+  EXPECT_EQ(server.stats().input_values, (std::vector<double>{0.0, 0.75}));
+  const std::string unknown = client.request(R"({"command":"set","param":"gravity","value":1})");
+  EXPECT_TRUE(unknown.starts_with(R"({"ok":false,"error":"unknown parameter \"gravity\")"))
+      << unknown;
+  const std::string text = client.request(R"({"command":"set","param":"f0","value":"x"})");
+  EXPECT_TRUE(text.starts_with(R"({"ok":false)")) << text;
+
+  // reset puts the inputs back to zero with the state
+  EXPECT_EQ(client.request(R"({"command":"reset"})"), R"({"ok":true,"command":"reset"})");
+  ASSERT_TRUE(eventually([&] { return server.stats().step == 0; }));
+  EXPECT_EQ(server.stats().input_values, (std::vector<double>{0.0, 0.0}));
+}
+
 TEST(ServerLoopback, MalformedDatagramsAreDroppedAndCounted) {
   Server server(loopback_config());
   server.start();
@@ -252,21 +327,32 @@ TEST(ServerLoopback, MalformedDatagramsAreDroppedAndCounted) {
   EXPECT_GT(c.count(PacketStatus::kTooShort) + c.count(PacketStatus::kBadMagic), 0u);
   EXPECT_GT(c.count(PacketStatus::kBadLength), 2u);
 
-  // still stepping, still finite, still accepting valid input
+  // still stepping, still finite
   EXPECT_TRUE(eventually([&] { return server.stats().step > step_before + 10; }));
   EXPECT_TRUE(server.stats().state_finite);
   EXPECT_TRUE(server.running());
-  // (resent in case the kernel dropped it behind the flood)
-  bool queued = false;
-  for (std::uint64_t k = 0; k < 30 && !queued; ++k) {
-    raw.send(input_datagram(100 + k, 1, 0.5));
-    queued = eventually([&] { return server.stats().inputs_queued >= 1; }, 100ms);
-  }
-  EXPECT_TRUE(queued);
 
+  // a well-formed input from an address no control client has said hello from: refused
+  // (resent in case the kernel dropped it behind the flood)
+  bool refused = false;
+  for (std::uint64_t k = 0; k < 30 && !refused; ++k) {
+    raw.send(input_datagram(100 + k, 1, 0.5));
+    refused = eventually(
+        [&] { return server.stats().udp_in.count(PacketStatus::kUnknownSender) >= 1; }, 100ms);
+  }
+  EXPECT_TRUE(refused);
+  EXPECT_EQ(server.stats().inputs_queued, 0u);
+
+  // once a client at that address said hello, the same sender is accepted
   Client client;
   client.connect("127.0.0.1", server.tcp_port());
   (void)client.hello();
+  bool queued = false;
+  for (std::uint64_t k = 0; k < 30 && !queued; ++k) {
+    raw.send(input_datagram(200 + k, 1, 0.5));
+    queued = eventually([&] { return server.stats().inputs_queued >= 1; }, 100ms);
+  }
+  EXPECT_TRUE(queued);
   client.subscribe(1);
   StateMessage m;
   ASSERT_TRUE(client.receive_state(m, 2000ms));
