@@ -15,7 +15,7 @@ ASAN_BUILD_DIR ?= build-asan
 FUZZ_BUILD_DIR ?= build-fuzz
 FUZZ_SECONDS   ?= 20
 BUILD_TYPE     ?= RelWithDebInfo
-RUN_ARGS       ?= run andrews --method rk4 --stabilizer pstab --t-end 0.3
+RUN_ARGS       ?= serve --duration 10 --demo
 BENCH_ARGS     ?= --benchmark_min_time=0.1
 CMAKE_ARGS     ?=
 
@@ -45,7 +45,7 @@ FIND_SOURCES = find $(FORMAT_DIRS) -type f \( -name '*.cpp' -o -name '*.hpp' -o 
 .PHONY: help deps build test run bench sanitize fuzz-smoke format format-check clean
 
 help:
-	@echo "make run           build, then run the default offline job (rtmb $(RUN_ARGS))"
+	@echo "make run           build, then serve configs/default.yaml in real time for 10 s with a local demo client (rtmb $(RUN_ARGS))"
 	@echo "make test          build, then run all tests with ctest"
 	@echo "make build         configure (first time only) and build everything into $(BUILD_DIR)/"
 	@echo "make bench         build, then run the benchmarks (extra flags: BENCH_ARGS=...)"

@@ -11,8 +11,10 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cmath>
@@ -44,10 +46,13 @@ using Clock = std::chrono::steady_clock;
 // Waits until fd is readable (events = POLLIN) or writable; false on timeout.
 [[nodiscard]] bool wait_for(int fd, short events, Clock::time_point deadline) {
   for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    // ppoll: nanosecond timeout, so a 1 kHz client can wait for less than a millisecond
+    const auto left = std::max<std::int64_t>(
+        0, std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Clock::now()).count());
+    const timespec ts{static_cast<time_t>(left / 1'000'000'000),
+                      static_cast<long>(left % 1'000'000'000)};
     pollfd p{fd, events, 0};
-    const int r = ::poll(&p, 1, left > 0 ? static_cast<int>(left) : 0);
+    const int r = ::ppoll(&p, 1, &ts, nullptr);
     if (r > 0) return true;
     if (r == 0) return false;
     if (errno != EINTR) throw ClientError(errno_text("poll"));
@@ -229,8 +234,12 @@ void Client::subscribe(std::uint32_t decimation) {
 }
 
 bool Client::receive_state(StateMessage& out, Timeout timeout) {
+  return receive_state_until(out, Clock::now() + timeout);
+}
+
+bool Client::receive_state_until(StateMessage& out,
+                                 std::chrono::steady_clock::time_point deadline) {
   if (udp_ < 0) throw ClientError("receive_state: subscribe first");
-  const auto deadline = Clock::now() + timeout;
   std::array<std::byte, kMaxDatagramBytes + 1> buf{};
   for (;;) {
     if (!wait_for(udp_, POLLIN, deadline)) return false;

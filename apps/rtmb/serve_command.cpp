@@ -14,9 +14,13 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <optional>
 #include <thread>
 
+#include "apps/rtmb/demo_client.hpp"
 #include "rtmb/mechanisms.hpp"
+#include "rtmb/model_file.hpp"
 #include "rtmb/server.hpp"
 
 namespace rtmb::app {
@@ -43,6 +47,40 @@ void print_summary(const char* name, const HistogramSummary& h) {
               static_cast<unsigned long long>(h.count));
 }
 
+constexpr const char* kDefaultModel = "configs/default.yaml";
+
+// MODEL is a model file if it names one (a path or a .yaml/.yml name), else a built-in mechanism.
+// Without MODEL: configs/default.yaml here, else the one of the source tree this was built from.
+ModelFile resolve_model(const std::string& model) {
+  if (model.empty()) {
+    if (std::filesystem::exists(kDefaultModel)) return load_model_file(kDefaultModel);
+    return load_model_file(RTMB_DEFAULT_MODEL);
+  }
+  const bool is_file = model.find('/') != std::string::npos || model.ends_with(".yaml") ||
+                       model.ends_with(".yml") || std::filesystem::exists(model);
+  if (is_file) return load_model_file(model);
+  if (find_mechanism(model) == nullptr) {
+    throw std::invalid_argument("unknown model '" + model + "': not a file, and not a built-in (" +
+                                mechanism_names() + ")");
+  }
+  return builtin_model_file(model);
+}
+
+void print_demo(const DemoReport& d) {
+  std::printf(
+      "  demo client: %llu inputs sent, %llu states received, %llu lost, %llu rejected%s%s\n",
+      static_cast<unsigned long long>(d.inputs_sent),
+      static_cast<unsigned long long>(d.states_received),
+      static_cast<unsigned long long>(d.states_lost),
+      static_cast<unsigned long long>(d.states_rejected),
+      d.error.empty() ? "" : "; error: ", d.error.c_str());
+  std::printf("  end-to-end input->state   p50 %9.1f  p90 %9.1f  p99 %9.1f  max %9.1f us  (%zu)\n",
+              percentile(d.rtt_us, 50), percentile(d.rtt_us, 90), percentile(d.rtt_us, 99),
+              percentile(d.rtt_us, 100), d.rtt_us.size());
+  std::printf("  drift in the stream (max): position %.3g, velocity %.3g\n", d.max_position_drift,
+              d.max_velocity_drift);
+}
+
 }  // namespace
 
 void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
@@ -50,9 +88,8 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
       "serve",
       "Serve a model in real time: UDP state stream and inputs, TCP control (docs/protocol.md).");
   cmd->add_option("model", o.model,
-                  "Built-in mechanism: " + mechanism_names() +
-                      " (model files and configs/default.yaml come later; default: pendulum)")
-      ->capture_default_str();
+                  "Model file (docs/model-format.md) or built-in mechanism (" + mechanism_names() +
+                      "); default: configs/default.yaml");
   cmd->add_option("--rate", o.rate_hz,
                   "Loop rate [Hz] (default: 1/dt of the model; lower: "
                   "several engine steps per tick)")
@@ -66,18 +103,22 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--token", o.token, "Shared secret that hello must present");
   cmd->add_flag("--paused", o.paused, "Start paused (step/start commands run it)");
+  cmd->add_flag("--demo", o.demo,
+                "Also run a local demo client: a 1 kHz device on loopback that drives input "
+                "channel 0 with a slow sine and measures input->state latency (make run)");
   cmd->callback([&o, exit_code] { *exit_code = serve(o); });
 }
 
 int serve(const ServeOptions& o) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("rtmb"));
-  if (find_mechanism(o.model) == nullptr) {
-    std::fprintf(stderr, "rtmb serve: unknown model '%s'; valid models: %s\n", o.model.c_str(),
-                 mechanism_names().c_str());
+  ServerConfig config;
+  try {
+    config.model_file = resolve_model(o.model);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rtmb serve: %s\n", e.what());
     return 2;
   }
-  ServerConfig config;
-  config.model = o.model;
+  config.model = config.model_file->mechanism;
   config.rate_hz = o.rate_hz;
   config.bind_address = o.bind;
   config.tcp_port = static_cast<std::uint16_t>(o.port);
@@ -101,10 +142,16 @@ int serve(const ServeOptions& o) {
   (void)sigaction(SIGTERM, &sa, nullptr);
 
   server->start();
-  std::fprintf(stderr, "rtmb serve: %s at %.1f Hz, control tcp %s:%u, udp %s:%u%s\n",
-               config.model.c_str(), server->schema().rate_hz, config.bind_address.c_str(),
-               server->tcp_port(), config.bind_address.c_str(), server->udp_port(),
-               o.duration_s > 0.0 ? "" : " (Ctrl-C stops)");
+  std::optional<DemoClient> demo;
+  if (o.demo) {
+    // 0.5 N m at 0.5 Hz: a gentle push on the default model's crank, visible in the motion
+    demo.emplace(0.5, 0.5);
+    demo->start(server->tcp_port());
+  }
+  std::fprintf(stderr, "rtmb serve: %s (%s) at %.1f Hz, control tcp %s:%u, udp %s:%u%s\n",
+               config.model.c_str(), config.model_file->path.c_str(), server->schema().rate_hz,
+               config.bind_address.c_str(), server->tcp_port(), config.bind_address.c_str(),
+               server->udp_port(), o.duration_s > 0.0 ? "" : " (Ctrl-C stops)");
 
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -117,18 +164,26 @@ int serve(const ServeOptions& o) {
       next_status += std::chrono::seconds(1);
       const ServerStats s = server->stats();
       std::fprintf(stderr,
-                   "%sstep %llu  t %.2f s%s  clients %zu  subscribers %zu  inputs %llu  "
-                   "rejected %llu  overruns %lld%s",
+                   "%sstep %llu  t %.2f s%s  drift %.1e  compute p99 %.1f us  overruns %lld  "
+                   "clients %zu  inputs %llu  rejected %llu",
                    tty ? "\r" : "", static_cast<unsigned long long>(s.step), s.sim_time,
-                   s.paused ? " (paused)" : "", s.clients, s.subscribers,
+                   s.paused ? " (paused)" : "", s.position_drift,
+                   static_cast<double>(s.loop.compute.p99) * 1e-3,
+                   static_cast<long long>(s.loop.counters.overruns), s.clients,
                    static_cast<unsigned long long>(s.inputs_queued),
-                   static_cast<unsigned long long>(s.udp_in.rejected()),
-                   static_cast<long long>(s.loop.counters.overruns), tty ? "  " : "\n");
+                   static_cast<unsigned long long>(s.udp_in.rejected()));
+      if (demo) {
+        std::fprintf(stderr, "  demo: %llu states, rtt %.0f us",
+                     static_cast<unsigned long long>(demo->states_received()), demo->last_rtt_us());
+      }
+      std::fprintf(stderr, "%s", tty ? "  " : "\n");
       std::fflush(stderr);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::optional<DemoReport> demo_report;
+  if (demo) demo_report = demo->stop();
   server->request_stop();
   server->join();
   g_server.store(nullptr);
@@ -172,6 +227,7 @@ int serve(const ServeOptions& o) {
       static_cast<unsigned long long>(s.tcp_accepted),
       static_cast<unsigned long long>(s.tcp_refused),
       static_cast<unsigned long long>(s.tcp_dropped));
+  if (demo_report) print_demo(*demo_report);
   return 0;
 }
 

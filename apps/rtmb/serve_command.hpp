@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
-// `rtmb serve`: the real-time server (rtmb::Server) on a built-in model until Ctrl-C or
-// --duration, with a status line on stderr about once a second and a closing report on stdout.
+// `rtmb serve`: the real-time server (rtmb::Server) on a model file or a built-in mechanism until
+// Ctrl-C or --duration, with a status line on stderr about once a second and a closing report on
+// stdout. --demo adds a local device emulator (apps/rtmb/demo_client.hpp): what `make run` does.
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -12,13 +13,14 @@
 namespace rtmb::app {
 
 struct ServeOptions {
-  std::string model = "pendulum";
+  std::string model;        ///< model file (.yaml) or built-in name; empty: configs/default.yaml
   double rate_hz = 0.0;     ///< 0: the model's 1/dt
   double duration_s = 0.0;  ///< 0: until interrupted
   std::string bind = "127.0.0.1";
   int port = 0;  ///< TCP control port, and the UDP port when non-zero; 0: chosen by the OS
   std::string token;
   bool paused = false;
+  bool demo = false;  ///< run the local demo client against the server
 };
 
 void add_serve_command(CLI::App& app, ServeOptions& options, int* exit_code);

@@ -64,6 +64,9 @@ class Client {
   /// Waits for the next accepted state datagram (admit_state: decoded, in sequence). Returns
   /// false on timeout. Rejected datagrams are counted in state_counters() and skipped.
   [[nodiscard]] bool receive_state(StateMessage& out, Timeout timeout = Timeout{1000});
+  /// The same with an absolute deadline (sub-millisecond waits for device loops).
+  [[nodiscard]] bool receive_state_until(StateMessage& out,
+                                         std::chrono::steady_clock::time_point deadline);
   /// Sends one input datagram with the next sequence number and the current steady clock as
   /// sender time; header step/time are those of the newest state received. Returns the header.
   MessageHeader send_input(std::span<const InputSample> samples);

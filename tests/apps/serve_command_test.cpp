@@ -4,6 +4,7 @@
 // `rtmb serve` as a user runs it: a short run with a closing report, and a wrong model name.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "tests/support/run_binary.hpp"
@@ -25,6 +26,45 @@ TEST(ServeCommand, ShortRunPrintsClosingReport) {
   EXPECT_NE(r.out.find("overruns"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("drift"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("udp in: received"), std::string::npos) << r.out;
+}
+
+// What `make run` does: the default model file with the demo client, closing report with the
+// demo's end-to-end latency; the physics in it must hold (the loop stays closed).
+TEST(ServeCommand, DefaultModelWithDemoClientReportsLatencyAndDrift) {
+  const CommandResult r = run_serve("--duration 2 --demo --port 0");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("slider_crank"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("configs/default.yaml"), std::string::npos) << r.out;
+  const std::size_t demo = r.out.find("demo client: ");
+  ASSERT_NE(demo, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("error:", demo), std::string::npos) << r.out;
+  unsigned long long sent = 0, received = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + demo, "demo client: %llu inputs sent, %llu states received",
+                        &sent, &received),
+            2)
+      << r.out;
+  EXPECT_GT(sent, 100u);
+  EXPECT_GT(received, 100u);
+  EXPECT_NE(r.out.find("end-to-end input->state"), std::string::npos) << r.out;
+  const std::size_t drift = r.out.find("drift in the stream (max): position ");
+  ASSERT_NE(drift, std::string::npos) << r.out;
+  double position_drift = 1.0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + drift, "drift in the stream (max): position %lf",
+                        &position_drift),
+            1);
+  EXPECT_LE(position_drift, 1e-10);  // PStab keeps the slider-crank's loop closed
+}
+
+TEST(ServeCommand, BadModelFileNamesFileLineAndKey) {
+  const std::string path = ::testing::TempDir() + "rtmb_bad_model.yaml";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("mechanism: pendulum\nintegration:\n  dtt: 0.001\n", f);
+  std::fclose(f);
+  const CommandResult r = run_serve(path + " --duration 1 --port 0");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ":3:3: key 'integration.dtt': unknown key"), std::string::npos)
+      << r.out;
 }
 
 TEST(ServeCommand, UnknownModelListsValidOnes) {
