@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -43,21 +44,39 @@ namespace {
 
 // ---- simulation thread ---------------------------------------------------------------------
 
+// Everything one model needs on the simulation thread, built on the network thread (setup,
+// allocates) and handed over whole by pointer, so `load` swaps models between two ticks without
+// the simulation thread allocating or freeing anything: the old bundle goes back to the network
+// thread through the retire ring and is destroyed there.
+struct SimBundle {
+  ModelFile file;
+  ServerSchema schema;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<Workspace> ws;
+  State state;
+  State initial;
+  std::unique_ptr<SnapshotSlot> inner = std::make_unique<SnapshotSlot>();
+  std::unique_ptr<InputChannelBank> bank;
+  std::unique_ptr<SimulationRunner> runner;
+};
+
 // Requests from the network thread to the simulation thread.
-enum class SimControlKind : std::uint32_t { kStart = 1, kPause, kStep, kReset };
+enum class SimControlKind : std::uint32_t { kStart = 1, kPause, kStep, kReset, kLoad };
 struct SimControl {
   SimControlKind kind = SimControlKind::kStart;
-  std::uint32_t count = 0;  // kStep: steps (ticks) to take
+  std::uint32_t count = 0;      // kStep: steps (ticks) to take
+  SimBundle* bundle = nullptr;  // kLoad: the model to run from the next tick on
 };
 static_assert(std::is_trivially_copyable_v<SimControl>);
 using ControlRing = SpscRing<SimControl, 64>;
+using RetireRing = SpscRing<SimBundle*, 64>;  // bundles the simulation thread let go of
 
 // What the simulation thread publishes for the network thread.
 struct ServerSnapshot {
   StateSnapshot state;
-  std::uint64_t step = 0;          // engine steps since the last reset
+  std::uint64_t step = 0;          // engine steps since the last reset or load
   std::int64_t echo_step = -1;     // step (since reset) that first saw the last input; -1: none
-  std::uint64_t epoch = 0;         // resets so far
+  std::uint64_t epoch = 0;         // resets and loads so far
   std::uint32_t paused = 0;        // 1: paused
   std::uint32_t inputs_stale = 0;  // 1: the InputChannelBank found the whole stream stale
   std::int32_t n_inputs = 0;       // valid entries of inputs
@@ -71,29 +90,19 @@ using ServerSlot = LatestValue<ServerSnapshot>;
 // the snapshot with reset bookkeeping. RT-safe: no allocation, lock, log or exception.
 class SimDriver {
  public:
-  SimDriver(State& state,
-            const State& initial,
-            SimulationRunner& runner,
-            SnapshotSlot& inner,
+  SimDriver(SimBundle& bundle,
             ServerSlot& out,
             ControlRing& control,
-            const InputChannelBank& bank,
+            RetireRing& retired,
             int wake_fd,
             bool paused)
-      : state_(&state),
-        initial_(&initial),
-        runner_(&runner),
-        inner_(&inner),
+      : b_(&bundle),
         out_(&out),
         control_(&control),
-        bank_(&bank),
+        retired_(&retired),
         wake_fd_(wake_fd),
         paused_(paused) {
-    current_.t = state.t;
-    current_.position_drift = kNotMeasured;  // no step yet
-    current_.velocity_drift = kNotMeasured;
-    current_.energy = kNotMeasured;
-    copy_state();
+    start_model();
   }
 
   bool on_tick(const Tick& tick) noexcept {
@@ -103,8 +112,8 @@ class SimDriver {
       return true;
     }
     if (paused_) --steps_left_;
-    (void)runner_->on_tick(tick);  // stop_on_non_finite is off: the state is restored instead
-    (void)inner_->try_read(current_);
+    (void)b_->runner->on_tick(tick);  // stop_on_non_finite is off: the state is restored instead
+    (void)b_->inner->try_read(current_);
     publish();
     return true;
   }
@@ -136,33 +145,54 @@ class SimDriver {
         case SimControlKind::kReset:
           reset();
           break;
+        case SimControlKind::kLoad:
+          // the old bundle goes back to be freed; were the retire ring full (64 loads the network
+          // thread has not collected), keeping the old model running is the safe choice
+          if (c.bundle == nullptr) break;
+          if (retired_->try_push(b_)) {
+            b_ = c.bundle;
+            ++epoch_;
+            start_model();
+          } else {
+            (void)retired_->try_push(c.bundle);
+          }
+          break;
       }
     }
   }
 
   static constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 
-  void reset() noexcept {
-    *state_ = *initial_;      // same sizes: Eigen copies into the existing storage
-    runner_->reset_inputs();  // no force from before the reset acts after it
-    steps_at_reset_ = runner_->counters().steps;
-    ++epoch_;
-    current_.t = state_->t;
+  // the current bundle's starting point: at construction, reset and load
+  void start_model() noexcept {
+    steps_at_reset_ = b_->runner->counters().steps;
+    current_.t = b_->state.t;
     current_.step = steps_at_reset_;
-    current_.position_drift = kNotMeasured;
+    current_.position_drift = kNotMeasured;  // no step yet
     current_.velocity_drift = kNotMeasured;
     current_.energy = kNotMeasured;
     current_.step_flags = 0;
+    current_.last_input_step = -1;
     copy_state();
   }
 
+  void reset() noexcept {
+    b_->state = b_->initial;     // same sizes: Eigen copies into the existing storage
+    b_->runner->reset_inputs();  // no force from before the reset acts after it
+    ++epoch_;
+    start_model();
+  }
+
   void copy_state() noexcept {
-    const auto nq = std::min<Eigen::Index>(state_->q.size(), kSnapshotMaxCoordinates);
-    const auto nv = std::min<Eigen::Index>(state_->v.size(), kSnapshotMaxCoordinates);
+    const State& st = b_->state;
+    const auto nq = std::min<Eigen::Index>(st.q.size(), kSnapshotMaxCoordinates);
+    const auto nv = std::min<Eigen::Index>(st.v.size(), kSnapshotMaxCoordinates);
     current_.n_q = static_cast<std::int32_t>(nq);
     current_.n_v = static_cast<std::int32_t>(nv);
-    std::copy_n(state_->q.data(), nq, current_.q.begin());
-    std::copy_n(state_->v.data(), nv, current_.v.begin());
+    std::fill(current_.q.begin(), current_.q.end(), 0.0);
+    std::fill(current_.v.begin(), current_.v.end(), 0.0);
+    std::copy_n(st.q.data(), nq, current_.q.begin());
+    std::copy_n(st.v.data(), nv, current_.v.begin());
   }
 
   void publish() noexcept {
@@ -174,9 +204,10 @@ class SimDriver {
                       : -1;
     s.epoch = epoch_;
     s.paused = paused_ ? 1u : 0u;
-    s.inputs_stale = bank_->stale() ? 1u : 0u;
-    s.n_inputs = bank_->channel_count();
-    for (int i = 0; i < s.n_inputs; ++i) s.inputs[static_cast<std::size_t>(i)] = bank_->value(i);
+    const InputChannelBank& bank = *b_->bank;
+    s.inputs_stale = bank.stale() ? 1u : 0u;
+    s.n_inputs = bank.channel_count();
+    for (int i = 0; i < s.n_inputs; ++i) s.inputs[static_cast<std::size_t>(i)] = bank.value(i);
     s.reserved = 0;
     out_->commit();
     dirty_ = false;
@@ -188,13 +219,10 @@ class SimDriver {
     }
   }
 
-  State* state_;
-  const State* initial_;
-  SimulationRunner* runner_;
-  SnapshotSlot* inner_;
+  SimBundle* b_;
   ServerSlot* out_;
   ControlRing* control_;
-  const InputChannelBank* bank_;
+  RetireRing* retired_;
   int wake_fd_;
   StateSnapshot current_{};
   std::int64_t steps_at_reset_ = 0;
@@ -298,6 +326,12 @@ struct Server::Impl {
   void take_snapshot();
   [[nodiscard]] bool known_sender(const asio::ip::address& address) const noexcept;
   [[nodiscard]] std::string set_reply(const Command& c, const SetCommand& set);
+  [[nodiscard]] std::string load_reply(const Command& c, const LoadCommand& load);
+  [[nodiscard]] std::string schema_fields() const;
+  [[nodiscard]] std::unique_ptr<SimBundle> make_bundle(const ModelFile& file,
+                                                       double rate_hz,
+                                                       std::int64_t period_ns) const;
+  void collect_retired();
   void arm_status();
   void forward(const ServerSnapshot& snap);
   void send_state(Subscriber& sub, const ServerSnapshot& snap);
@@ -310,20 +344,19 @@ struct Server::Impl {
   void session_closed(Session& session);
 
   ServerConfig config;
-  ServerSchema schema;
-  std::unique_ptr<Model> model;
-  std::unique_ptr<Workspace> ws;
-  State state;
-  State initial;
+  ServerSchema schema;  // of the current model (network thread)
+  ServerSchema initial_schema;
   std::unique_ptr<InputRing> inputs = std::make_unique<InputRing>();
-  std::unique_ptr<SnapshotSlot> inner = std::make_unique<SnapshotSlot>();
+  // every bundle alive (the running one, one queued by load, retired ones not yet collected);
+  // owned and freed by the network thread only
+  std::vector<std::unique_ptr<SimBundle>> bundles;
+  std::unique_ptr<RetireRing> retired = std::make_unique<RetireRing>();
+  std::filesystem::path load_root;  // load accepts model files under this directory
   std::unique_ptr<ServerSlot> published = std::make_unique<ServerSlot>();
   std::unique_ptr<ControlRing> control = std::make_unique<ControlRing>();
   std::unique_ptr<LatestValue<LoopTelemetry>> telemetry =
       std::make_unique<LatestValue<LoopTelemetry>>();
-  ModelFile model_file;
-  std::unique_ptr<InputChannelBank> bank;
-  std::unique_ptr<SimulationRunner> runner;
+
   std::unique_ptr<SimDriver> driver;
   MonotonicClock clock;
   std::unique_ptr<SimLoop> loop;
@@ -487,81 +520,107 @@ class Session : public std::enable_shared_from_this<Session> {
   bool close_after_write_ = false;
 };
 
+// Builds and validates everything one model needs (setup, allocates; throws with the reason).
+// period_ns > 0: the loop is running at that period and the model must fit it exactly.
+std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
+                                                     double rate_hz,
+                                                     std::int64_t period_ns) const {
+  auto b = std::make_unique<SimBundle>();
+  b->file = file;
+  const Settings& settings = file.settings;
+  b->model = std::make_unique<Model>(
+      std::shared_ptr<const System>(make_mechanism(file.mechanism, file.options)), settings);
+  const System& sys = b->model->system();
+  const std::string& name = file.mechanism;
+  if (sys.n_q() + sys.n_v() > static_cast<int>(kMaxStateChannels)) {
+    throw std::invalid_argument(
+        "model '" + name + "' has " + std::to_string(sys.n_q() + sys.n_v()) +
+        " state channels; the state stream carries at most " + std::to_string(kMaxStateChannels));
+  }
+  if (file.inputs.size() != static_cast<std::size_t>(sys.n_v()) || sys.n_v() > kMaxInputChannels) {
+    throw std::invalid_argument("model '" + name + "' needs one input channel per velocity (" +
+                                std::to_string(sys.n_v()) + ", at most " +
+                                std::to_string(kMaxInputChannels) + ")");
+  }
+  int substeps = 1;
+  if (period_ns > 0) {
+    substeps = static_cast<int>(
+        std::max<long long>(1, std::llround(static_cast<double>(period_ns) * 1e-9 / settings.dt)));
+  } else if (rate_hz > 0.0) {
+    substeps =
+        static_cast<int>(std::max<long long>(1, std::llround(1.0 / (rate_hz * settings.dt))));
+  }
+  ServerSchema& schema_out = b->schema;
+  schema_out.model = name;
+  schema_out.source = file.path;
+  schema_out.dt = settings.dt;
+  schema_out.substeps = substeps;
+  schema_out.rate_hz = 1.0 / (substeps * settings.dt);
+  const bool units_given = !file.output_units.empty();
+  for (int i = 0; i < sys.n_q(); ++i) {
+    schema_out.outputs.push_back(
+        {"q" + std::to_string(i),
+         units_given ? file.output_units[static_cast<std::size_t>(i)] : "m|rad"});
+  }
+  for (int i = 0; i < sys.n_v(); ++i) {
+    schema_out.outputs.push_back(
+        {"v" + std::to_string(i),
+         units_given ? file.output_units[static_cast<std::size_t>(sys.n_q() + i)] : "m/s|rad/s"});
+  }
+  for (const InputChannelSpec& in : file.inputs) schema_out.inputs.push_back({in.name, in.unit});
+
+  b->ws = std::make_unique<Workspace>(*b->model);
+  b->initial = initial_state(*b->model);
+  b->state = b->initial;
+  RunnerConfig rc;
+  rc.substeps = substeps;
+  rc.stop_on_non_finite = false;
+  b->runner =
+      std::make_unique<SimulationRunner>(*b->model, b->state, *b->ws, *inputs, *b->inner, rc);
+  if (period_ns > 0 && b->runner->period_ns() != period_ns) {
+    throw std::invalid_argument("model '" + name + "' steps dt = " + std::to_string(settings.dt) +
+                                " s, which does not divide the running loop's period of " +
+                                std::to_string(period_ns) + " ns; restart rtmb serve with it");
+  }
+  std::vector<InputChannelConfig> channel_configs;
+  for (const InputChannelSpec& in : file.inputs) channel_configs.push_back(in.config);
+  InputBankConfig bank_config = file.input_bank;
+  bank_config.period_ns = b->runner->period_ns();
+  b->bank = std::make_unique<InputChannelBank>(channel_configs, bank_config);
+  b->runner->set_input_bank(b->bank.get());
+  return b;
+}
+
 Server::Impl::Impl(const ServerConfig& c) : config(c) {
-  model_file = c.model_file ? *c.model_file : builtin_model_file(c.model);
   if (c.rate_hz < 0.0 || !std::isfinite(c.rate_hz)) {
     throw std::invalid_argument("rate must be a finite number >= 0 [Hz]");
   }
   if (c.max_clients < 1 || c.max_subscribers < 1 || c.max_queued_replies < 1) {
     throw std::invalid_argument("max_clients, max_subscribers and max_queued_replies must be >= 1");
   }
-  const Settings& settings = model_file.settings;
-  model = std::make_unique<Model>(
-      std::shared_ptr<const System>(make_mechanism(model_file.mechanism, model_file.options)),
-      settings);
-  const System& sys = model->system();
-  const std::string& name = model_file.mechanism;
-  if (sys.n_q() + sys.n_v() > static_cast<int>(kMaxStateChannels)) {
-    throw std::invalid_argument(
-        "model '" + name + "' has " + std::to_string(sys.n_q() + sys.n_v()) +
-        " state channels; the state stream carries at most " + std::to_string(kMaxStateChannels));
+  const ModelFile file = c.model_file ? *c.model_file : builtin_model_file(c.model);
+  {
+    std::error_code fs_error;
+    const std::filesystem::path served(file.path);
+    load_root = c.model_file ? std::filesystem::weakly_canonical(served, fs_error).parent_path()
+                             : std::filesystem::current_path(fs_error);
   }
-  if (model_file.inputs.size() != static_cast<std::size_t>(sys.n_v()) ||
-      sys.n_v() > kMaxInputChannels) {
-    throw std::invalid_argument("model '" + name + "' needs one input channel per velocity (" +
-                                std::to_string(sys.n_v()) + ", at most " +
-                                std::to_string(kMaxInputChannels) + ")");
-  }
-
-  const double rate_hz = c.rate_hz > 0.0 ? c.rate_hz : model_file.rate_hz;
-  int substeps = 1;
-  if (rate_hz > 0.0) {
-    substeps =
-        static_cast<int>(std::max<long long>(1, std::llround(1.0 / (rate_hz * settings.dt))));
-  }
-  schema.model = name;
-  schema.source = model_file.path;
-  schema.dt = settings.dt;
-  schema.substeps = substeps;
-  schema.rate_hz = 1.0 / (substeps * settings.dt);
-  const bool units_given = !model_file.output_units.empty();
-  for (int i = 0; i < sys.n_q(); ++i) {
-    schema.outputs.push_back(
-        {"q" + std::to_string(i),
-         units_given ? model_file.output_units[static_cast<std::size_t>(i)] : "m|rad"});
-  }
-  for (int i = 0; i < sys.n_v(); ++i) {
-    schema.outputs.push_back({"v" + std::to_string(i),
-                              units_given
-                                  ? model_file.output_units[static_cast<std::size_t>(sys.n_q() + i)]
-                                  : "m/s|rad/s"});
-  }
-  for (const InputChannelSpec& in : model_file.inputs) schema.inputs.push_back({in.name, in.unit});
+  bundles.push_back(make_bundle(file, c.rate_hz > 0.0 ? c.rate_hz : file.rate_hz, 0));
+  SimBundle& first = *bundles.front();
+  schema = first.schema;
+  initial_schema = first.schema;  // for Server::schema(): never changes, safe from any thread
 
   if (c.wake_network) {
     wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (wake_fd < 0)
+    if (wake_fd < 0) {
       throw std::runtime_error("eventfd failed: " + std::string(std::strerror(errno)));
+    }
     wake.assign(wake_fd);
   }
-
-  ws = std::make_unique<Workspace>(*model);
-  initial = initial_state(*model);
-  state = initial;
-  RunnerConfig rc;
-  rc.substeps = substeps;
-  rc.stop_on_non_finite = false;
-  runner = std::make_unique<SimulationRunner>(*model, state, *ws, *inputs, *inner, rc);
-  std::vector<InputChannelConfig> channel_configs;
-  for (const InputChannelSpec& in : model_file.inputs) channel_configs.push_back(in.config);
-  InputBankConfig bank_config = model_file.input_bank;
-  bank_config.period_ns = runner->period_ns();
-  bank = std::make_unique<InputChannelBank>(channel_configs, bank_config);
-  runner->set_input_bank(bank.get());
-  driver = std::make_unique<SimDriver>(state, initial, *runner, *inner, *published, *control, *bank,
-                                       wake_fd, !c.start_running);
+  driver =
+      std::make_unique<SimDriver>(first, *published, *control, *retired, wake_fd, !c.start_running);
   LoopConfig lc;
-  lc.period_ns = runner->period_ns();
+  lc.period_ns = first.runner->period_ns();
   lc.telemetry = telemetry.get();
   lc.telemetry_every_ticks = std::max<std::int64_t>(1, 100'000'000 / lc.period_ns);
   loop = std::make_unique<SimLoop>(lc, driver->step_fn(), clock);
@@ -697,6 +756,7 @@ void Server::Impl::poll() {
     }
   }
   take_snapshot();  // without a wake-up (wake_network off, or a missed one)
+  collect_retired();
   (void)telemetry->try_read(net_stats.loop);
   publish_stats();
   arm_poll();
@@ -850,18 +910,7 @@ std::string Server::Impl::handle(Session& session, const Command& c) {
     // its address (keys are address << 16 | port; the UDP port is not known here)
     sequencer.forget_matching(sender_key(udp::endpoint(session.peer().address(), 0)),
                               ~std::uint64_t{0xFFFF});
-    std::string out = ok_head(c);
-    append_uint(out, "version", kWireVersion);
-    append_str(out, "model", schema.model);
-    append_num(out, "rate_hz", schema.rate_hz);
-    append_num(out, "dt", schema.dt);
-    append_int(out, "substeps", schema.substeps);
-    append_uint(out, "udp_port", bound_udp_port);
-    append_str(out, "outputs", join_names(schema.outputs, false));
-    append_str(out, "output_units", join_names(schema.outputs, true));
-    append_str(out, "inputs", join_names(schema.inputs, false));
-    append_str(out, "input_units", join_names(schema.inputs, true));
-    return out + "}";
+    return ok_head(c) + schema_fields() + "}";
   }
   if (!session.said_hello) return error("say hello first");
   if (std::holds_alternative<StartCommand>(c.body)) {
@@ -877,9 +926,7 @@ std::string Server::Impl::handle(Session& session, const Command& c) {
     return push_control(c, {SimControlKind::kReset, 0});
   }
   if (const auto* set = std::get_if<SetCommand>(&c.body)) return set_reply(c, *set);
-  if (std::holds_alternative<LoadCommand>(c.body)) {
-    return error("load is not supported yet; restart rtmb serve with the model");
-  }
+  if (const auto* load = std::get_if<LoadCommand>(&c.body)) return load_reply(c, *load);
   if (const auto* sub = std::get_if<SubscribeCommand>(&c.body)) {
     asio::ip::address address = session.peer().address();
     if (sub->address) {
@@ -933,6 +980,67 @@ std::string Server::Impl::handle(Session& session, const Command& c) {
   return stats_reply(c);
 }
 
+std::string Server::Impl::schema_fields() const {
+  std::string out;
+  append_uint(out, "version", kWireVersion);
+  append_str(out, "model", schema.model);
+  append_num(out, "rate_hz", schema.rate_hz);
+  append_num(out, "dt", schema.dt);
+  append_int(out, "substeps", schema.substeps);
+  append_uint(out, "udp_port", bound_udp_port);
+  append_str(out, "outputs", join_names(schema.outputs, false));
+  append_str(out, "output_units", join_names(schema.outputs, true));
+  append_str(out, "inputs", join_names(schema.inputs, false));
+  append_str(out, "input_units", join_names(schema.inputs, true));
+  return out;
+}
+
+std::string Server::Impl::load_reply(const Command& c, const LoadCommand& load) {
+  const auto error = [&](std::string message) {
+    return error_reply({std::move(message), "load", c.id});
+  };
+  // a built-in mechanism by name, or a model file under the directory of the served one (a
+  // network client must not make the server read arbitrary files)
+  ModelFile file;
+  try {
+    if (find_mechanism(load.model) != nullptr) {
+      file = builtin_model_file(load.model);
+    } else {
+      std::error_code fs_error;
+      const std::filesystem::path wanted =
+          std::filesystem::weakly_canonical(load_root / load.model, fs_error);
+      const auto [root_end, wanted_it] =
+          std::mismatch(load_root.begin(), load_root.end(), wanted.begin(), wanted.end());
+      if (fs_error || root_end != load_root.end()) {
+        return error("\"" + clip_utf8(load.model, 128) + "\" is neither a built-in mechanism (" +
+                     mechanism_names() + ") nor a model file under " + load_root.string());
+      }
+      file = load_model_file(wanted.string());
+    }
+    auto bundle = make_bundle(file, 0.0, loop->config().period_ns);
+    SimBundle* raw = bundle.get();
+    if (!control->try_push(SimControl{SimControlKind::kLoad, 0, raw})) {
+      return error("busy: too many control requests in flight, retry");
+    }
+    bundles.push_back(std::move(bundle));
+    schema = raw->schema;
+  } catch (const std::exception& e) {
+    return error(clip_utf8(e.what(), 1024));
+  }
+  ++net_stats.loads;
+  // inputs numbered for the old model must not be compared with the new model's senders' numbers
+  sequencer.clear();
+  spdlog::info("loaded '{}' ({}) at {:.1f} Hz", schema.model, file.path, schema.rate_hz);
+  return ok_head(c) + schema_fields() + "}";
+}
+
+void Server::Impl::collect_retired() {
+  SimBundle* old = nullptr;
+  while (retired->try_pop(old)) {
+    std::erase_if(bundles, [&](const std::unique_ptr<SimBundle>& b) { return b.get() == old; });
+  }
+}
+
 std::string Server::Impl::set_reply(const Command& c, const SetCommand& set) {
   const auto error = [&](std::string message) {
     return error_reply({std::move(message), "set", c.id});
@@ -981,6 +1089,7 @@ std::string Server::Impl::stats_reply(const Command& c) {
   append_uint(out, "send_errors", s.send_errors);
   append_uint(out, "clients", s.clients);
   append_uint(out, "subscribers", s.subscribers);
+  append_uint(out, "loads", s.loads);
   append_int(out, "overruns", s.loop.counters.overruns);
   append_int(out, "missed_ticks", s.loop.counters.missed_ticks);
   append_int(out, "compute_p50_ns", s.loop.compute.p50);
@@ -1053,7 +1162,7 @@ std::uint16_t Server::udp_port() const noexcept {
 }
 
 const ServerSchema& Server::schema() const noexcept {
-  return impl_->schema;
+  return impl_->initial_schema;
 }
 
 ServerStats Server::stats() const {

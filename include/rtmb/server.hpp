@@ -125,6 +125,8 @@ class Server {
 
   [[nodiscard]] std::uint16_t tcp_port() const noexcept;
   [[nodiscard]] std::uint16_t udp_port() const noexcept;
+  /// The schema of the model served at construction. After a `load` the network thread's
+  /// schema changes; clients learn it from the load reply or a new hello.
   [[nodiscard]] const ServerSchema& schema() const noexcept;
   /// A consistent copy of the counters (updated by the network thread). Any thread.
   [[nodiscard]] ServerStats stats() const;

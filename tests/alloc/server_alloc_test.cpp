@@ -12,6 +12,7 @@
 #include <exception>
 #include <functional>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -68,6 +69,9 @@ TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStream) {
   (void)client.request(R"({"command":"step","count":10})");
   (void)client.request(R"({"command":"reset"})");
   (void)client.request(R"({"command":"start"})");
+  // load swaps the whole model between two ticks: the simulation thread only moves pointers
+  const std::string loaded = client.request(R"({"command":"load","model":"andrews"})");
+  EXPECT_NE(loaded.find(R"("model":"andrews")"), std::string::npos) << loaded;
   std::this_thread::sleep_for(50ms);
   server.request_stop();
   server.join();

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -263,6 +264,81 @@ TEST(ServerLoopback, InputsActAsForcesInTheStepAfterTheyArriveThenTheWatchdogRam
   EXPECT_EQ(server.stats().input_values, (std::vector<double>{0.0, 0.0}));
 }
 
+void write_file(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr) << path;
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+}
+
+TEST(ServerLoopback, LoadSwapsTheModelBetweenTicksAndRefusesWhatDoesNotFit) {
+  const std::string dir = ::testing::TempDir();
+  write_file(dir + "rtmb_load_a.yaml", "mechanism: pendulum\n");
+  write_file(dir + "rtmb_load_b.yaml",
+             "mechanism: slider_crank\ninputs:\n  channels: [{name: crank}, {name: rod}, {name: "
+             "fx}, {name: fy, kind: command}]\n");
+  write_file(dir + "rtmb_load_bad_dt.yaml", "mechanism: pendulum\nintegration: {dt: 0.0007}\n");
+  ServerConfig config = loopback_config();
+  config.model_file = load_model_file(dir + "rtmb_load_a.yaml");
+  Server server(config);
+  server.start();
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+  (void)client.hello();
+  client.subscribe(1);
+  StateMessage m;
+  ASSERT_TRUE(client.receive_state(m, 2000ms));
+  EXPECT_EQ(m.channel_count, 4);
+
+  // a model file next to the served one: the reply carries the new schema, the stream restarts
+  // with the new model's shape, and it runs (post-stabilized: its loop stays closed)
+  const std::string reply = client.request(R"({"command":"load","model":"rtmb_load_b.yaml"})");
+  EXPECT_TRUE(
+      reply.starts_with(R"({"ok":true,"command":"load","version":1,"model":"slider_crank")"))
+      << reply;
+  EXPECT_NE(reply.find(R"("inputs":"crank,rod,fx,fy")"), std::string::npos) << reply;
+  bool restarted = false;
+  for (int i = 0; i < 200 && !restarted; ++i) {
+    ASSERT_TRUE(client.receive_state(m, 2000ms));
+    restarted = has_flag(m.header.flags, WireFlag::kRestarted);
+  }
+  ASSERT_TRUE(restarted);
+  EXPECT_EQ(m.channel_count, 8);
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(client.receive_state(m, 2000ms));
+  EXPECT_EQ(m.channel_count, 8);
+  EXPECT_GT(m.header.step, 0u);
+  EXPECT_LE(m.position_drift, 1e-12);
+  EXPECT_EQ(client.hello().inputs, (std::vector<std::string>{"crank", "rod", "fx", "fy"}));
+  // inputs now address the new channels (fy is a command channel: it holds, no watchdog ramp)
+  const std::array<InputSample, 1> push{InputSample{3, 1.5}};
+  (void)client.send_input(push);
+  EXPECT_TRUE(eventually([&] {
+    const ServerStats st = server.stats();
+    return st.input_values.size() == 4 && st.input_values[3] == 1.5;
+  }));
+
+  // a built-in by name whose step divides the 1 ms period (Andrews: 20 steps of 5e-5 s)
+  const std::string andrews = client.request(R"({"command":"load","model":"andrews"})");
+  EXPECT_NE(andrews.find(R"("model":"andrews")"), std::string::npos) << andrews;
+  EXPECT_NE(andrews.find(R"("substeps":20)"), std::string::npos) << andrews;
+
+  // refused, and the server keeps running the current model
+  const std::string bad_dt =
+      client.request(R"({"command":"load","model":"rtmb_load_bad_dt.yaml"})");
+  EXPECT_TRUE(bad_dt.starts_with(R"({"ok":false)")) << bad_dt;
+  EXPECT_NE(bad_dt.find("does not divide"), std::string::npos) << bad_dt;
+  const std::string outside = client.request(R"({"command":"load","model":"../../etc/passwd"})");
+  EXPECT_TRUE(outside.starts_with(R"({"ok":false)")) << outside;
+  EXPECT_NE(outside.find("neither a built-in"), std::string::npos) << outside;
+  const std::string missing = client.request(R"({"command":"load","model":"nope.yaml"})");
+  EXPECT_TRUE(missing.starts_with(R"({"ok":false)")) << missing;
+  EXPECT_NE(missing.find("cannot open"), std::string::npos) << missing;
+  EXPECT_TRUE(eventually([&] { return server.stats().loads == 2; }));
+  const std::uint64_t before = server.stats().step;
+  EXPECT_TRUE(eventually([&] { return server.stats().step > before + 10; }));
+  EXPECT_TRUE(server.running());
+}
+
 TEST(ServerLoopback, MalformedDatagramsAreDroppedAndCounted) {
   Server server(loopback_config());
   server.start();
@@ -389,7 +465,7 @@ TEST(ServerLoopback, BadCommandsGetErrorRepliesAndTheServerKeepsRunning) {
   EXPECT_TRUE(is_error(r)) << r;  // only the client's own address
   r = client.request(R"({"command":"set","param":"dt","value":0.001})");
   EXPECT_TRUE(is_error(r)) << r;
-  r = client.request(R"({"command":"load","model":"andrews"})");
+  r = client.request(R"({"command":"load","model":"no_such_model"})");
   EXPECT_TRUE(is_error(r)) << r;
   // several requests in one segment, each answered in order
   client.send_raw("{\"command\":\"stats\",\"id\":1}\n{\"command\":\"stats\",\"id\":2}\n");
