@@ -617,6 +617,7 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
     }
     wake.assign(wake_fd);
   }
+  clock = MonotonicClock(c.spin_ns);
   driver =
       std::make_unique<SimDriver>(first, *published, *control, *retired, wake_fd, !c.start_running);
   LoopConfig lc;
@@ -751,8 +752,14 @@ void Server::Impl::poll() {
   }
   if (!rt_logged && rt_ready.load(std::memory_order_acquire)) {
     rt_logged = true;
-    for (const RtSetupResult* r : {&rt_report.memory, &rt_report.stack}) {
-      if (!r->ok()) spdlog::warn("real-time setup: {}", r->message());
+    // each refusal once, at start, with the fix in the message
+    for (const RtSetupResult* r : {&rt_report.memory, &rt_report.stack, &rt_report.affinity,
+                                   &rt_report.priority, &rt_report.timer_slack}) {
+      if (!r->ok()) {
+        spdlog::warn("real-time setup: {}", r->message());
+      } else if (r->message() != "skipped") {
+        spdlog::info("real-time setup: {}", r->message());
+      }
     }
   }
   take_snapshot();  // without a wake-up (wake_network off, or a missed one)
@@ -1120,7 +1127,7 @@ void Server::start() {
   m.sim_thread = std::thread([&m] {
     // on this thread, so that the stack prefault covers it; the network thread logs the result
     if (m.config.realtime_setup) {
-      m.rt_report = setup_realtime({});
+      m.rt_report = setup_realtime(m.config.rt_options);
       m.rt_ready.store(true, std::memory_order_release);
     }
     if (m.sim_hook != nullptr) m.sim_hook(m.sim_hook_context, true);

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -103,6 +104,16 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--token", o.token, "Shared secret that hello must present");
   cmd->add_flag("--paused", o.paused, "Start paused (step/start commands run it)");
+  cmd->add_option("--priority", o.priority,
+                  "SCHED_FIFO priority of the simulation thread, best effort (0: do not ask)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 99));
+  cmd->add_option("--cpu", o.cpu, "Pin the simulation thread to this CPU (default: not pinned)")
+      ->check(CLI::Range(0, 1023));
+  cmd->add_option("--spin-us", o.spin_us,
+                  "Wake this many microseconds before each deadline and busy-wait the rest "
+                  "(less wake-up jitter for more CPU; default 0)")
+      ->check(CLI::Range(0.0, 1000.0));
   cmd->add_flag("--demo", o.demo,
                 "Also run a local demo client: a 1 kHz device on loopback that drives input "
                 "channel 0 with a slow sine and measures input->state latency (make run)");
@@ -126,6 +137,9 @@ int serve(const ServeOptions& o) {
   config.token = o.token;
   config.start_running = !o.paused;
   config.realtime_setup = true;
+  config.rt_options.priority = o.priority;
+  config.rt_options.cpu = o.cpu;
+  config.spin_ns = std::llround(o.spin_us * 1e3);
 
   std::unique_ptr<Server> server;
   try {

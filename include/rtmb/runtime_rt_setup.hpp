@@ -74,12 +74,18 @@ struct RtSetupResult {
 /// is too small for bytes plus a 64 KiB margin. Setup-only; never throws.
 [[nodiscard]] RtSetupResult prefault_stack(std::size_t bytes) noexcept;
 
+/// Sets the calling thread's timer slack (PR_SET_TIMERSLACK) to ns. A normal thread's sleeps may
+/// end up to 50 us late by default, because the kernel coalesces timer expiries; a deadline loop
+/// wants its wake-up on time. Setup-only; never throws.
+[[nodiscard]] RtSetupResult set_timer_slack(std::int64_t ns) noexcept;
+
 /// What setup_realtime() should do; a field at its "off" value skips that call.
 struct RtSetupOptions {
   bool lock_memory = true;                        ///< call lock_memory()
   std::size_t prefault_stack_bytes = 256 * 1024;  ///< prefault_stack(bytes); 0: skip
   int cpu = -1;                                   ///< set_cpu_affinity(cpu); < 0: skip
   int priority = 0;                               ///< set_realtime_priority(priority); 0: skip
+  std::int64_t timer_slack_ns = 1;                ///< set_timer_slack(ns); <= 0: skip
 };
 
 /// The results of setup_realtime(), one per call; a skipped call has status kOk and the text
@@ -89,10 +95,11 @@ struct RtSetupReport {
   RtSetupResult stack;
   RtSetupResult affinity;
   RtSetupResult priority;
+  RtSetupResult timer_slack;
 
   /// True when every requested call succeeded.
   [[nodiscard]] bool all_ok() const noexcept {
-    return memory.ok() && stack.ok() && affinity.ok() && priority.ok();
+    return memory.ok() && stack.ok() && affinity.ok() && priority.ok() && timer_slack.ok();
   }
 };
 

@@ -35,6 +35,7 @@
 
 #include "rtmb/model_file.hpp"
 #include "rtmb/runtime_loop.hpp"
+#include "rtmb/runtime_rt_setup.hpp"
 #include "rtmb/wire.hpp"
 
 namespace rtmb {
@@ -50,7 +51,9 @@ struct ServerConfig {
   std::uint16_t udp_port = 0;              ///< state/input port; 0: chosen by the OS
   std::string token;                       ///< required by hello when non-empty
   bool start_running = true;               ///< false: start paused (step/start commands)
-  bool realtime_setup = false;             ///< try mlockall / stack prefault at start
+  bool realtime_setup = false;             ///< best-effort setup_realtime(rt_options) at start
+  RtSetupOptions rt_options;               ///< what realtime_setup tries (priority 0: none)
+  std::int64_t spin_ns = 0;                ///< wake this early and spin to the deadline [ns]
   std::size_t max_clients = 8;             ///< TCP connections at once
   std::size_t max_subscribers = 16;        ///< UDP subscriptions over all clients
   std::size_t max_queued_replies = 64;     ///< reply lines waiting per client; beyond: dropped

@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -174,14 +175,31 @@ TEST(RuntimeRtSetup, SetupRealtimeRunsOnlyWhatIsAsked) {
   options.prefault_stack_bytes = 64 * 1024;
   options.cpu = -1;
   options.priority = 0;
+  options.timer_slack_ns = 0;
   const RtSetupReport report = setup_realtime(options);  // only the stack prefault
   EXPECT_TRUE(report.all_ok());
   EXPECT_EQ(report.memory.message(), "skipped");
   EXPECT_EQ(report.affinity.message(), "skipped");
   EXPECT_EQ(report.priority.message(), "skipped");
+  EXPECT_EQ(report.timer_slack.message(), "skipped");
   EXPECT_NE(report.stack.message().find("prefaulted"), std::string_view::npos);
   static_assert(noexcept(setup_realtime(options)));
   static_assert(std::is_trivially_copyable_v<RtSetupResult>);
+}
+
+TEST(RuntimeRtSetup, TimerSlackIsSetOnTheCallingThread) {
+  // on a thread of its own, so the test runner's thread keeps its slack
+  std::optional<RtSetupResult> result;
+  long slack_after = -1;
+  std::thread t([&] {
+    result = set_timer_slack(1000);
+    slack_after = ::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  });
+  t.join();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_TRUE(result->ok()) << result->message();
+  EXPECT_EQ(slack_after, 1000);
+  EXPECT_EQ(set_timer_slack(0).status, RtSetupStatus::kInvalid);
 }
 
 }  // namespace
