@@ -6,8 +6,9 @@
 // Engine round trip. The rtmb::Client says hello and subscribes its UDP socket to the state
 // stream (decimation 1); a receiver thread then owns that client and only calls receive_state.
 // The main thread is the emulated device: it sends one input datagram per period from a second
-// UDP socket of its own (the server takes inputs from any address, docs/protocol.md "Server
-// behaviour"), each with its sequence number and steady-clock sender time. For every state whose
+// UDP socket of its own (the server takes inputs from any port of an address whose control
+// client said hello, docs/protocol.md "Server behaviour"), each with its sequence number and
+// steady-clock sender time. For every state whose
 // echo names one of these inputs, RTT = receive time - echoed sender time, both on this process's
 // steady clock; each input is counted once (its first echo). An input never echoed is lost: it
 // was dropped on the way, or a newer input reached the server within the same step (the echo
@@ -473,6 +474,9 @@ int latency(const LatencyOptions& o) {
     if (o.connect.empty()) {
       ServerConfig config;
       config.model = o.model;
+      // the same best-effort real-time setup as `rtmb serve` (SCHED_FIFO 80, timer slack)
+      config.realtime_setup = true;
+      config.rt_options.priority = 80;
       server = std::make_unique<Server>(config);
       server->start();
       tcp_port = server->tcp_port();
