@@ -293,6 +293,26 @@ void append_bool(std::string& out, std::string_view key, bool v) {
   return s;
 }
 
+// A token bucket: up to `burst` events at once, `rate` per second on average.
+struct TokenBucket {
+  double tokens = 0.0;
+  std::int64_t last_ns = 0;
+  bool started = false;
+
+  bool take(double rate, double burst, std::int64_t now_ns) noexcept {
+    if (!started) {
+      started = true;
+      tokens = burst;
+    } else {
+      tokens = std::min(burst, tokens + static_cast<double>(now_ns - last_ns) * 1e-9 * rate);
+    }
+    last_ns = now_ns;
+    if (tokens < 1.0) return false;
+    tokens -= 1.0;
+    return true;
+  }
+};
+
 }  // namespace
 
 // ---- network side --------------------------------------------------------------------------
@@ -397,6 +417,9 @@ struct Server::Impl {
   std::uint16_t bound_tcp_port = 0;
   std::uint16_t bound_udp_port = 0;
   std::uint64_t last_logged_step = 0;
+  double input_rate_hz = 0.0;  // resolved max_input_rate_hz
+  // input rate limit per client address (only addresses of connected, hello'd clients)
+  std::vector<std::pair<asio::ip::address, TokenBucket>> input_buckets;
 
   mutable std::mutex stats_mutex;
   ServerStats shared_stats;  // guarded by stats_mutex
@@ -440,6 +463,7 @@ class Session : public std::enable_shared_from_this<Session> {
   [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
   [[nodiscard]] const tcp::endpoint& peer() const noexcept { return peer_; }
   bool said_hello = false;
+  TokenBucket commands;  // rate limit of this connection's command lines
 
  private:
   void do_read() {
@@ -632,6 +656,13 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
                              : std::clamp<std::int64_t>(lc.period_ns / 2, 100'000, 5'000'000);
   }
   poll_period = std::chrono::nanoseconds(poll_ns);
+  if (c.max_input_rate_hz < 0.0 || !std::isfinite(c.max_input_rate_hz) ||
+      !(c.max_command_rate_hz > 0.0) || !std::isfinite(c.max_command_rate_hz)) {
+    throw std::invalid_argument("max_input_rate_hz must be >= 0 and max_command_rate_hz > 0");
+  }
+  input_rate_hz = c.max_input_rate_hz > 0.0
+                      ? c.max_input_rate_hz
+                      : std::max(1000.0, 4e9 / static_cast<double>(lc.period_ns));
 
   // sockets: bound here so the ports are known before start()
   boost::system::error_code ec;
@@ -692,9 +723,19 @@ void Server::Impl::do_receive() {
 void Server::Impl::on_datagram(std::size_t bytes) {
   InputMessage message;
   const auto n_inputs = static_cast<std::uint16_t>(schema.inputs.size());
+  const asio::ip::address from = rx_from.address();
+  const bool known = known_sender(from);
+  bool within_rate = true;
+  if (known) {
+    auto it = std::find_if(input_buckets.begin(), input_buckets.end(),
+                           [&](const auto& b) { return b.first == from; });
+    if (it == input_buckets.end()) it = input_buckets.insert(input_buckets.end(), {from, {}});
+    within_rate =
+        it->second.take(input_rate_hz, std::max(10.0, 0.1 * input_rate_hz), steady_now_ns());
+  }
   const PacketStatus status =
       admit_input(std::span<const std::byte>(rx_buffer.data(), bytes), sender_key(rx_from),
-                  n_inputs, sequencer, net_stats.udp_in, message, known_sender(rx_from.address()));
+                  n_inputs, sequencer, net_stats.udp_in, message, known, within_rate);
   if (status != PacketStatus::kOk) return;
   for (std::uint16_t i = 0; i < message.sample_count; ++i) {
     QueuedInput q;
@@ -877,10 +918,18 @@ void Server::Impl::shutdown_network() {
 void Server::Impl::session_closed(Session& session) {
   std::erase_if(subscribers, [&](const Subscriber& sub) { return sub.session_id == session.id(); });
   std::erase_if(sessions, [&](const std::shared_ptr<Session>& s) { return s.get() == &session; });
+  std::erase_if(input_buckets, [&](const auto& b) { return !known_sender(b.first); });
 }
 
 std::string Server::Impl::handle_line(Session& session, std::string_view line) {
   ++net_stats.commands;
+  const double command_rate = config.max_command_rate_hz;
+  if (!session.commands.take(command_rate, std::max(10.0, 0.25 * command_rate), steady_now_ns())) {
+    ++net_stats.command_errors;
+    return error_reply({"rate limit: at most " + std::to_string(std::llround(command_rate)) +
+                            " commands per second per connection",
+                        std::nullopt, std::nullopt});
+  }
   CommandParseResult parsed = parse_command(line);
   if (auto* error = std::get_if<CommandError>(&parsed)) {
     ++net_stats.command_errors;

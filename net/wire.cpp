@@ -140,6 +140,8 @@ std::string_view to_string(PacketStatus s) noexcept {
       return "out_of_order";
     case PacketStatus::kUnknownSender:
       return "unknown_sender";
+    case PacketStatus::kRateLimited:
+      return "rate_limited";
   }
   return "invalid";
 }
@@ -362,9 +364,11 @@ PacketStatus admit_input(std::span<const std::byte> datagram,
                          InputSequencer& sequencer,
                          PacketCounters& counters,
                          InputMessage& out,
-                         bool sender_known) noexcept {
+                         bool sender_known,
+                         bool within_rate) noexcept {
   PacketStatus s = decode_input(datagram, channel_count, out);
   if (s == PacketStatus::kOk && !sender_known) s = PacketStatus::kUnknownSender;
+  if (s == PacketStatus::kOk && !within_rate) s = PacketStatus::kRateLimited;
   // only well-formed datagrams from known senders take part in sequencing, so neither garbage
   // nor a stranger can move a client's window
   if (s == PacketStatus::kOk) s = sequencer.admit(sender, out.header.sequence);

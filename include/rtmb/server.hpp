@@ -57,10 +57,14 @@ struct ServerConfig {
   std::size_t max_clients = 8;             ///< TCP connections at once
   std::size_t max_subscribers = 16;        ///< UDP subscriptions over all clients
   std::size_t max_queued_replies = 64;     ///< reply lines waiting per client; beyond: dropped
-  std::int64_t poll_period_ns = 0;         ///< how often the network thread looks for a new
-                                           ///< snapshot without a wake-up; 0: 10 ms
-  bool wake_network = true;                ///< eventfd wake-up after each tick (false: poll only,
-                                           ///< then poll_period_ns 0 means half the period)
+  double max_input_rate_hz = 0.0;          ///< input datagrams per second per client address (token
+                                           ///< bucket, burst 0.1 s); 0: max(4 x loop rate, 1000)
+  double max_command_rate_hz = 200.0;  ///< command lines per second per connection (burst 0.25 s,
+                                       ///< at least 10); beyond: error reply
+  std::int64_t poll_period_ns = 0;     ///< how often the network thread looks for a new
+                                       ///< snapshot without a wake-up; 0: 10 ms
+  bool wake_network = true;            ///< eventfd wake-up after each tick (false: poll only,
+                                       ///< then poll_period_ns 0 means half the period)
 };
 
 /// One channel of the model schema.

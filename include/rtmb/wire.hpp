@@ -160,9 +160,10 @@ enum class PacketStatus : std::uint8_t {
   kDuplicate,        ///< InputSequencer: this sender's sequence number was already accepted
   kOutOfOrder,       ///< InputSequencer: older than the sender's newest accepted datagram
   kUnknownSender,    ///< server: the source address has no control client that said hello
+  kRateLimited,      ///< server: the source address sends faster than its input rate limit
 };
 /// Number of PacketStatus values (size of PacketCounters::by_status).
-inline constexpr std::size_t kPacketStatusCount = 14;
+inline constexpr std::size_t kPacketStatusCount = 15;
 
 /// Lowercase snake_case name of a status ("ok", "bad_magic", ...), used as the key in stats.
 [[nodiscard]] std::string_view to_string(PacketStatus s) noexcept;
@@ -336,15 +337,17 @@ class InputSequencer {
 };
 
 /// The server's receive path for one input datagram from `sender`: decode_input, then (if the
-/// datagram is well formed) kUnknownSender unless sender_known, then the sender's sequence check,
-/// then counters.record of the outcome. Returns the outcome; out is valid only for kOk. RT-safe.
+/// datagram is well formed) kUnknownSender unless sender_known, kRateLimited unless within_rate,
+/// then the sender's sequence check, then counters.record of the outcome. Returns the outcome; out
+/// is valid only for kOk. RT-safe.
 [[nodiscard]] PacketStatus admit_input(std::span<const std::byte> datagram,
                                        std::uint64_t sender,
                                        std::uint16_t channel_count,
                                        InputSequencer& sequencer,
                                        PacketCounters& counters,
                                        InputMessage& out,
-                                       bool sender_known = true) noexcept;
+                                       bool sender_known = true,
+                                       bool within_rate = true) noexcept;
 
 /// The client's receive path for one state datagram: decode_state, the stream's sequence check,
 /// counters.record. Returns the outcome; out is valid only for kOk. RT-safe.

@@ -339,6 +339,52 @@ TEST(ServerLoopback, LoadSwapsTheModelBetweenTicksAndRefusesWhatDoesNotFit) {
   EXPECT_TRUE(server.running());
 }
 
+TEST(ServerLoopback, InputAndCommandRatesAreLimitedPerClient) {
+  ServerConfig config = loopback_config();
+  config.max_input_rate_hz = 100.0;   // burst 10
+  config.max_command_rate_hz = 20.0;  // burst 10
+  Server server(config);
+  server.start();
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+  (void)client.hello();
+  client.subscribe(1);
+
+  // 500 well-formed inputs as fast as possible: about the burst gets through, the rest is
+  // counted as rate_limited (never waited for, never queued)
+  const std::array<InputSample, 1> sample{InputSample{0, 0.1}};
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 500; ++i) (void)client.send_input(sample);
+  // wait until the server has read what reached it (the kernel may drop some on the way)
+  std::uint64_t seen = 0;
+  for (int i = 0; i < 100; ++i) {
+    std::this_thread::sleep_for(30ms);
+    const std::uint64_t now = server.stats().udp_in.received;
+    if (now == seen && now > 0) break;
+    seen = now;
+  }
+  // the server received them all within this window, so at most burst + rate x window passed
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const PacketCounters c = server.stats().udp_in;
+  EXPECT_GT(c.received, 100u);
+  EXPECT_EQ(c.accepted() + c.count(PacketStatus::kRateLimited), c.received);
+  EXPECT_LE(static_cast<double>(c.accepted()), 10.0 + 100.0 * elapsed + 1.0);
+  EXPECT_GE(c.accepted(), 10u);
+  EXPECT_GT(c.count(PacketStatus::kRateLimited), 0u);
+
+  // commands: the burst is answered, then rate-limit errors; the connection stays usable
+  int limited = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::string r = client.request(R"({"command":"stats"})");
+    if (r.find("rate limit") != std::string::npos) ++limited;
+  }
+  EXPECT_GT(limited, 0);
+  std::this_thread::sleep_for(600ms);  // the bucket refills
+  EXPECT_TRUE(client.request(R"({"command":"stats"})").starts_with(R"({"ok":true)"));
+  EXPECT_TRUE(server.running());
+}
+
 TEST(ServerLoopback, MalformedDatagramsAreDroppedAndCounted) {
   Server server(loopback_config());
   server.start();

@@ -752,9 +752,12 @@ TEST(WireFlood, EveryDatagramIsAcceptedOrCountedUnderOneReason) {
     // the server's input socket
     const PacketCounters before = inputs;
     InputMessage in;
-    // every fifth sender never said hello: its well-formed datagrams are unknown_sender
-    const bool known = sender % 5 != 0;
-    const PacketStatus s = admit_input(view(b), sender, kChannels, seq, inputs, in, known);
+    // clean senders are 0..3: sender 0 never said hello (its well-formed datagrams are
+    // unknown_sender) and sender 3 is over its rate limit (rate_limited)
+    const bool known = sender != 0;
+    const bool within_rate = sender != 3;
+    const PacketStatus s =
+        admit_input(view(b), sender, kChannels, seq, inputs, in, known, within_rate);
     ASSERT_EQ(inputs.received, before.received + 1);
     for (std::size_t k = 0; k < kPacketStatusCount; ++k) {
       const std::uint64_t expected =
