@@ -124,6 +124,14 @@ class SimDriver {
   };
   [[nodiscard]] StepFn step_fn() noexcept { return StepFn{this}; }
 
+  // kHalt's safe state: no input force acts any more, and subscribers get a last, paused state
+  static void safe_state(void* context, const LoopCounters& /*counters*/) noexcept {
+    auto* self = static_cast<SimDriver*>(context);
+    applied_force(*self->b_->ws).setZero();
+    self->paused_ = true;
+    self->publish();
+  }
+
  private:
   void drain_control() noexcept {
     SimControl c;
@@ -646,6 +654,11 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
       std::make_unique<SimDriver>(first, *published, *control, *retired, wake_fd, !c.start_running);
   LoopConfig lc;
   lc.period_ns = first.runner->period_ns();
+  lc.policy = c.overrun;
+  lc.max_catch_up = c.max_catch_up;
+  lc.halt_after_overruns = c.halt_after_overruns;
+  lc.safe_state = &SimDriver::safe_state;
+  lc.safe_state_context = driver.get();
   lc.telemetry = telemetry.get();
   lc.telemetry_every_ticks = std::max<std::int64_t>(1, 100'000'000 / lc.period_ns);
   loop = std::make_unique<SimLoop>(lc, driver->step_fn(), clock);
@@ -788,6 +801,7 @@ void Server::Impl::arm_poll() {
 
 void Server::Impl::poll() {
   if (stop.load(std::memory_order_relaxed) || !sim_running.load(std::memory_order_acquire)) {
+    take_snapshot();  // the last one (e.g. the halt's safe state) reaches stats and subscribers
     shutdown_network();
     return;
   }

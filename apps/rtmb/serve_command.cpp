@@ -114,6 +114,15 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
                   "Wake this many microseconds before each deadline and busy-wait the rest "
                   "(less wake-up jitter for more CPU; default 0)")
       ->check(CLI::Range(0.0, 1000.0));
+  cmd->add_option("--overrun", o.overrun,
+                  "After a step misses its deadline: skip (drop the missed ticks, keep the "
+                  "phase), catchup (run up to 4 missed ticks back to back), degrade, or halt "
+                  "(stop in a safe state after --halt-after overruns in a row)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"skip", "catchup", "degrade", "halt"}));
+  cmd->add_option("--halt-after", o.halt_after, "halt: consecutive overruns that stop the server")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   cmd->add_flag("--demo", o.demo,
                 "Also run a local demo client: a 1 kHz device on loopback that drives input "
                 "channel 0 with a slow sine and measures input->state latency (make run)");
@@ -140,6 +149,11 @@ int serve(const ServeOptions& o) {
   config.rt_options.priority = o.priority;
   config.rt_options.cpu = o.cpu;
   config.spin_ns = std::llround(o.spin_us * 1e3);
+  config.overrun = o.overrun == "catchup"   ? OverrunPolicy::kCatchUp
+                   : o.overrun == "degrade" ? OverrunPolicy::kDegrade
+                   : o.overrun == "halt"    ? OverrunPolicy::kHalt
+                                            : OverrunPolicy::kSkip;
+  config.halt_after_overruns = o.halt_after;
 
   std::unique_ptr<Server> server;
   try {

@@ -20,10 +20,12 @@ struct ServeOptions {
   int port = 0;  ///< TCP control port, and the UDP port when non-zero; 0: chosen by the OS
   std::string token;
   bool paused = false;
-  bool demo = false;     ///< run the local demo client against the server
-  int priority = 80;     ///< SCHED_FIFO priority of the simulation thread (0: leave it)
-  int cpu = -1;          ///< pin the simulation thread to this CPU (-1: do not)
-  double spin_us = 0.0;  ///< wake this early and spin to each deadline [us]
+  bool demo = false;             ///< run the local demo client against the server
+  int priority = 80;             ///< SCHED_FIFO priority of the simulation thread (0: leave it)
+  int cpu = -1;                  ///< pin the simulation thread to this CPU (-1: do not)
+  double spin_us = 0.0;          ///< wake this early and spin to each deadline [us]
+  std::string overrun = "skip";  ///< skip | catchup | degrade | halt
+  int halt_after = 3;            ///< halt: consecutive overruns
 };
 
 void add_serve_command(CLI::App& app, ServeOptions& options, int* exit_code);

@@ -54,17 +54,21 @@ struct ServerConfig {
   bool realtime_setup = false;             ///< best-effort setup_realtime(rt_options) at start
   RtSetupOptions rt_options;               ///< what realtime_setup tries (priority 0: none)
   std::int64_t spin_ns = 0;                ///< wake this early and spin to the deadline [ns]
-  std::size_t max_clients = 8;             ///< TCP connections at once
-  std::size_t max_subscribers = 16;        ///< UDP subscriptions over all clients
-  std::size_t max_queued_replies = 64;     ///< reply lines waiting per client; beyond: dropped
-  double max_input_rate_hz = 0.0;          ///< input datagrams per second per client address (token
-                                           ///< bucket, burst 0.1 s); 0: max(4 x loop rate, 1000)
-  double max_command_rate_hz = 200.0;  ///< command lines per second per connection (burst 0.25 s,
-                                       ///< at least 10); beyond: error reply
-  std::int64_t poll_period_ns = 0;     ///< how often the network thread looks for a new
-                                       ///< snapshot without a wake-up; 0: 10 ms
-  bool wake_network = true;            ///< eventfd wake-up after each tick (false: poll only,
-                                       ///< then poll_period_ns 0 means half the period)
+  OverrunPolicy overrun = OverrunPolicy::kSkip;  ///< what the loop does after an overrun
+  int max_catch_up = 4;                          ///< kCatchUp: extra ticks per episode
+  int halt_after_overruns = 3;       ///< kHalt: consecutive overruns that stop the server in a safe
+                                     ///< state (inputs zeroed, a last paused snapshot published)
+  std::size_t max_clients = 8;       ///< TCP connections at once
+  std::size_t max_subscribers = 16;  ///< UDP subscriptions over all clients
+  std::size_t max_queued_replies = 64;  ///< reply lines waiting per client; beyond: dropped
+  double max_input_rate_hz = 0.0;       ///< input datagrams per second per client address (token
+                                        ///< bucket, burst 0.1 s); 0: max(4 x loop rate, 1000)
+  double max_command_rate_hz = 200.0;   ///< command lines per second per connection (burst 0.25 s,
+                                        ///< at least 10); beyond: error reply
+  std::int64_t poll_period_ns = 0;      ///< how often the network thread looks for a new
+                                        ///< snapshot without a wake-up; 0: 10 ms
+  bool wake_network = true;             ///< eventfd wake-up after each tick (false: poll only,
+                                        ///< then poll_period_ns 0 means half the period)
 };
 
 /// One channel of the model schema.

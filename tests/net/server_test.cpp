@@ -385,6 +385,22 @@ TEST(ServerLoopback, InputAndCommandRatesAreLimitedPerClient) {
   EXPECT_TRUE(server.running());
 }
 
+TEST(ServerLoopback, HaltPolicyStopsInTheSafeStateWhenStepsCannotKeepUp) {
+  // Andrews' mechanism at dt = 1 us: one step costs several microseconds, so every 1 us tick
+  // overruns (an honest slow step, not an injected one)
+  ServerConfig config = loopback_config();
+  config.model_file = parse_model_file("mechanism: andrews\nintegration: {dt: 1.0e-6}\n", "fast");
+  config.overrun = OverrunPolicy::kHalt;
+  config.halt_after_overruns = 3;
+  Server server(config);
+  server.start();
+  ASSERT_TRUE(eventually([&] { return !server.running(); }));
+  server.join();
+  EXPECT_EQ(server.stop_reason(), StopReason::kHalted);
+  EXPECT_GE(server.loop_counters().max_consecutive_overruns, 3);
+  EXPECT_TRUE(server.stats().paused);  // the safe state's last snapshot
+}
+
 TEST(ServerLoopback, MalformedDatagramsAreDroppedAndCounted) {
   Server server(loopback_config());
   server.start();
