@@ -426,6 +426,8 @@ struct Server::Impl {
   std::uint16_t bound_udp_port = 0;
   std::uint64_t last_logged_step = 0;
   double input_rate_hz = 0.0;  // resolved max_input_rate_hz
+  LogHistogram input_wait;     // input arrival -> release of the tick that applied it
+  LogHistogram turnaround;     // tick release -> its state sent to the subscribers
   // input rate limit per client address (only addresses of connected, hello'd clients)
   std::vector<std::pair<asio::ip::address, TokenBucket>> input_buckets;
 
@@ -750,8 +752,10 @@ void Server::Impl::on_datagram(std::size_t bytes) {
       admit_input(std::span<const std::byte>(rx_buffer.data(), bytes), sender_key(rx_from),
                   n_inputs, sequencer, net_stats.udp_in, message, known, within_rate);
   if (status != PacketStatus::kOk) return;
+  const std::int64_t arrival = steady_now_ns();
   for (std::uint16_t i = 0; i < message.sample_count; ++i) {
     QueuedInput q;
+    q.arrival_ns = arrival;
     q.channel = message.samples[i].channel;
     q.value = message.samples[i].value;
     q.seq = message.header.sequence;
@@ -783,11 +787,22 @@ void Server::Impl::arm_wake() {
 
 void Server::Impl::take_snapshot() {
   ServerSnapshot snap;
-  if (published->try_read(snap)) {
-    latest = snap;
-    have_latest = true;
-    ++net_stats.snapshots;
-    forward(latest);
+  if (!published->try_read(snap)) return;
+  const bool stepped = !have_latest || snap.state.step != latest.state.step;
+  const bool new_input =
+      snap.state.last_input_step >= 0 &&
+      (!have_latest || snap.state.last_input_seq != latest.state.last_input_seq ||
+       snap.state.last_input_sender_time_ns != latest.state.last_input_sender_time_ns);
+  latest = snap;
+  have_latest = true;
+  ++net_stats.snapshots;
+  forward(latest);
+  // where the time of an input -> state round trip goes, on the server's side (CLOCK_MONOTONIC)
+  if (new_input && snap.state.last_input_wait_ns >= 0) {
+    input_wait.record(snap.state.last_input_wait_ns);
+  }
+  if (stepped && snap.paused == 0 && snap.state.tick_deadline_ns > 0) {
+    turnaround.record(std::max<std::int64_t>(0, steady_now_ns() - snap.state.tick_deadline_ns));
   }
 }
 
@@ -834,6 +849,8 @@ void Server::Impl::publish_stats() {
     net_stats.inputs_stale = latest.inputs_stale != 0;
     net_stats.input_values.assign(latest.inputs.begin(), latest.inputs.begin() + latest.n_inputs);
   }
+  net_stats.input_wait = input_wait.summarize();
+  net_stats.turnaround = turnaround.summarize();
   net_stats.clients = sessions.size();
   net_stats.subscribers = subscribers.size();
   const std::lock_guard lock(stats_mutex);
@@ -1130,6 +1147,7 @@ std::string Server::Impl::set_reply(const Command& c, const SetCommand& set) {
   q.value = *value;
   q.seq = 0;
   q.sender_time_ns = steady_now_ns();
+  q.arrival_ns = q.sender_time_ns;
   if (!inputs->try_push(q)) {
     ++net_stats.inputs_dropped;
     return error("busy: the input queue is full, retry");
@@ -1166,6 +1184,10 @@ std::string Server::Impl::stats_reply(const Command& c) {
   append_int(out, "compute_p99_ns", s.loop.compute.p99);
   append_int(out, "compute_max_ns", s.loop.compute.max);
   append_int(out, "lateness_p99_ns", s.loop.lateness.p99);
+  append_int(out, "input_wait_p50_ns", s.input_wait.p50);
+  append_int(out, "input_wait_p99_ns", s.input_wait.p99);
+  append_int(out, "turnaround_p50_ns", s.turnaround.p50);
+  append_int(out, "turnaround_p99_ns", s.turnaround.p99);
   append_bool(out, "inputs_stale", s.inputs_stale);
   for (std::size_t i = 0; i < s.input_values.size() && i < schema.inputs.size(); ++i) {
     append_num(out, "input_" + schema.inputs[i].name, s.input_values[i]);

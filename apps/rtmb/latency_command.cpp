@@ -498,8 +498,10 @@ int latency(const LatencyOptions& o) {
   }
   // inputs the in-process server accepted: the rest of `lost` were superseded within a step
   std::optional<std::uint64_t> server_accepted;
+  std::optional<ServerStats> server_stats;
   if (server) {
-    server_accepted = server->stats().udp_in.accepted();
+    server_stats = server->stats();
+    server_accepted = server_stats->udp_in.accepted();
     server->request_stop();
     server->join();
   }
@@ -535,6 +537,22 @@ int latency(const LatencyOptions& o) {
   print_rtt("input->state RTT", engine.rtt, true);
   print_rtt("UDP loopback floor", floor, false);
   std::printf("  engine p50 / floor p50 = %.2f\n", ratio);
+  // the server's side of the round trip: the input waits for the next tick (the loop's sampling
+  // delay, 0..1 period, set by the phase between device and loop), then the tick's turnaround
+  // (wake-up, step, hand-off to the socket) - the engine's own share
+  double wait_p50_us = -1.0;
+  double turnaround_p50_us = -1.0;
+  if (server_stats && server_stats->input_wait.count > 0) {
+    wait_p50_us = static_cast<double>(server_stats->input_wait.p50) * 1e-3;
+    turnaround_p50_us = static_cast<double>(server_stats->turnaround.p50) * 1e-3;
+    std::printf(
+        "  server side: input waits for its tick p50 %.1f us (p99 %.1f); tick release -> "
+        "state sent p50 %.1f us (p99 %.1f)\n",
+        wait_p50_us, static_cast<double>(server_stats->input_wait.p99) * 1e-3, turnaround_p50_us,
+        static_cast<double>(server_stats->turnaround.p99) * 1e-3);
+    std::printf("  RTT p50 without the tick wait ~ %.1f us = %.2f x floor p50\n",
+                engine.rtt.p50 - wait_p50_us, (engine.rtt.p50 - wait_p50_us) / floor.p50);
+  }
   if (o.json) {
     JsonLine j;
     j.field("rate_hz", o.rate_hz)
@@ -551,7 +569,9 @@ int latency(const LatencyOptions& o) {
         .field("floor_p50_us", floor.p50)
         .field("floor_p99_us", floor.p99)
         .field("floor_max_us", floor.max)
-        .field("ratio_p50", ratio);
+        .field("ratio_p50", ratio)
+        .field("server_input_wait_p50_us", wait_p50_us)
+        .field("server_turnaround_p50_us", turnaround_p50_us);
     std::printf("%s\n", j.str().c_str());
   }
   std::fflush(stdout);

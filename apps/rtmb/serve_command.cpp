@@ -227,6 +227,9 @@ int serve(const ServeOptions& o) {
   print_summary("compute", h.compute.summarize());
   print_summary("lateness", h.lateness.summarize());
   print_summary("slack", h.slack.summarize());
+  // a round trip's server side: the wait for the next tick, then the tick's turnaround
+  print_summary("in->tick", s.input_wait);
+  print_summary("tick->out", s.turnaround);
   std::printf("  ticks %lld  overruns %lld  missed %lld  max consecutive overruns %lld\n",
               static_cast<long long>(c.ticks), static_cast<long long>(c.overruns),
               static_cast<long long>(c.missed_ticks),

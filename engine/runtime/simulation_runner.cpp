@@ -70,7 +70,7 @@ void SimulationRunner::set_input_bank(InputChannelBank* bank) noexcept {
 bool SimulationRunner::on_tick(const Tick& tick) noexcept {
   // inputs that arrived before this tick act in this tick; the bank then applies its per-channel
   // policies and the watchdog at this tick's grid time
-  drain_inputs();
+  drain_inputs(tick);
   if (bank_ != nullptr) {
     bank_->advance(tick.index * period_ns());
     // channel i is the generalized force on velocity coordinate i, held over the tick's steps
@@ -100,15 +100,21 @@ void SimulationRunner::reset_inputs() noexcept {
   applied_force(*ws_).setZero();
   last_input_ = QueuedInput{};
   last_input_step_ = -1;
+  last_input_wait_ns_ = -1;
 }
 
-void SimulationRunner::drain_inputs() noexcept {
+void SimulationRunner::drain_inputs(const Tick& tick) noexcept {
   // bounded, so a producer that never stops pushing cannot hold the tick here
   QueuedInput sample;
   for (int i = 0; i < config_.max_inputs_per_tick && inputs_->try_pop(sample); ++i) {
     if (hook_ != nullptr) hook_(hook_context_, sample);
     last_input_ = sample;
     last_input_step_ = counters_.steps + 1;
+    // arrival and release on the same clock (CLOCK_MONOTONIC); a catch-up tick runs after its
+    // release, so an input can arrive after D(k): it waited no time for this tick
+    last_input_wait_ns_ = sample.arrival_ns > 0 && tick.deadline_ns > 0
+                              ? std::max<std::int64_t>(0, tick.deadline_ns - sample.arrival_ns)
+                              : -1;
     ++counters_.inputs_applied;
   }
 }
@@ -125,6 +131,8 @@ void SimulationRunner::publish(const Tick& tick, std::uint32_t step_flags) noexc
   s.last_input_seq = last_input_.seq;
   s.last_input_sender_time_ns = last_input_.sender_time_ns;
   s.last_input_step = last_input_step_;
+  s.last_input_wait_ns = last_input_wait_ns_;
+  s.tick_deadline_ns = tick.deadline_ns;
   s.step_flags = step_flags;
   s.n_q = copy_coordinates(state_->q, s.q);
   s.n_v = copy_coordinates(state_->v, s.v);

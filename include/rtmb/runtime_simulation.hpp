@@ -42,17 +42,20 @@ namespace rtmb {
 
 /// One input sample from a device or client, queued by the network thread for the simulation
 /// thread: the sample (cf. InputSample in rtmb/wire.hpp) plus the sequence number and sender
-/// timestamp of the datagram it came in, for the latency echo. Trivially copyable, 32 bytes, no
-/// implicit padding.
+/// timestamp of the datagram it came in, for the latency echo, and when it arrived. Trivially
+/// copyable, 40 bytes, no implicit padding.
 struct QueuedInput {
   std::uint32_t channel = 0;        ///< input channel index (the model schema defines them)
   std::uint32_t reserved = 0;       ///< zero; makes the padding explicit
   double value = 0.0;               ///< value in the channel's unit
   std::uint64_t seq = 0;            ///< sender's sequence number, echoed back in StateSnapshot
   std::int64_t sender_time_ns = 0;  ///< sender's timestamp [ns, sender's clock], echoed back
+  /// When the receiver got it [ns, CLOCK_MONOTONIC, the loop clock of MonotonicClock]; 0: not
+  /// known. The runner reports how long it waited for its tick (StateSnapshot::last_input_wait_ns).
+  std::int64_t arrival_ns = 0;
 };
 static_assert(std::is_trivially_copyable_v<QueuedInput>);
-static_assert(sizeof(QueuedInput) == 32);
+static_assert(sizeof(QueuedInput) == 40);
 
 /// Most coordinates a StateSnapshot carries, each of q and v.
 inline constexpr int kSnapshotMaxCoordinates = 64;
@@ -66,7 +69,7 @@ enum class SnapshotFlag : std::uint32_t {
 };
 
 /// The state after a tick, as published to the network thread. Trivially copyable, fixed size:
-/// 96 bytes of header fields, then q and v (64 doubles each), 1120 bytes in all, no implicit
+/// 112 bytes of header fields, then q and v (64 doubles each), 1136 bytes in all, no implicit
 /// padding.
 struct StateSnapshot {
   double t = 0.0;                    ///< simulation time after the tick [s]
@@ -78,17 +81,22 @@ struct StateSnapshot {
   std::uint64_t last_input_seq = 0;  ///< seq of the last input sample drained
   std::int64_t last_input_sender_time_ns = 0;  ///< its sender_time_ns
   std::int64_t last_input_step = -1;           ///< first `step` that saw it; -1: none yet
-  std::uint32_t step_flags = 0;                ///< OR of StepFlag over the tick's steps
-  std::uint32_t flags = 0;                     ///< OR of SnapshotFlag
-  std::int32_t n_q = 0;                        ///< valid entries of q (<= kSnapshotMaxCoordinates)
-  std::int32_t n_v = 0;                        ///< valid entries of v (<= kSnapshotMaxCoordinates)
-  std::int32_t degrade_level = 0;              ///< Tick::degrade_level of the tick
-  std::uint32_t reserved = 0;                  ///< zero; makes the padding explicit
+  /// How long the last input waited between arrival and the release D(k) of the tick that
+  /// applied it [ns] (the fixed-rate loop's sampling delay); -1: not known (no arrival time, or
+  /// a clock other than CLOCK_MONOTONIC).
+  std::int64_t last_input_wait_ns = -1;
+  std::int64_t tick_deadline_ns = 0;  ///< D(k) of the tick (Tick::deadline_ns) [ns, loop clock]
+  std::uint32_t step_flags = 0;       ///< OR of StepFlag over the tick's steps
+  std::uint32_t flags = 0;            ///< OR of SnapshotFlag
+  std::int32_t n_q = 0;               ///< valid entries of q (<= kSnapshotMaxCoordinates)
+  std::int32_t n_v = 0;               ///< valid entries of v (<= kSnapshotMaxCoordinates)
+  std::int32_t degrade_level = 0;     ///< Tick::degrade_level of the tick
+  std::uint32_t reserved = 0;         ///< zero; makes the padding explicit
   std::array<double, kSnapshotMaxCoordinates> q{};  ///< positions [m | rad]; zero past n_q
   std::array<double, kSnapshotMaxCoordinates> v{};  ///< velocities [m/s | rad/s]; zero past n_v
 };
 static_assert(std::is_trivially_copyable_v<StateSnapshot>);
-static_assert(sizeof(StateSnapshot) == 96 + 2 * 8 * kSnapshotMaxCoordinates);
+static_assert(sizeof(StateSnapshot) == 112 + 2 * 8 * kSnapshotMaxCoordinates);
 
 /// Capacity of the input ring between the network and simulation threads.
 inline constexpr std::size_t kInputRingCapacity = 1024;
@@ -167,7 +175,7 @@ class SimulationRunner {
   [[nodiscard]] const StepStatus& last_status() const noexcept { return last_status_; }
 
  private:
-  void drain_inputs() noexcept;
+  void drain_inputs(const Tick& tick) noexcept;
   void publish(const Tick& tick, std::uint32_t step_flags) noexcept;
 
   const Model* model_;
@@ -183,6 +191,7 @@ class SimulationRunner {
   StepStatus last_status_;
   QueuedInput last_input_;
   std::int64_t last_input_step_ = -1;
+  std::int64_t last_input_wait_ns_ = -1;
 };
 
 }  // namespace rtmb

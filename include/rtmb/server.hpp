@@ -111,8 +111,14 @@ struct ServerStats {
   std::uint64_t loads = 0;           ///< models loaded by `load` since start
   std::vector<double> input_values;  ///< each input channel's value in the newest snapshot
   bool inputs_stale = false;         ///< the whole input stream is stale (watchdog active)
-  std::uint64_t snapshots = 0;       ///< snapshots read by the network thread
-  LoopTelemetry loop;                ///< newest loop telemetry (every ~0.1 s)
+  /// Input arrival -> release D(k) of the tick that applied it, per applied input datagram: the
+  /// fixed-rate loop's sampling delay, part of every input -> state round trip [ns].
+  HistogramSummary input_wait;
+  /// Tick release D(k) -> its state handed to the socket [ns]: wake-up lateness, the step, and
+  /// the network thread's wake-up. The engine's own share of a round trip.
+  HistogramSummary turnaround;
+  std::uint64_t snapshots = 0;  ///< snapshots read by the network thread
+  LoopTelemetry loop;           ///< newest loop telemetry (every ~0.1 s)
 };
 
 /// The server. Construction builds the model and binds the sockets (throws std::runtime_error

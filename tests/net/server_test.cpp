@@ -143,6 +143,9 @@ TEST(ServerLoopback, HelloSubscribeStreamAndLatencyEcho) {
   EXPECT_TRUE(eventually([&] { return server.stats().inputs_queued == 1; }));
   EXPECT_EQ(server.stats().udp_in.accepted(), 1u);
   EXPECT_EQ(client.state_counters().rejected(), 0u);
+  // the server measured the input's wait for its tick and each tick's turnaround
+  EXPECT_TRUE(eventually([&] { return server.stats().input_wait.count == 1; }));
+  EXPECT_GT(server.stats().turnaround.count, 0u);
 
   server.request_stop();
   server.join();

@@ -150,6 +150,30 @@ TEST(RuntimeSimulationRunner, InputsAreDrainedInOrderBeforeTheStepAndEchoed) {
   EXPECT_EQ(rig.runner.counters().inputs_applied, 4);
 }
 
+TEST(RuntimeSimulationRunner, ReportsHowLongAnInputWaitedForItsTick) {
+  Rig rig("pendulum");
+  Tick tick;
+  tick.deadline_ns = 5'000'000;
+  QueuedInput q = sample(0, 1.0, 1, 100);
+  q.arrival_ns = 4'250'000;  // 0.75 ms before the tick's release
+  ASSERT_TRUE(rig.inputs->try_push(q));
+  ASSERT_TRUE(rig.runner.on_tick(tick));
+  StateSnapshot s = rig.latest();
+  EXPECT_EQ(s.last_input_wait_ns, 750'000);
+  EXPECT_EQ(s.tick_deadline_ns, 5'000'000);
+
+  q.arrival_ns = 6'100'000;  // a catch-up tick released before the input came: no wait
+  tick.deadline_ns = 6'000'000;
+  ASSERT_TRUE(rig.inputs->try_push(q));
+  ASSERT_TRUE(rig.runner.on_tick(tick));
+  EXPECT_EQ(rig.latest().last_input_wait_ns, 0);
+
+  q.arrival_ns = 0;  // arrival not known
+  ASSERT_TRUE(rig.inputs->try_push(q));
+  ASSERT_TRUE(rig.runner.on_tick(tick));
+  EXPECT_EQ(rig.latest().last_input_wait_ns, -1);
+}
+
 TEST(RuntimeSimulationRunner, DrainingIsBoundedPerTick) {
   RunnerConfig config;
   config.max_inputs_per_tick = 2;
