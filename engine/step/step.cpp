@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "engine/integrate/explicit_rk.hpp"
+#include "engine/multistep/adams.hpp"
 #include "engine/stabilize/post_stabilizer.hpp"
 #include "engine/stabilize/projection_stabilizer.hpp"
 #include "engine/stabilize/sfull_stabilizer.hpp"
@@ -14,7 +15,7 @@
 
 namespace rtmb {
 
-std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v) {
+std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v, int starter_substeps) {
   switch (method) {
     case Method::kEuler:
       return std::make_unique<ExplicitRk>(euler_tableau(), n_q, n_v);
@@ -24,6 +25,18 @@ std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v) {
       return std::make_unique<ExplicitRk>(rk4_tableau(), n_q, n_v);
     case Method::kDopri5:
       return std::make_unique<ExplicitRk>(dopri5_tableau(), n_q, n_v);
+    case Method::kAmpc3:
+      return std::make_unique<AdamsPece>(3, AdamsVariant::kAmpc, starter_substeps, n_q, n_v);
+    case Method::kAmpc4:
+      return std::make_unique<AdamsPece>(4, AdamsVariant::kAmpc, starter_substeps, n_q, n_v);
+    case Method::kAmpc5:
+      return std::make_unique<AdamsPece>(5, AdamsVariant::kAmpc, starter_substeps, n_q, n_v);
+    case Method::kMampc3:
+      return std::make_unique<AdamsPece>(3, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
+    case Method::kMampc4:
+      return std::make_unique<AdamsPece>(4, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
+    case Method::kMampc5:
+      return std::make_unique<AdamsPece>(5, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
   }
   return nullptr;
 }
@@ -66,7 +79,10 @@ void DriftMonitor::measure(
 Workspace::Impl::Impl(const Model& m)
     : model(&m),
       dynamics(m.system()),
-      integrator(make_integrator(m.settings().method, m.system().n_q(), m.system().n_v())),
+      integrator(make_integrator(m.settings().method,
+                                 m.system().n_q(),
+                                 m.system().n_v(),
+                                 m.settings().starter_substeps)),
       stabilizer(make_stabilizer(m.system(), m.settings())),
       monitor(m.system()),
       q_new(Vec::Zero(m.system().n_q())),

@@ -17,6 +17,13 @@ enum class Method {
   kHeun,    ///< Heun (explicit trapezoidal), order 2, fixed step
   kRk4,     ///< classical Runge-Kutta, order 4, fixed step
   kDopri5,  ///< Dormand-Prince 5(4): adaptive in AdaptiveDopri5, fixed-step 5th order in step()
+  // Adams predictor-correctors, PECE, RK4 start-up (Wu, Chiou & Lin 2000; engine/multistep):
+  kAmpc3,     ///< AB3 predictor, AM 2-step corrector, order 3
+  kAmpc4,     ///< AB4 / AM 3-step, order 4
+  kAmpc5,     ///< AB5 / AM 4-step, order 5
+  kMampc3,    ///< modified AMPC_3: blend 1/10 Y^P + 9/10 Y^C, order 4
+  kMampc4,    ///< modified AMPC_4: 19/270 Y^P + 251/270 Y^C, order 5
+  kMampc5,    ///< modified AMPC_5: 27/502 Y^P + 475/502 Y^C, order 6
 };
 
 /// How drift off the constraint manifold is controlled.
@@ -48,6 +55,7 @@ struct Settings {
   int projection_max_iterations = 20;   ///< kProject: correction limit per step, >= 1
   double datol = 0.0;                   ///< kPStab/kSBoth: skip while drift <= datol (0: never)
   bool monitor = true;                  ///< measure drift and energy after every step
+  int starter_substeps = 8;             ///< Adams methods: RK4 substeps per start-up step, >= 1
 };
 
 /// The immutable description the step runs on: a System and its settings.
