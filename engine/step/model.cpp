@@ -12,7 +12,7 @@ namespace rtmb {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Method>, 10> kMethods{{
+constexpr std::array<std::pair<std::string_view, Method>, 11> kMethods{{
     {"euler", Method::kEuler},
     {"heun", Method::kHeun},
     {"rk4", Method::kRk4},
@@ -23,15 +23,22 @@ constexpr std::array<std::pair<std::string_view, Method>, 10> kMethods{{
     {"mampc3", Method::kMampc3},
     {"mampc4", Method::kMampc4},
     {"mampc5", Method::kMampc5},
+    {"midpoint", Method::kMidpoint},
 }};
 
-constexpr std::array<std::pair<std::string_view, StabilizerKind>, 6> kStabilizers{{
+constexpr std::array<std::pair<std::string_view, StabilizerKind>, 12> kStabilizers{{
     {"none", StabilizerKind::kNone},
     {"baumgarte", StabilizerKind::kBaumgarte},
     {"pstab", StabilizerKind::kPStab},
     {"sboth", StabilizerKind::kSBoth},
     {"sfull", StabilizerKind::kSFull},
     {"project", StabilizerKind::kProject},
+    {"orthproj", StabilizerKind::kOrthProj},
+    {"orthproj-m", StabilizerKind::kOrthProjM},
+    {"symproj", StabilizerKind::kSymProj},
+    {"dc-b", StabilizerKind::kDcB},
+    {"dc-c", StabilizerKind::kDcC},
+    {"dc-d", StabilizerKind::kDcD},
 }};
 
 template <typename Table>

@@ -6,11 +6,14 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/correct/direct_correction.hpp"
 #include "engine/integrate/explicit_rk.hpp"
+#include "engine/integrate/implicit_midpoint.hpp"
 #include "engine/multistep/adams.hpp"
 #include "engine/stabilize/post_stabilizer.hpp"
 #include "engine/stabilize/projection_stabilizer.hpp"
 #include "engine/stabilize/sfull_stabilizer.hpp"
+#include "engine/stabilize/symmetric_projection.hpp"
 #include "engine/step/workspace_impl.hpp"
 
 namespace rtmb {
@@ -37,6 +40,8 @@ std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v, int
       return std::make_unique<AdamsPece>(4, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
     case Method::kMampc5:
       return std::make_unique<AdamsPece>(5, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
+    case Method::kMidpoint:
+      return std::make_unique<ImplicitMidpoint>(n_q, n_v);
   }
   return nullptr;
 }
@@ -55,8 +60,36 @@ std::unique_ptr<Stabilizer> make_stabilizer(const System& system, const Settings
     case StabilizerKind::kProject:
       return std::make_unique<ProjectionStabilizer>(system, settings.projection_tolerance,
                                                     settings.projection_max_iterations);
+    case StabilizerKind::kSymProj:  // acts around the integrator (make_pipeline_integrator)
+      return std::make_unique<NoStabilizer>();
+    case StabilizerKind::kOrthProj:
+    case StabilizerKind::kOrthProjM:
+    case StabilizerKind::kDcB:
+    case StabilizerKind::kDcC:
+    case StabilizerKind::kDcD: {
+      const auto variant = settings.stabilizer == StabilizerKind::kDcC
+                               ? DirectCorrectionVariant::kSimultaneous
+                           : settings.stabilizer == StabilizerKind::kDcD
+                               ? DirectCorrectionVariant::kSimultaneousEnergy
+                               : DirectCorrectionVariant::kSequential;
+      const bool mass =
+          settings.stabilizer == StabilizerKind::kOrthProjM ||
+          (settings.correction_mass_weighted && settings.stabilizer != StabilizerKind::kOrthProj);
+      return std::make_unique<DirectCorrection>(
+          system, variant, mass ? CorrectionMetric::kMass : CorrectionMetric::kEuclidean,
+          settings.projection_tolerance, settings.projection_max_iterations);
+    }
   }
   return nullptr;
+}
+
+std::unique_ptr<Integrator> make_pipeline_integrator(const System& system,
+                                                     const Settings& settings) {
+  auto base =
+      make_integrator(settings.method, system.n_q(), system.n_v(), settings.starter_substeps);
+  if (settings.stabilizer != StabilizerKind::kSymProj) return base;
+  return std::make_unique<SymmetricProjection>(
+      std::move(base), system, settings.projection_tolerance, settings.projection_max_iterations);
 }
 
 DriftMonitor::DriftMonitor(const System& system)
@@ -79,10 +112,7 @@ void DriftMonitor::measure(
 Workspace::Impl::Impl(const Model& m)
     : model(&m),
       dynamics(m.system()),
-      integrator(make_integrator(m.settings().method,
-                                 m.system().n_q(),
-                                 m.system().n_v(),
-                                 m.settings().starter_substeps)),
+      integrator(make_pipeline_integrator(m.system(), m.settings())),
       stabilizer(make_stabilizer(m.system(), m.settings())),
       monitor(m.system()),
       q_new(Vec::Zero(m.system().n_q())),

@@ -18,6 +18,11 @@ namespace rtmb {
                                                           int n_v,
                                                           int starter_substeps = 8);
 
+/// The integrator stage for the settings: make_integrator's, wrapped in the symmetric projection
+/// for StabilizerKind::kSymProj. Setup-only.
+[[nodiscard]] std::unique_ptr<Integrator> make_pipeline_integrator(const System& system,
+                                                                   const Settings& settings);
+
 /// Builds the post-step stabilizer for the settings (NoStabilizer for kNone and kBaumgarte).
 /// Setup-only.
 [[nodiscard]] std::unique_ptr<Stabilizer> make_stabilizer(const System& system,

@@ -24,6 +24,7 @@ enum class Method {
   kMampc3,    ///< modified AMPC_3: blend 1/10 Y^P + 9/10 Y^C, order 4
   kMampc4,    ///< modified AMPC_4: 19/270 Y^P + 251/270 Y^C, order 5
   kMampc5,    ///< modified AMPC_5: 27/502 Y^P + 475/502 Y^C, order 6
+  kMidpoint,  ///< implicit midpoint by fixed-point iteration: order 2, symmetric
 };
 
 /// How drift off the constraint manifold is controlled.
@@ -34,6 +35,13 @@ enum class StabilizerKind {
   kSBoth,      ///< one pass of the PStab correction (Chin eq. 3.66)
   kSFull,      ///< S-full, F = H^T (H H^T)^-1 (Chin Algorithm 3.2)
   kProject,    ///< iterated M-metric coordinate projection of q, then v
+  // projections and direct correction (issue 6; engine/correct, engine/stabilize):
+  kOrthProj,   ///< orthogonal projection, Euclidean metric: Newton on g(q), then v (= dc-b)
+  kOrthProjM,  ///< orthogonal projection, M metric: Newton on g(q), then v
+  kSymProj,    ///< Hairer's symmetric projection around the method, Euclidean metric on (q, v)
+  kDcB,        ///< direct correction (b): positions by Newton, then one velocity step
+  kDcC,        ///< direct correction (c): positions and velocities together
+  kDcD,        ///< direct correction (d): (c) plus the energy row E - E0
 };
 
 [[nodiscard]] std::string_view to_string(Method m) noexcept;
@@ -56,6 +64,9 @@ struct Settings {
   double datol = 0.0;                   ///< kPStab/kSBoth: skip while drift <= datol (0: never)
   bool monitor = true;                  ///< measure drift and energy after every step
   int starter_substeps = 8;             ///< Adams methods: RK4 substeps per start-up step, >= 1
+  /// dc-b/dc-c/dc-d: mass-weighted minimum-norm steps (W = M, diag(M, M)) instead of the paper's
+  /// unweighted ones. Tolerance and iteration limit: projection_tolerance, _max_iterations.
+  bool correction_mass_weighted = false;
 };
 
 /// The immutable description the step runs on: a System and its settings.

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#include "engine/stabilize/symmetric_projection.hpp"
+
+#include <algorithm>
+
+namespace rtmb {
+
+SymmetricProjection::SymmetricProjection(std::unique_ptr<Integrator> base,
+                                         const System& system,
+                                         double tolerance,
+                                         int max_iterations)
+    : base_(std::move(base)),
+      system_(system),
+      tolerance_(tolerance),
+      max_iterations_(max_iterations),
+      kkt_(2 * system.n_v(), 2 * system.n_lambda()),
+      c1_(Mat::Zero(2 * system.n_lambda(), 2 * system.n_v())),
+      mu_(Vec::Zero(2 * system.n_lambda())),
+      dmu_(Vec::Zero(2 * system.n_lambda())),
+      qh_(Vec::Zero(system.n_q())),
+      vh_(Vec::Zero(system.n_v())),
+      qt_(Vec::Zero(system.n_q())),
+      vt_(Vec::Zero(system.n_v())),
+      f1_(Vec::Zero(2 * system.n_v())),
+      f2_(Vec::Zero(2 * system.n_lambda())),
+      dy_(Vec::Zero(2 * system.n_v())),
+      gt_(Vec::Zero(system.n_lambda())) {}
+
+void SymmetricProjection::constraint_and_jacobian(
+    double t, VecCRef q, VecCRef v, VecRef c, MatRef jac) noexcept {
+  const int n = system_.n_v();
+  const int m = system_.n_lambda();
+  system_.constraints(t, q, c.head(m));
+  system_.jacobian(t, q, jac.block(0, 0, m, n));
+  system_.constraint_rate(t, q, gt_);
+  c.tail(m).noalias() = jac.block(0, 0, m, n) * v;
+  c.tail(m) += gt_;
+  jac.block(0, n, m, n).setZero();
+  system_.velocity_constraint_jacobian(t, q, v, jac.block(m, 0, m, n));
+  jac.block(m, n, m, n) = jac.block(0, 0, m, n);
+}
+
+void SymmetricProjection::advance(Dynamics& dynamics,
+                                  double t,
+                                  VecCRef q,
+                                  VecCRef v,
+                                  double h,
+                                  VecRef out_q,
+                                  VecRef out_v,
+                                  StepStatus& status) noexcept {
+  const int n = system_.n_v();
+  // C_n at y_n, factored once: K = [I C_n^T; C_n 0]
+  kkt_.mass_block().setIdentity();
+  constraint_and_jacobian(t, q, v, f2_, kkt_.jacobian_block());
+  ++status.kkt_factorizations;
+  if (!kkt_.factor()) {
+    status.set(StepFlag::kSingularKkt);
+    base_->advance(dynamics, t, q, v, h, out_q, out_v, status);
+    return;
+  }
+  const auto cn = kkt_.jacobian();
+
+  // mu = 0: y~ = Phi_h(y_n), first iterate y_{n+1} = y~
+  mu_.setZero();
+  base_->advance(dynamics, t, q, v, h, qt_, vt_, status);
+  out_q = qt_;
+  out_v = vt_;
+  for (int it = 0;; ++it) {
+    // F2 = c(y), F1 = y - y~ - C(y)^T mu
+    constraint_and_jacobian(t + h, out_q, out_v, f2_, c1_);
+    f1_.head(n) = out_q - qt_;
+    f1_.tail(n) = out_v - vt_;
+    f1_.noalias() -= c1_.transpose() * mu_;
+    if (it > 0 && f2_.lpNorm<Eigen::Infinity>() <= tolerance_ &&
+        dy_.lpNorm<Eigen::Infinity>() <= tolerance_) {
+      break;
+    }
+    if (it == max_iterations_) {
+      status.set(StepFlag::kStabilizerNotConverged);
+      break;
+    }
+    kkt_.solve(f1_, f2_, dy_, dmu_);
+    out_q -= dy_.head(n);
+    out_v -= dy_.tail(n);
+    mu_ += 0.5 * dmu_;
+    ++status.stabilizer_iterations;
+    // y~ = Phi_h(y_n + C_n^T mu)
+    qh_ = q;
+    vh_ = v;
+    qh_.noalias() += cn.leftCols(n).transpose() * mu_;
+    vh_.noalias() += cn.rightCols(n).transpose() * mu_;
+    base_->advance(dynamics, t, qh_, vh_, h, qt_, vt_, status);
+  }
+}
+
+}  // namespace rtmb
