@@ -117,8 +117,12 @@ Workspace::Impl::Impl(const Model& m)
       monitor(m.system()),
       q_new(Vec::Zero(m.system().n_q())),
       v_new(Vec::Zero(m.system().n_v())) {
-  if (m.settings().stabilizer == StabilizerKind::kBaumgarte) {
-    dynamics.set_baumgarte(m.settings().gamma1, m.settings().gamma2);
+  // Baumgarte feedback in the right-hand side: the `baumgarte` stabilizer alone, or gains set
+  // together with a post-step stabilizer (Wu et al. 2000's Baumgarte combined with PStab,
+  // issue 6)
+  const Settings& st = m.settings();
+  if (st.stabilizer == StabilizerKind::kBaumgarte || st.gamma1 != 0.0 || st.gamma2 != 0.0) {
+    dynamics.set_baumgarte(st.gamma1, st.gamma2);
   }
 }
 

@@ -56,9 +56,12 @@ enum class StabilizerKind {
 struct Settings {
   Method method = Method::kRk4;
   StabilizerKind stabilizer = StabilizerKind::kPStab;
-  double dt = 1e-3;                     ///< fixed step [s], > 0
-  double gamma1 = 0.0;                  ///< Baumgarte velocity gain [1/s], >= 0
-  double gamma2 = 0.0;                  ///< Baumgarte position gain [1/s^2], >= 0
+  double dt = 1e-3;  ///< fixed step [s], > 0
+  /// Baumgarte gains [1/s], [1/s^2], >= 0: used by kBaumgarte, and in step() added to the
+  /// right-hand side under any other stabilizer when non-zero (e.g. Baumgarte + PStab).
+  /// Wu et al.'s alpha = beta is gamma1 = 2 alpha, gamma2 = alpha^2.
+  double gamma1 = 0.0;
+  double gamma2 = 0.0;
   double projection_tolerance = 1e-12;  ///< kProject: target ||g||inf, > 0
   int projection_max_iterations = 20;   ///< kProject: correction limit per step, >= 1
   double datol = 0.0;                   ///< kPStab/kSBoth: skip while drift <= datol (0: never)
