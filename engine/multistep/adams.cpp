@@ -85,18 +85,24 @@ void AdamsPece::advance(Dynamics& dynamics,
                         VecRef out_v,
                         StepStatus& status) noexcept {
   const int m = coeffs_.steps;
-  // a step continues the previous one only at exactly its end time and with the same h (step()
-  // computes t + h the same way, so exact comparison is right here)
-  if (count_ > 0 && (t != t_next_ || h != h_prev_)) count_ = 0;
+  // A step continues the previous one only at exactly its end time and with the same h (step()
+  // computes t + h the same way, so exact comparison is right here). A second call from the same
+  // t with the same h is a retake of that step from another state (the symmetric projection
+  // calls the base method once per Newton iteration): it replaces F_i rather than pushing.
+  const bool retake = count_ > 0 && t == t_start_ && h == h_prev_;
+  if (count_ > 0 && !retake && (t != t_next_ || h != h_prev_)) count_ = 0;
+  t_start_ = t;
   t_next_ = t + h;
   h_prev_ = h;
 
   // E: F_i at the state as handed in (the paper's final E of the previous step)
   dynamics.evaluate(t, q, v, a_, status);
-  head_ = count_ == 0 ? 0 : (head_ + 1) % m;
+  if (!retake) {
+    head_ = count_ == 0 ? 0 : (head_ + 1) % m;
+    if (count_ < m) ++count_;
+  }
   fq_.col(head_) = v;
   fv_.col(head_) = a_;
-  if (count_ < m) ++count_;
 
   if (count_ < m) {
     // start-up: RK4 over substeps (reference §5 "Start-up")

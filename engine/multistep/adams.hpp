@@ -49,7 +49,9 @@ struct AdamsCoefficients {
 /// uses RKF45 at 1e-15; RK4 with substeps accurate to ~1e-13 reproduces its tables, reference
 /// §5). The history restarts by itself when a step does not continue the previous one: t differs
 /// from the previous t + h, or h changed (a state set from outside with a new t, a time reset).
-/// reset() restarts it explicitly, e.g. after changing q or v at the same t.
+/// reset() restarts it explicitly, e.g. after changing q or v at the same t. A call with the same
+/// t and h as the previous call retakes that step from the new (q, v): F_i is replaced, the older
+/// history kept (the symmetric projection iterates the base step this way).
 class AdamsPece final : public Integrator {
  public:
   AdamsPece(int steps, AdamsVariant variant, int starter_substeps, int n_q, int n_v);
@@ -82,11 +84,12 @@ class AdamsPece final : public Integrator {
   int starter_substeps_;
   std::string_view name_;
   ExplicitRk starter_;
-  Mat fq_;               ///< ring of q' = v history, n_q x m
-  Mat fv_;               ///< ring of v' = a history, n_v x m
-  int head_ = 0;         ///< column of the newest value
-  int count_ = 0;        ///< values held
-  double t_next_ = 0.0;  ///< t + h of the previous step: the t a continuing step starts at
+  Mat fq_;                ///< ring of q' = v history, n_q x m
+  Mat fv_;                ///< ring of v' = a history, n_v x m
+  int head_ = 0;          ///< column of the newest value
+  int count_ = 0;         ///< values held
+  double t_start_ = 0.0;  ///< t of the previous call: a call from it again is a retake
+  double t_next_ = 0.0;   ///< t + h of the previous step: the t a continuing step starts at
   double h_prev_ = 0.0;
   Vec a_;        ///< acceleration scratch, n_v
   Vec qp_, vp_;  ///< predictor, n_q / n_v
