@@ -26,7 +26,7 @@ constexpr std::array<std::pair<std::string_view, Method>, 11> kMethods{{
     {"midpoint", Method::kMidpoint},
 }};
 
-constexpr std::array<std::pair<std::string_view, StabilizerKind>, 12> kStabilizers{{
+constexpr std::array<std::pair<std::string_view, StabilizerKind>, 13> kStabilizers{{
     {"none", StabilizerKind::kNone},
     {"baumgarte", StabilizerKind::kBaumgarte},
     {"pstab", StabilizerKind::kPStab},
@@ -36,6 +36,7 @@ constexpr std::array<std::pair<std::string_view, StabilizerKind>, 12> kStabilize
     {"orthproj", StabilizerKind::kOrthProj},
     {"orthproj-m", StabilizerKind::kOrthProjM},
     {"symproj", StabilizerKind::kSymProj},
+    {"symproj-m", StabilizerKind::kSymProjM},
     {"dc-b", StabilizerKind::kDcB},
     {"dc-c", StabilizerKind::kDcC},
     {"dc-d", StabilizerKind::kDcD},

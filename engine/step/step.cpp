@@ -60,7 +60,8 @@ std::unique_ptr<Stabilizer> make_stabilizer(const System& system, const Settings
     case StabilizerKind::kProject:
       return std::make_unique<ProjectionStabilizer>(system, settings.projection_tolerance,
                                                     settings.projection_max_iterations);
-    case StabilizerKind::kSymProj:  // acts around the integrator (make_pipeline_integrator)
+    case StabilizerKind::kSymProj:  // act around the integrator (make_pipeline_integrator)
+    case StabilizerKind::kSymProjM:
       return std::make_unique<NoStabilizer>();
     case StabilizerKind::kOrthProj:
     case StabilizerKind::kOrthProjM:
@@ -87,9 +88,13 @@ std::unique_ptr<Integrator> make_pipeline_integrator(const System& system,
                                                      const Settings& settings) {
   auto base =
       make_integrator(settings.method, system.n_q(), system.n_v(), settings.starter_substeps);
-  if (settings.stabilizer != StabilizerKind::kSymProj) return base;
+  if (settings.stabilizer != StabilizerKind::kSymProj &&
+      settings.stabilizer != StabilizerKind::kSymProjM) {
+    return base;
+  }
   return std::make_unique<SymmetricProjection>(
-      std::move(base), system, settings.projection_tolerance, settings.projection_max_iterations);
+      std::move(base), system, settings.projection_tolerance, settings.projection_max_iterations,
+      settings.stabilizer == StabilizerKind::kSymProjM);
 }
 
 DriftMonitor::DriftMonitor(const System& system)

@@ -19,7 +19,7 @@ namespace rtmb {
                                                           int starter_substeps = 8);
 
 /// The integrator stage for the settings: make_integrator's, wrapped in the symmetric projection
-/// for StabilizerKind::kSymProj. Setup-only.
+/// for StabilizerKind::kSymProj / kSymProjM. Setup-only.
 [[nodiscard]] std::unique_ptr<Integrator> make_pipeline_integrator(const System& system,
                                                                    const Settings& settings);
 

@@ -39,6 +39,7 @@ enum class StabilizerKind {
   kOrthProj,   ///< orthogonal projection, Euclidean metric: Newton on g(q), then v (= dc-b)
   kOrthProjM,  ///< orthogonal projection, M metric: Newton on g(q), then v
   kSymProj,    ///< Hairer's symmetric projection around the method, Euclidean metric on (q, v)
+  kSymProjM,   ///< symmetric projection in the metric diag(M, M) (M positive definite)
   kDcB,        ///< direct correction (b): positions by Newton, then one velocity step
   kDcC,        ///< direct correction (c): positions and velocities together
   kDcD,        ///< direct correction (d): (c) plus the energy row E - E0

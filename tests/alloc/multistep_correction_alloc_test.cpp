@@ -84,6 +84,8 @@ const Case kCases[] = {
     {"double_pendulum", Method::kMidpoint, StabilizerKind::kOrthProjM, false},
     {"andrews", Method::kRk4, StabilizerKind::kSymProj, false},
     {"chain", Method::kMampc3, StabilizerKind::kSymProj, false},
+    {"slider_crank", Method::kMidpoint, StabilizerKind::kSymProjM, false},
+    {"four_bar", Method::kMampc3, StabilizerKind::kSymProjM, false},
     // direct corrections, both metrics
     {"four_bar", Method::kRk4, StabilizerKind::kDcB, false},
     {"four_bar", Method::kRk4, StabilizerKind::kDcC, false},
