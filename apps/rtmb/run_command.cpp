@@ -131,7 +131,8 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
                       " (baumgarte uses --gamma1/--gamma2; pstab is Chin's S-both2)")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "baumgarte", "pstab", "sboth", "sfull", "project", "orthproj",
-                             "orthproj-m", "symproj", "symproj-m", "dc-b", "dc-c", "dc-d"}));
+                             "orthproj-m", "symproj", "symproj-m", "dc-b", "dc-c", "dc-d",
+                             "partition"}));
   run->add_option("--gamma1", o.gamma1, "Baumgarte velocity gain [1/s]: g'' + g1 g' + g2 g = 0")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--gamma2", o.gamma2, "Baumgarte position gain [1/s^2]")

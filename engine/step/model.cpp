@@ -26,7 +26,7 @@ constexpr std::array<std::pair<std::string_view, Method>, 11> kMethods{{
     {"midpoint", Method::kMidpoint},
 }};
 
-constexpr std::array<std::pair<std::string_view, StabilizerKind>, 13> kStabilizers{{
+constexpr std::array<std::pair<std::string_view, StabilizerKind>, 14> kStabilizers{{
     {"none", StabilizerKind::kNone},
     {"baumgarte", StabilizerKind::kBaumgarte},
     {"pstab", StabilizerKind::kPStab},
@@ -40,6 +40,7 @@ constexpr std::array<std::pair<std::string_view, StabilizerKind>, 13> kStabilize
     {"dc-b", StabilizerKind::kDcB},
     {"dc-c", StabilizerKind::kDcC},
     {"dc-d", StabilizerKind::kDcD},
+    {"partition", StabilizerKind::kPartition},
 }};
 
 template <typename Table>

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/correct/coordinate_partitioning.hpp"
 #include "engine/correct/direct_correction.hpp"
 #include "engine/integrate/explicit_rk.hpp"
 #include "engine/integrate/implicit_midpoint.hpp"
@@ -63,6 +64,9 @@ std::unique_ptr<Stabilizer> make_stabilizer(const System& system, const Settings
     case StabilizerKind::kSymProj:  // act around the integrator (make_pipeline_integrator)
     case StabilizerKind::kSymProjM:
       return std::make_unique<NoStabilizer>();
+    case StabilizerKind::kPartition:
+      return std::make_unique<CoordinatePartitioning>(system, settings.projection_tolerance,
+                                                      settings.projection_max_iterations);
     case StabilizerKind::kOrthProj:
     case StabilizerKind::kOrthProjM:
     case StabilizerKind::kDcB:

@@ -43,6 +43,7 @@ enum class StabilizerKind {
   kDcB,        ///< direct correction (b): positions by Newton, then one velocity step
   kDcC,        ///< direct correction (c): positions and velocities together
   kDcD,        ///< direct correction (d): (c) plus the energy row E - E0
+  kPartition,  ///< coordinate partitioning: dependent q, v from the constraints, re-partitioned
 };
 
 [[nodiscard]] std::string_view to_string(Method m) noexcept;

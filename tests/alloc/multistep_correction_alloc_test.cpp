@@ -96,6 +96,9 @@ const Case kCases[] = {
     {"double_pendulum", Method::kRk4, StabilizerKind::kDcD, true},
     {"andrews", Method::kRk4, StabilizerKind::kDcD, false},
     {"robot_sine", Method::kHeun, StabilizerKind::kDcC, false},
+    // coordinate partitioning (the pendulum re-partitions during the run)
+    {"pendulum", Method::kRk4, StabilizerKind::kPartition, false},
+    {"andrews", Method::kMampc3, StabilizerKind::kPartition, false},
 };
 
 INSTANTIATE_TEST_SUITE_P(Issue6,
