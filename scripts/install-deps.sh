@@ -32,6 +32,7 @@ readonly PACKAGES=(
   libspdlog-dev
   libfmt-dev
   python3
+  gnuplot-nox
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "apps/rtmb/compare_command.hpp"
 #include "apps/rtmb/latency_command.hpp"
 #include "apps/rtmb/run_command.hpp"
 #include "apps/rtmb/serve_command.hpp"
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
   rtmb::app::add_serve_command(app, serve_options, &exit_code);
   rtmb::app::LatencyOptions latency_options;
   rtmb::app::add_latency_command(app, latency_options, &exit_code);
+  rtmb::app::CompareOptions compare_options;
+  rtmb::app::add_compare_command(app, compare_options, &exit_code);
 
   try {
     app.parse(argc, argv);

@@ -109,6 +109,8 @@ std::string flag_names(std::uint32_t flags) {
   add(StepFlag::kSingularKkt, "singular_kkt");
   add(StepFlag::kStabilizerNotConverged, "stabilizer_not_converged");
   add(StepFlag::kNonFinite, "non_finite");
+  add(StepFlag::kCorrectionSingular, "correction_singular");
+  add(StepFlag::kMethodNotConverged, "method_not_converged");
   return out;
 }
 
@@ -122,12 +124,15 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
   run->add_option("--method", o.method,
                   "Integrator: " + method_names() + " (dopri5 is adaptive: --rtol/--atol, no --dt)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"euler", "heun", "rk4", "dopri5"}));
+      ->check(CLI::IsMember({"euler", "heun", "rk4", "dopri5", "ampc3", "ampc4", "ampc5", "mampc3",
+                             "mampc4", "mampc5", "midpoint"}));
   run->add_option("--stabilizer", o.stabilizer,
                   "Drift control: " + stabilizer_names() +
                       " (baumgarte uses --gamma1/--gamma2; pstab is Chin's S-both2)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"none", "baumgarte", "pstab", "sboth", "sfull", "project"}));
+      ->check(CLI::IsMember({"none", "baumgarte", "pstab", "sboth", "sfull", "project", "orthproj",
+                             "orthproj-m", "symproj", "symproj-m", "dc-b", "dc-c", "dc-d",
+                             "partition"}));
   run->add_option("--gamma1", o.gamma1, "Baumgarte velocity gain [1/s]: g'' + g1 g' + g2 g = 0")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--gamma2", o.gamma2, "Baumgarte position gain [1/s^2]")
@@ -149,6 +154,8 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
   run->add_option("--proj-iter", o.projection_max_iterations, "project: max corrections per step")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  run->add_flag("--mass-weighted", o.correction_mass_weighted,
+                "dc-b/dc-c/dc-d: mass-weighted instead of unweighted minimum-norm corrections");
   run->add_option("--csv", o.csv, "Write t, q, v, drifts and energy to this CSV file");
   run->add_option("--every", o.every, "CSV: one row every N steps")
       ->capture_default_str()
@@ -185,6 +192,7 @@ int run_offline(const RunOptions& o) {
     settings.datol = o.datol;
     settings.projection_tolerance = o.projection_tolerance;
     settings.projection_max_iterations = o.projection_max_iterations;
+    settings.correction_mass_weighted = o.correction_mass_weighted;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rtmb run: %s\n", e.what());
     return 2;

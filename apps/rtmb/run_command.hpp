@@ -25,6 +25,7 @@ struct RunOptions {
   double datol = 0.0;
   double projection_tolerance = 1e-12;
   int projection_max_iterations = 20;
+  bool correction_mass_weighted = false;
   std::string csv;
   long every = 1;
   MechanismOptions mechanism;

@@ -29,6 +29,10 @@ class Integrator {
                        VecRef out_q,
                        VecRef out_v,
                        StepStatus& status) noexcept = 0;
+
+  /// Forgets any history carried between steps (multistep methods); one-step methods have none.
+  /// RT-safe.
+  virtual void reset() noexcept {}
 };
 
 }  // namespace rtmb

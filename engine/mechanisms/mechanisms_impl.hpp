@@ -178,4 +178,31 @@ class Chain final : public System {
   double tip_y_;  ///< pinned tip position in the loop variant [m]
 };
 
+/// Planar four-bar of Zhang et al. 2023 Example 1 in relative (spanning-tree) coordinates
+/// q = (crank angle, coupler angle relative to the crank, rocker angle) [rad], one pin cut joint
+/// (2 rows), q-dependent M, gravity (reference/direct-correction-energy-2023.md §8). ground: the
+/// distance between the ground pivots [m]; 1 (the paper's "identical link dimensions", a rhombus
+/// with change points at q1 = 0, pi) by default.
+class FourBar final : public System {
+ public:
+  explicit FourBar(double ground = 1.0);
+
+  [[nodiscard]] std::string_view name() const noexcept override { return "four_bar"; }
+  void initial_state(State& out) const override;
+  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
+  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
+  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
+  void velocity_constraint_jacobian(double t,
+                                    VecCRef q,
+                                    VecCRef v,
+                                    MatRef out_Gv_q) const noexcept override;
+  [[nodiscard]] bool has_energy() const noexcept override { return true; }
+  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+
+ private:
+  double ground_;  ///< ground-link length [m]
+};
+
 }  // namespace rtmb::detail

@@ -19,7 +19,7 @@ namespace {
 
 // default_dt / default_t_end: small enough for the fixed-step integrators to resolve the motion
 // (Andrews oscillates at kHz rates: 5e-5 s over its customary 0.03 s window).
-constexpr std::array<MechanismInfo, 7> kMechanisms{{
+constexpr std::array<MechanismInfo, 8> kMechanisms{{
     {"pendulum", "Cartesian point-mass pendulum, x^2 + y^2 = l^2, 60 deg start", 1e-3, 10.0},
     {"double_pendulum",
      "double pendulum with singular M = diag(M1,M1,0,M2,M2,0) (Hoitink 2011 sec. 4.1)", 1e-3, 10.0},
@@ -33,6 +33,8 @@ constexpr std::array<MechanismInfo, 7> kMechanisms{{
      10.0},
     {"chain", "N-link Cartesian pendulum chain of point masses, optionally a closed loop", 1e-3,
      5.0},
+    {"four_bar", "four-bar, relative coordinates, one cut pin (Zhang et al. 2023 Example 1)", 1e-3,
+     20.0},
 }};
 
 }  // namespace
@@ -74,6 +76,9 @@ std::unique_ptr<System> make_mechanism(std::string_view name, const MechanismOpt
   }
   if (name == "chain") {
     return std::make_unique<detail::Chain>(options.chain_links, options.chain_loop);
+  }
+  if (name == "four_bar") {
+    return std::make_unique<detail::FourBar>();
   }
   throw std::invalid_argument("unknown mechanism '" + std::string(name) +
                               "'; valid: " + mechanism_names());

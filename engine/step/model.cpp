@@ -12,20 +12,35 @@ namespace rtmb {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Method>, 4> kMethods{{
+constexpr std::array<std::pair<std::string_view, Method>, 11> kMethods{{
     {"euler", Method::kEuler},
     {"heun", Method::kHeun},
     {"rk4", Method::kRk4},
     {"dopri5", Method::kDopri5},
+    {"ampc3", Method::kAmpc3},
+    {"ampc4", Method::kAmpc4},
+    {"ampc5", Method::kAmpc5},
+    {"mampc3", Method::kMampc3},
+    {"mampc4", Method::kMampc4},
+    {"mampc5", Method::kMampc5},
+    {"midpoint", Method::kMidpoint},
 }};
 
-constexpr std::array<std::pair<std::string_view, StabilizerKind>, 6> kStabilizers{{
+constexpr std::array<std::pair<std::string_view, StabilizerKind>, 14> kStabilizers{{
     {"none", StabilizerKind::kNone},
     {"baumgarte", StabilizerKind::kBaumgarte},
     {"pstab", StabilizerKind::kPStab},
     {"sboth", StabilizerKind::kSBoth},
     {"sfull", StabilizerKind::kSFull},
     {"project", StabilizerKind::kProject},
+    {"orthproj", StabilizerKind::kOrthProj},
+    {"orthproj-m", StabilizerKind::kOrthProjM},
+    {"symproj", StabilizerKind::kSymProj},
+    {"symproj-m", StabilizerKind::kSymProjM},
+    {"dc-b", StabilizerKind::kDcB},
+    {"dc-c", StabilizerKind::kDcC},
+    {"dc-d", StabilizerKind::kDcD},
+    {"partition", StabilizerKind::kPartition},
 }};
 
 template <typename Table>
@@ -91,6 +106,7 @@ Model::Model(std::shared_ptr<const System> system, const Settings& settings)
   require(settings_.projection_tolerance > 0.0, "projection tolerance must be > 0");
   require(settings_.projection_max_iterations >= 1, "projection max iterations must be >= 1");
   require(settings_.datol >= 0.0, "datol must be >= 0");
+  require(settings_.starter_substeps >= 1, "starter substeps must be >= 1");
 }
 
 }  // namespace rtmb

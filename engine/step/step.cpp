@@ -6,15 +6,20 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/correct/coordinate_partitioning.hpp"
+#include "engine/correct/direct_correction.hpp"
 #include "engine/integrate/explicit_rk.hpp"
+#include "engine/integrate/implicit_midpoint.hpp"
+#include "engine/multistep/adams.hpp"
 #include "engine/stabilize/post_stabilizer.hpp"
 #include "engine/stabilize/projection_stabilizer.hpp"
 #include "engine/stabilize/sfull_stabilizer.hpp"
+#include "engine/stabilize/symmetric_projection.hpp"
 #include "engine/step/workspace_impl.hpp"
 
 namespace rtmb {
 
-std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v) {
+std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v, int starter_substeps) {
   switch (method) {
     case Method::kEuler:
       return std::make_unique<ExplicitRk>(euler_tableau(), n_q, n_v);
@@ -24,6 +29,20 @@ std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v) {
       return std::make_unique<ExplicitRk>(rk4_tableau(), n_q, n_v);
     case Method::kDopri5:
       return std::make_unique<ExplicitRk>(dopri5_tableau(), n_q, n_v);
+    case Method::kAmpc3:
+      return std::make_unique<AdamsPece>(3, AdamsVariant::kAmpc, starter_substeps, n_q, n_v);
+    case Method::kAmpc4:
+      return std::make_unique<AdamsPece>(4, AdamsVariant::kAmpc, starter_substeps, n_q, n_v);
+    case Method::kAmpc5:
+      return std::make_unique<AdamsPece>(5, AdamsVariant::kAmpc, starter_substeps, n_q, n_v);
+    case Method::kMampc3:
+      return std::make_unique<AdamsPece>(3, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
+    case Method::kMampc4:
+      return std::make_unique<AdamsPece>(4, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
+    case Method::kMampc5:
+      return std::make_unique<AdamsPece>(5, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
+    case Method::kMidpoint:
+      return std::make_unique<ImplicitMidpoint>(n_q, n_v);
   }
   return nullptr;
 }
@@ -42,8 +61,44 @@ std::unique_ptr<Stabilizer> make_stabilizer(const System& system, const Settings
     case StabilizerKind::kProject:
       return std::make_unique<ProjectionStabilizer>(system, settings.projection_tolerance,
                                                     settings.projection_max_iterations);
+    case StabilizerKind::kSymProj:  // act around the integrator (make_pipeline_integrator)
+    case StabilizerKind::kSymProjM:
+      return std::make_unique<NoStabilizer>();
+    case StabilizerKind::kPartition:
+      return std::make_unique<CoordinatePartitioning>(system, settings.projection_tolerance,
+                                                      settings.projection_max_iterations);
+    case StabilizerKind::kOrthProj:
+    case StabilizerKind::kOrthProjM:
+    case StabilizerKind::kDcB:
+    case StabilizerKind::kDcC:
+    case StabilizerKind::kDcD: {
+      const auto variant = settings.stabilizer == StabilizerKind::kDcC
+                               ? DirectCorrectionVariant::kSimultaneous
+                           : settings.stabilizer == StabilizerKind::kDcD
+                               ? DirectCorrectionVariant::kSimultaneousEnergy
+                               : DirectCorrectionVariant::kSequential;
+      const bool mass =
+          settings.stabilizer == StabilizerKind::kOrthProjM ||
+          (settings.correction_mass_weighted && settings.stabilizer != StabilizerKind::kOrthProj);
+      return std::make_unique<DirectCorrection>(
+          system, variant, mass ? CorrectionMetric::kMass : CorrectionMetric::kEuclidean,
+          settings.projection_tolerance, settings.projection_max_iterations);
+    }
   }
   return nullptr;
+}
+
+std::unique_ptr<Integrator> make_pipeline_integrator(const System& system,
+                                                     const Settings& settings) {
+  auto base =
+      make_integrator(settings.method, system.n_q(), system.n_v(), settings.starter_substeps);
+  if (settings.stabilizer != StabilizerKind::kSymProj &&
+      settings.stabilizer != StabilizerKind::kSymProjM) {
+    return base;
+  }
+  return std::make_unique<SymmetricProjection>(
+      std::move(base), system, settings.projection_tolerance, settings.projection_max_iterations,
+      settings.stabilizer == StabilizerKind::kSymProjM);
 }
 
 DriftMonitor::DriftMonitor(const System& system)
@@ -66,13 +121,17 @@ void DriftMonitor::measure(
 Workspace::Impl::Impl(const Model& m)
     : model(&m),
       dynamics(m.system()),
-      integrator(make_integrator(m.settings().method, m.system().n_q(), m.system().n_v())),
+      integrator(make_pipeline_integrator(m.system(), m.settings())),
       stabilizer(make_stabilizer(m.system(), m.settings())),
       monitor(m.system()),
       q_new(Vec::Zero(m.system().n_q())),
       v_new(Vec::Zero(m.system().n_v())) {
-  if (m.settings().stabilizer == StabilizerKind::kBaumgarte) {
-    dynamics.set_baumgarte(m.settings().gamma1, m.settings().gamma2);
+  // Baumgarte feedback in the right-hand side: the `baumgarte` stabilizer alone, or gains set
+  // together with a post-step stabilizer (Wu et al. 2000's Baumgarte combined with PStab,
+  // issue 6)
+  const Settings& st = m.settings();
+  if (st.stabilizer == StabilizerKind::kBaumgarte || st.gamma1 != 0.0 || st.gamma2 != 0.0) {
+    dynamics.set_baumgarte(st.gamma1, st.gamma2);
   }
 }
 

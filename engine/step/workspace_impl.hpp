@@ -11,8 +11,17 @@
 
 namespace rtmb {
 
-/// Builds the integrator a Method names (fixed-step form). Setup-only.
-[[nodiscard]] std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v);
+/// Builds the integrator a Method names (fixed-step form). starter_substeps: RK4 substeps per
+/// start-up step of the Adams methods (Settings::starter_substeps). Setup-only.
+[[nodiscard]] std::unique_ptr<Integrator> make_integrator(Method method,
+                                                          int n_q,
+                                                          int n_v,
+                                                          int starter_substeps = 8);
+
+/// The integrator stage for the settings: make_integrator's, wrapped in the symmetric projection
+/// for StabilizerKind::kSymProj / kSymProjM. Setup-only.
+[[nodiscard]] std::unique_ptr<Integrator> make_pipeline_integrator(const System& system,
+                                                                   const Settings& settings);
 
 /// Builds the post-step stabilizer for the settings (NoStabilizer for kNone and kBaumgarte).
 /// Setup-only.

@@ -17,6 +17,14 @@ enum class Method {
   kHeun,    ///< Heun (explicit trapezoidal), order 2, fixed step
   kRk4,     ///< classical Runge-Kutta, order 4, fixed step
   kDopri5,  ///< Dormand-Prince 5(4): adaptive in AdaptiveDopri5, fixed-step 5th order in step()
+  // Adams predictor-correctors, PECE, RK4 start-up (Wu, Chiou & Lin 2000; engine/multistep):
+  kAmpc3,     ///< AB3 predictor, AM 2-step corrector, order 3
+  kAmpc4,     ///< AB4 / AM 3-step, order 4
+  kAmpc5,     ///< AB5 / AM 4-step, order 5
+  kMampc3,    ///< modified AMPC_3: blend 1/10 Y^P + 9/10 Y^C, order 4
+  kMampc4,    ///< modified AMPC_4: 19/270 Y^P + 251/270 Y^C, order 5
+  kMampc5,    ///< modified AMPC_5: 27/502 Y^P + 475/502 Y^C, order 6
+  kMidpoint,  ///< implicit midpoint by fixed-point iteration: order 2, symmetric
 };
 
 /// How drift off the constraint manifold is controlled.
@@ -27,6 +35,15 @@ enum class StabilizerKind {
   kSBoth,      ///< one pass of the PStab correction (Chin eq. 3.66)
   kSFull,      ///< S-full, F = H^T (H H^T)^-1 (Chin Algorithm 3.2)
   kProject,    ///< iterated M-metric coordinate projection of q, then v
+  // projections and direct correction (issue 6; engine/correct, engine/stabilize):
+  kOrthProj,   ///< orthogonal projection, Euclidean metric: Newton on g(q), then v (= dc-b)
+  kOrthProjM,  ///< orthogonal projection, M metric: Newton on g(q), then v
+  kSymProj,    ///< Hairer's symmetric projection around the method, Euclidean metric on (q, v)
+  kSymProjM,   ///< symmetric projection in the metric diag(M, M) (M positive definite)
+  kDcB,        ///< direct correction (b): positions by Newton, then one velocity step
+  kDcC,        ///< direct correction (c): positions and velocities together
+  kDcD,        ///< direct correction (d): (c) plus the energy row E - E0
+  kPartition,  ///< coordinate partitioning: dependent q, v from the constraints, re-partitioned
 };
 
 [[nodiscard]] std::string_view to_string(Method m) noexcept;
@@ -41,13 +58,20 @@ enum class StabilizerKind {
 struct Settings {
   Method method = Method::kRk4;
   StabilizerKind stabilizer = StabilizerKind::kPStab;
-  double dt = 1e-3;                     ///< fixed step [s], > 0
-  double gamma1 = 0.0;                  ///< Baumgarte velocity gain [1/s], >= 0
-  double gamma2 = 0.0;                  ///< Baumgarte position gain [1/s^2], >= 0
+  double dt = 1e-3;  ///< fixed step [s], > 0
+  /// Baumgarte gains [1/s], [1/s^2], >= 0: used by kBaumgarte, and in step() added to the
+  /// right-hand side under any other stabilizer when non-zero (e.g. Baumgarte + PStab).
+  /// Wu et al.'s alpha = beta is gamma1 = 2 alpha, gamma2 = alpha^2.
+  double gamma1 = 0.0;
+  double gamma2 = 0.0;
   double projection_tolerance = 1e-12;  ///< kProject: target ||g||inf, > 0
   int projection_max_iterations = 20;   ///< kProject: correction limit per step, >= 1
   double datol = 0.0;                   ///< kPStab/kSBoth: skip while drift <= datol (0: never)
   bool monitor = true;                  ///< measure drift and energy after every step
+  int starter_substeps = 8;             ///< Adams methods: RK4 substeps per start-up step, >= 1
+  /// dc-b/dc-c/dc-d: mass-weighted minimum-norm steps (W = M, diag(M, M)) instead of the paper's
+  /// unweighted ones. Tolerance and iteration limit: projection_tolerance, _max_iterations.
+  bool correction_mass_weighted = false;
 };
 
 /// The immutable description the step runs on: a System and its settings.

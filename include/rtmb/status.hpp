@@ -17,6 +17,12 @@ enum class StepFlag : std::uint32_t {
   kStabilizerNotConverged = 1u << 1,
   /// A non-finite value appeared in q or v; the state was restored to the start of the step.
   kNonFinite = 1u << 2,
+  /// The stacked position/velocity(/energy) system of direct correction (dc-c, dc-d) was
+  /// singular (a change point of the mechanism); this step used the sequential correction (dc-b)
+  /// instead. Expected at singular configurations; persistent flags mean redundant constraints.
+  kCorrectionSingular = 1u << 3,
+  /// An implicit stage iteration (midpoint fixed point) hit its iteration limit; reduce dt.
+  kMethodNotConverged = 1u << 4,
 };
 
 [[nodiscard]] constexpr std::uint32_t operator|(std::uint32_t a, StepFlag b) noexcept {

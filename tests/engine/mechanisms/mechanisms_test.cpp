@@ -85,6 +85,11 @@ const MechanismCase kCases[] = {
        return make_named("chain", {4, false});
      },
      0.1, 2.0, 1e-6, 1e-3, kInitialGTol, 0.5, 1e-3},
+    {"four_bar", "four_bar", [] { return make_named("four_bar"); }, 0.1, 2.0, 1e-6, 1e-3,
+     kInitialGTol, 0.5, 1e-3},
+    {"four_bar_grashof", "four_bar",
+     [] { return std::unique_ptr<System>(std::make_unique<detail::FourBar>(0.8)); }, 0.1, 2.0, 1e-6,
+     1e-3, kInitialGTol, 0.5, 1e-3},
     {"chain_loop5", "chain",
      [] {
        return make_named("chain", {5, true});

@@ -16,7 +16,8 @@ namespace rtmb {
 namespace {
 
 constexpr std::string_view kExpectedNames =
-    "pendulum, double_pendulum, slider_crank, andrews, robot_parabola, robot_sine, chain";
+    "pendulum, double_pendulum, slider_crank, andrews, robot_parabola, robot_sine, chain, "
+    "four_bar";
 
 // Runs `make` and returns the std::invalid_argument message; fails the test if nothing is thrown.
 template <class F>
