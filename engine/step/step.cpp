@@ -24,6 +24,13 @@ std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v) {
       return std::make_unique<ExplicitRk>(rk4_tableau(), n_q, n_v);
     case Method::kDopri5:
       return std::make_unique<ExplicitRk>(dopri5_tableau(), n_q, n_v);
+    case Method::kGsssss:  // implicit methods: Workspace::Impl::implicit instead
+    case Method::kNewmark:
+    case Method::kHht:
+    case Method::kWbz:
+    case Method::kGenAlpha:
+    case Method::kMidpoint:
+      return nullptr;
   }
   return nullptr;
 }
@@ -74,6 +81,10 @@ Workspace::Impl::Impl(const Model& m)
   if (m.settings().stabilizer == StabilizerKind::kBaumgarte) {
     dynamics.set_baumgarte(m.settings().gamma1, m.settings().gamma2);
   }
+  if (is_implicit(m.settings().method)) {
+    implicit = std::make_unique<GsssssIntegrator>(m.system(), gsssss_parameters(m.settings()),
+                                                  m.settings().implicit);
+  }
 }
 
 Workspace::Workspace(const Model& model) : impl_(std::make_unique<Impl>(model)) {}
@@ -91,11 +102,17 @@ StepStatus step(const Model& model, State& s, Workspace& ws) noexcept {
   const double h = model.settings().dt;
   const double t_new = s.t + h;
 
-  // 1. integrate: unstabilized one-step result (Chin eq. 3.22)
-  w.integrator->advance(w.dynamics, s.t, s.q, s.v, h, w.q_new, w.v_new, status);
+  if (w.implicit) {
+    // 1-2. implicit index-3 step: Newton keeps g = 0 itself, no stabilizer (engine/implicit);
+    // on non-convergence the state stays at the start of the step
+    if (!w.implicit->step(s.t, s.q, s.v, h, w.q_new, w.v_new, status)) return status;
+  } else {
+    // 1. integrate: unstabilized one-step result (Chin eq. 3.22)
+    w.integrator->advance(w.dynamics, s.t, s.q, s.v, h, w.q_new, w.v_new, status);
 
-  // 2. stabilize at the new time (rheonomic constraints are evaluated at t + h)
-  w.stabilizer->apply(t_new, w.q_new, w.v_new, status);
+    // 2. stabilize at the new time (rheonomic constraints are evaluated at t + h)
+    w.stabilizer->apply(t_new, w.q_new, w.v_new, status);
+  }
 
   // 3. guard: never hand a non-finite state to the caller; keep the last good one
   if (!w.q_new.allFinite() || !w.v_new.allFinite()) {

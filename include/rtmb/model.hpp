@@ -17,7 +17,45 @@ enum class Method {
   kHeun,    ///< Heun (explicit trapezoidal), order 2, fixed step
   kRk4,     ///< classical Runge-Kutta, order 4, fixed step
   kDopri5,  ///< Dormand-Prince 5(4): adaptive in AdaptiveDopri5, fixed-step 5th order in step()
+  // Implicit index-3 methods (engine/implicit; Hoitink 2011, reference/gsssss-hoitink2011.md).
+  // They keep g = 0 themselves by Newton iteration, so they need StabilizerKind::kNone.
+  kGsssss,    ///< GSSSS family member given by Settings::implicit (family, rho1..rho3, option)
+  kNewmark,   ///< U0(1,1,0): Newmark average acceleration
+  kHht,       ///< U0(rho, rho, (1-rho)/(2 rho)): HHT-alpha, rho = implicit.rho_inf in [1/2, 1]
+  kWbz,       ///< U0(rho, rho, 0): WBZ-alpha, rho = implicit.rho_inf
+  kGenAlpha,  ///< U0(rho, rho, rho): Chung-Hulbert generalized-alpha, rho = implicit.rho_inf
+  kMidpoint,  ///< V0(1,1,0): implicit midpoint with midpoint constraint force (Hoitink's choice)
 };
+
+/// The two GSSSS sub-families (Hoitink 2011 §2.1; reference §1.3, §1.4).
+enum class GsssssFamily {
+  kU0,  ///< zero-order displacement overshoot (contains Newmark, HHT, WBZ, generalized-alpha)
+  kV0,  ///< zero-order velocity overshoot (contains the implicit midpoint rule V0(1,1,0))
+};
+
+/// Settings of the implicit index-3 methods (ignored by the explicit ones).
+struct ImplicitSettings {
+  GsssssFamily family = GsssssFamily::kV0;  ///< kGsssss only
+  double rho1 = 1.0;  ///< kGsssss: principal-root spectral radius rho1_inf [-], 0 <= rho3 <= rho1
+  double rho2 = 1.0;  ///< kGsssss: principal-root spectral radius rho2_inf [-], rho1 <= rho2 <= 1
+  double rho3 = 0.0;  ///< kGsssss: spurious-root spectral radius rho3_inf [-], >= 0
+  double rho_inf = 0.8;  ///< kHht (in [1/2, 1]), kWbz, kGenAlpha (in [0, 1]) [-]
+  /// Constraint-force time discretization (Hoitink eq. 3.8-3.11; reference §2.2), 1..4:
+  /// 1 (1-W1) B_n^T l_n + W1 B_{n+1}^T l_{n+1}, 2 B(u~)^T l~ (default), 3 mean(B)^T l~,
+  /// 4 B(u~)^T ((1-W1) l_n + W1 l_{n+1}).
+  int option = 2;
+  double newton_tolerance = 1e-8;   ///< stop when ||[da; dlambda]||inf < this (Hoitink §4), > 0
+  int newton_max_iterations = 100;  ///< per step (Hoitink §4), >= 1
+  /// Modified Newton: keep the factored iteration matrix across iterations and steps and refactor
+  /// only when an iteration fails to contract (or the step would not converge).
+  bool modified_newton = false;
+};
+
+/// True for the methods of engine/implicit, which need StabilizerKind::kNone.
+[[nodiscard]] constexpr bool is_implicit(Method m) noexcept {
+  return m == Method::kGsssss || m == Method::kNewmark || m == Method::kHht || m == Method::kWbz ||
+         m == Method::kGenAlpha || m == Method::kMidpoint;
+}
 
 /// How drift off the constraint manifold is controlled.
 enum class StabilizerKind {
@@ -48,6 +86,7 @@ struct Settings {
   int projection_max_iterations = 20;   ///< kProject: correction limit per step, >= 1
   double datol = 0.0;                   ///< kPStab/kSBoth: skip while drift <= datol (0: never)
   bool monitor = true;                  ///< measure drift and energy after every step
+  ImplicitSettings implicit;            ///< implicit index-3 methods only
 };
 
 /// The immutable description the step runs on: a System and its settings.

@@ -17,6 +17,10 @@ enum class StepFlag : std::uint32_t {
   kStabilizerNotConverged = 1u << 1,
   /// A non-finite value appeared in q or v; the state was restored to the start of the step.
   kNonFinite = 1u << 2,
+  /// An implicit method's Newton iteration hit its iteration limit before the increment norm
+  /// reached the tolerance; the state was restored to the start of the step. Reduce dt or raise
+  /// newton_max_iterations / newton_tolerance (Settings::implicit).
+  kNotConverged = 1u << 3,
 };
 
 [[nodiscard]] constexpr std::uint32_t operator|(std::uint32_t a, StepFlag b) noexcept {
@@ -35,6 +39,8 @@ struct StepStatus {
   int rhs_evaluations = 0;        ///< KKT right-hand-side evaluations in this step
   int stabilizer_iterations = 0;  ///< correction passes done by the stabilizer
   int kkt_factorizations = 0;     ///< factorizations of [M G^T; G 0] in this step
+  int newton_iterations = 0;      ///< implicit methods: Newton iterations (linear solves) this step
+  double newton_residual = 0.0;   ///< implicit methods: ||[da; dlambda]||inf of the last iteration
 
   void set(StepFlag f) noexcept { flags = flags | f; }
   [[nodiscard]] bool ok() const noexcept { return flags == 0u; }
