@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rtmb {
 
@@ -55,12 +56,7 @@ GsssssIntegrator::GsssssIntegrator(const System& system,
       g1_(Vec::Zero(m_)),
       cforce_n_(Vec::Zero(n_)),
       rhs_(Vec::Zero(n_ + m_)),
-      qp_(Vec::Zero(n_)),
-      fp_(Vec::Zero(n_)),
-      fm_(Vec::Zero(n_)),
-      tmp_(Vec::Zero(n_)),
-      Ms_(Mat::Zero(n_, n_)),
-      Gs_(Mat::Zero(m_, n_)) {}
+      scratch_(n_, m_) {}
 
 void GsssssIntegrator::initialize(double t, VecCRef q, VecCRef v, StepStatus& status) noexcept {
   // consistent a0, lambda0 (reference §2.8): [M G^T; G 0][a0; l0] = [f; -L]
@@ -122,74 +118,6 @@ void GsssssIntegrator::residual() noexcept {
   rhs_.tail(m_) = g1_ * (-1.0 / (p_.l3 * dt2_));
 }
 
-// ---- iteration-matrix blocks: analytic from the System, else central differences -----------
-
-namespace {
-double fd_step(double x) noexcept {
-  // central differences: error ~ eps^(2/3) relative
-  return 6e-6 * std::max(1.0, std::fabs(x));
-}
-}  // namespace
-
-void GsssssIntegrator::force_jacobians(double t) noexcept {
-  if (sys_.force_jacobians(t, ut_, vt_, fq_, fv_)) return;
-  qp_ = ut_;
-  for (int j = 0; j < n_; ++j) {
-    const double e = fd_step(ut_[j]);
-    qp_[j] = ut_[j] + e;
-    sys_.forces(t, qp_, vt_, fp_);
-    qp_[j] = ut_[j] - e;
-    sys_.forces(t, qp_, vt_, fm_);
-    qp_[j] = ut_[j];
-    fq_.col(j) = (fp_ - fm_) / (2.0 * e);
-  }
-  qp_ = vt_;
-  for (int j = 0; j < n_; ++j) {
-    const double e = fd_step(vt_[j]);
-    qp_[j] = vt_[j] + e;
-    sys_.forces(t, ut_, qp_, fp_);
-    qp_[j] = vt_[j] - e;
-    sys_.forces(t, ut_, qp_, fm_);
-    qp_[j] = vt_[j];
-    fv_.col(j) = (fp_ - fm_) / (2.0 * e);
-  }
-}
-
-void GsssssIntegrator::constraint_force_jacobian(double t,
-                                                 VecCRef q,
-                                                 VecCRef mu,
-                                                 MatRef out_H) noexcept {
-  if (sys_.constraint_force_jacobian(t, q, mu, out_H)) return;
-  qp_ = q;
-  for (int j = 0; j < n_; ++j) {
-    const double e = fd_step(q[j]);
-    qp_[j] = q[j] + e;
-    sys_.jacobian(t, qp_, Gs_);
-    fp_.noalias() = Gs_.transpose() * mu;
-    qp_[j] = q[j] - e;
-    sys_.jacobian(t, qp_, Gs_);
-    fm_.noalias() = Gs_.transpose() * mu;
-    qp_[j] = q[j];
-    out_H.col(j) = (fp_ - fm_) / (2.0 * e);
-  }
-}
-
-void GsssssIntegrator::inertia_jacobian(double t) noexcept {
-  if (sys_.inertia_jacobian(t, ut_, at_, Kin_)) return;
-  qp_ = ut_;
-  for (int j = 0; j < n_; ++j) {
-    const double e = fd_step(ut_[j]);
-    qp_[j] = ut_[j] + e;
-    sys_.mass(t, qp_, Ms_);
-    fp_.noalias() = Ms_ * at_;
-    qp_[j] = ut_[j] - e;
-    sys_.mass(t, qp_, Ms_);
-    fm_.noalias() = Ms_ * at_;
-    qp_[j] = ut_[j];
-    Kin_.col(j) = (fp_ - fm_) / (2.0 * e);
-  }
-}
-
 bool GsssssIntegrator::build_and_factor(double t, StepStatus& status) noexcept {
   // Newton matrix (eq. 3.22; option blocks of eq. 4.15-4.18, reference §2.4, exact for option 4)
   const double t_tilde = t + p_.W1 * h_;
@@ -198,30 +126,30 @@ bool GsssssIntegrator::build_and_factor(double t, StepStatus& status) noexcept {
   const double c_vt = p_.W2L5 * h_;
   const double c_u1 = p_.l3 * dt2_;
   const double w1 = p_.W1;
-  force_jacobians(t_tilde);
-  inertia_jacobian(t_tilde);
+  force_jacobian_blocks(sys_, t_tilde, ut_, vt_, fq_, fv_, scratch_);
+  inertia_block(sys_, t_tilde, ut_, at_, Kin_, scratch_);
   Mat& J = lu_.matrix();
   auto A = J.topLeftCorner(n_, n_);
   A = p_.W1L6 * M_ + c_ut * (Kin_ - fq_) - c_vt * fv_;
   auto Bt = J.topRightCorner(n_, m_);
   switch (settings_.option) {
     case 1:
-      constraint_force_jacobian(t_end, u1_, l_it_, H_);
+      constraint_force_block(sys_, t_end, u1_, l_it_, H_, scratch_);
       A += (w1 * c_u1) * H_;
       Bt = w1 * G1_.transpose();
       break;
     case 2:
-      constraint_force_jacobian(t_tilde, ut_, l_it_, H_);
+      constraint_force_block(sys_, t_tilde, ut_, l_it_, H_, scratch_);
       A += c_ut * H_;
       Bt = Gt_.transpose();
       break;
     case 3:
-      constraint_force_jacobian(t_end, u1_, l_it_, H_);
+      constraint_force_block(sys_, t_end, u1_, l_it_, H_, scratch_);
       A += (w1 * c_u1) * H_;
       Bt = (1.0 - w1) * Gn_.transpose() + w1 * G1_.transpose();
       break;
     default:
-      constraint_force_jacobian(t_tilde, ut_, mu_, H_);
+      constraint_force_block(sys_, t_tilde, ut_, mu_, H_, scratch_);
       A += c_ut * H_;
       Bt = w1 * Gt_.transpose();
       break;
@@ -267,6 +195,7 @@ bool GsssssIntegrator::step(double t,
 
   bool refactor = !settings_.modified_newton || !factored_;
   double previous = 0.0;
+  double previous_dl = std::numeric_limits<double>::infinity();
   bool converged = false;
   int k = 0;
   while (k < settings_.newton_max_iterations) {
@@ -287,10 +216,12 @@ bool GsssssIntegrator::step(double t,
     const double norm = rhs_.lpNorm<Eigen::Infinity>();
     status.newton_residual = norm;
     if (!std::isfinite(norm)) break;
-    if (norm < settings_.newton_tolerance) {
+    if (norm < settings_.newton_tolerance ||
+        (settings_.newton_round_off_floor && at_round_off_floor(previous_dl))) {
       converged = true;
       break;
     }
+    previous_dl = m_ > 0 ? rhs_.tail(m_).lpNorm<Eigen::Infinity>() : 0.0;
     // modified Newton: refresh the matrix once the iteration stops contracting quickly
     if (settings_.modified_newton && k > 1 && norm > 0.5 * previous) refactor = true;
     previous = norm;
@@ -313,6 +244,27 @@ bool GsssssIntegrator::step(double t,
   q_last_ = out_q;
   v_last_ = out_v;
   return true;
+}
+
+bool GsssssIntegrator::at_round_off_floor(double previous_dl) const noexcept {
+  // Hoitink's absolute test on [da; dlambda] (tolerance 1e-8 at dt = 0.01) cannot be met at small
+  // steps: u_{n+1} = ... + l3 h^2 a resolves a only to ~eps |u| / (l3 h^2) (1e-5 for Andrews at
+  // dt = 1e-5), and the scaled row e2 = g / (l3 h^2) (P1) feeds that round-off into dlambda.
+  // Converged for our purposes: the position increment l3 h^2 ||da|| is at the round-off level of
+  // u_{n+1} (64 eps: g sums several O(|u|) terms; measured stalls at 1.1e-15 with |u| = 1.2), and
+  // dlambda meets the tolerance or has stopped contracting at a round-off-sized level (Newton
+  // would contract it quadratically, so a non-contracting tiny increment is round-off).
+  const auto da = rhs_.head(n_);
+  const auto dl = rhs_.tail(m_);
+  const double floor_u =
+      64.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, u1_.lpNorm<Eigen::Infinity>());
+  if (p_.l3 * dt2_ * da.lpNorm<Eigen::Infinity>() > floor_u) return false;
+  const double dl_norm = m_ > 0 ? dl.lpNorm<Eigen::Infinity>() : 0.0;
+  if (dl_norm < settings_.newton_tolerance) return true;
+  // stalled multiplier increment: accept only at a relative round-off-sized level (1e-8), so that
+  // a diverging iteration (Newmark's growing lambda oscillation, Table 4.1) is never accepted
+  const double l_norm = m_ > 0 ? l_it_.lpNorm<Eigen::Infinity>() : 0.0;
+  return dl_norm > 0.5 * previous_dl && dl_norm <= 1e-8 * std::max(1.0, l_norm);
 }
 
 void GsssssIntegrator::acceleration_at_end(VecRef out_a) const noexcept {

@@ -4,6 +4,8 @@
 
 #include "engine/implicit/dense_lu.hpp"
 #include "engine/implicit/gsssss_parameters.hpp"
+#include "engine/implicit/implicit_integrator.hpp"
+#include "engine/implicit/iteration_blocks.hpp"
 #include "engine/kkt/dense_kkt.hpp"
 #include "rtmb/model.hpp"
 #include "rtmb/status.hpp"
@@ -32,9 +34,12 @@ namespace rtmb {
 /// they are only Newton initial guesses (spurious root 0, reference §2.8).
 ///
 /// Iteration stops when ||[da; dlambda]||inf < newton_tolerance (the norm that reproduces
-/// Hoitink's counts, reference §8); after newton_max_iterations the step reports kNotConverged and
-/// leaves the state and the carried a_n, lambda_n untouched. Setup allocates; step() does not.
-class GsssssIntegrator {
+/// Hoitink's counts, reference §8), or (newton_round_off_floor) when the position increment l3 h^2
+/// ||da|| has reached the round-off level of u_{n+1} with ||dlambda|| converged or no longer
+/// contracting (small steps, e.g. Andrews at 1e-5, where the absolute test on a is below
+/// round-off); after newton_max_iterations the step reports kNotConverged and leaves the state and
+/// the carried a_n, lambda_n untouched. Setup allocates; step() does not.
+class GsssssIntegrator final : public ImplicitIntegrator {
  public:
   GsssssIntegrator(const System& system,
                    const GsssssParameters& parameters,
@@ -49,7 +54,7 @@ class GsssssIntegrator {
                           double h,
                           VecRef out_q,
                           VecRef out_v,
-                          StepStatus& status) noexcept;
+                          StepStatus& status) noexcept override;
 
   /// Re-initializes a_n and lambda_n from the consistent KKT solve at (t, q, v). RT-safe.
   void initialize(double t, VecCRef q, VecCRef v, StepStatus& status) noexcept;
@@ -72,10 +77,8 @@ class GsssssIntegrator {
  private:
   void evaluate_point(double t_tilde, double t_end) noexcept;
   void residual() noexcept;
+  [[nodiscard]] bool at_round_off_floor(double previous_dl) const noexcept;
   [[nodiscard]] bool build_and_factor(double t, StepStatus& status) noexcept;
-  void force_jacobians(double t) noexcept;
-  void constraint_force_jacobian(double t, VecCRef q, VecCRef mu, MatRef out_H) noexcept;
-  void inertia_jacobian(double t) noexcept;
 
   const System& sys_;
   GsssssParameters p_;
@@ -106,9 +109,7 @@ class GsssssIntegrator {
   Mat Gt_, G1_, Gn_;           ///< B(u~), B(u_{n+1}), B(u_n)
   Vec f_, g1_, cforce_n_;      ///< f(t~,u~,v~), g(u_{n+1}), (1-W1) B_n^T lambda_n (option 1)
   Vec rhs_;                    ///< -[e1; e2], then the increment, n + m
-  // finite-difference fallback scratch
-  Vec qp_, fp_, fm_, tmp_;
-  Mat Ms_, Gs_;
+  BlockScratch scratch_;       ///< finite-difference fallback
 };
 
 }  // namespace rtmb

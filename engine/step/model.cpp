@@ -12,7 +12,7 @@ namespace rtmb {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Method>, 10> kMethods{{
+constexpr std::array<std::pair<std::string_view, Method>, 11> kMethods{{
     {"euler", Method::kEuler},
     {"heun", Method::kHeun},
     {"rk4", Method::kRk4},
@@ -23,6 +23,7 @@ constexpr std::array<std::pair<std::string_view, Method>, 10> kMethods{{
     {"wbz", Method::kWbz},
     {"genalpha", Method::kGenAlpha},
     {"midpoint", Method::kMidpoint},
+    {"ggl", Method::kGgl},
 }};
 
 constexpr std::array<std::pair<std::string_view, StabilizerKind>, 6> kStabilizers{{

@@ -30,6 +30,7 @@ std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v) {
     case Method::kWbz:
     case Method::kGenAlpha:
     case Method::kMidpoint:
+    case Method::kGgl:
       return nullptr;
   }
   return nullptr;
@@ -81,7 +82,9 @@ Workspace::Impl::Impl(const Model& m)
   if (m.settings().stabilizer == StabilizerKind::kBaumgarte) {
     dynamics.set_baumgarte(m.settings().gamma1, m.settings().gamma2);
   }
-  if (is_implicit(m.settings().method)) {
+  if (m.settings().method == Method::kGgl) {
+    implicit = std::make_unique<GglIntegrator>(m.system(), m.settings().implicit);
+  } else if (is_implicit(m.settings().method)) {
     implicit = std::make_unique<GsssssIntegrator>(m.system(), gsssss_parameters(m.settings()),
                                                   m.settings().implicit);
   }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "engine/dynamics/dynamics.hpp"
+#include "engine/implicit/ggl_integrator.hpp"
 #include "engine/implicit/gsssss_integrator.hpp"
 #include "engine/integrate/integrator.hpp"
 #include "engine/stabilize/stabilizer.hpp"
@@ -42,7 +43,7 @@ struct Workspace::Impl {
   Vec q_new;                               ///< unstabilized/stabilized positions, n_q
   Vec v_new;                               ///< unstabilized/stabilized velocities, n_v
   /// Implicit index-3 methods replace stages 1-2 (engine/implicit); null for explicit methods.
-  std::unique_ptr<GsssssIntegrator> implicit;
+  std::unique_ptr<ImplicitIntegrator> implicit;
 };
 
 }  // namespace rtmb

@@ -25,6 +25,7 @@ enum class Method {
   kWbz,       ///< U0(rho, rho, 0): WBZ-alpha, rho = implicit.rho_inf
   kGenAlpha,  ///< U0(rho, rho, rho): Chung-Hulbert generalized-alpha, rho = implicit.rho_inf
   kMidpoint,  ///< V0(1,1,0): implicit midpoint with midpoint constraint force (Hoitink's choice)
+  kGgl,       ///< GGL stabilized index-2 form (g = 0 and G v = 0), implicit midpoint rule
 };
 
 /// The two GSSSS sub-families (Hoitink 2011 §2.1; reference §1.3, §1.4).
@@ -46,6 +47,12 @@ struct ImplicitSettings {
   int option = 2;
   double newton_tolerance = 1e-8;   ///< stop when ||[da; dlambda]||inf < this (Hoitink §4), > 0
   int newton_max_iterations = 100;  ///< per step (Hoitink §4), >= 1
+  /// Also accept an iterate whose increment has reached round-off: l3 h^2 ||da|| at the round-off
+  /// level of u_{n+1} and ||dlambda|| no longer contracting below 1e-8 ||lambda|| (GSSSS only).
+  /// Needed at small steps (Andrews at dt <= 1e-4), where the absolute test on a is below
+  /// round-off. false = Hoitink's pure absolute test, under which Newmark's growing a and lambda
+  /// oscillation on the double pendulum ends in a Newton failure near 4.7 s (Table 4.1).
+  bool newton_round_off_floor = true;
   /// Modified Newton: keep the factored iteration matrix across iterations and steps and refactor
   /// only when an iteration fails to contract (or the step would not converge).
   bool modified_newton = false;
@@ -54,7 +61,7 @@ struct ImplicitSettings {
 /// True for the methods of engine/implicit, which need StabilizerKind::kNone.
 [[nodiscard]] constexpr bool is_implicit(Method m) noexcept {
   return m == Method::kGsssss || m == Method::kNewmark || m == Method::kHht || m == Method::kWbz ||
-         m == Method::kGenAlpha || m == Method::kMidpoint;
+         m == Method::kGenAlpha || m == Method::kMidpoint || m == Method::kGgl;
 }
 
 /// How drift off the constraint manifold is controlled.
