@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "engine/step/workspace_impl.hpp"
 #include "rtmb/engine.hpp"
 #include "rtmb/mechanisms.hpp"
 
@@ -24,6 +25,9 @@ Settings hoitink_settings(Method method, int option) {
   s.implicit.option = option;
   s.implicit.newton_tolerance = 1e-8;
   s.implicit.newton_max_iterations = 100;
+  // Hoitink's pure absolute test on ||[da; dlambda]||inf (his Newmark failure is this test
+  // becoming unreachable as a and lambda grow to 1e6, see NewmarkMultipliersGrowWithoutBound)
+  s.implicit.newton_round_off_floor = false;
   return s;
 }
 
@@ -34,7 +38,10 @@ struct RunResult {
   double max_g = 0.0;              ///< max ||g||inf after converged steps
   double max_energy_change = 0.0;  ///< max |E - E0|
   double e0 = 0.0;
+  double max_lambda = 0.0;  ///< max ||lambda||inf of the converged steps
 };
+
+double lambda_norm(Workspace& ws);
 
 RunResult run(const Settings& settings, double t_end) {
   const Model model(make_mechanism("double_pendulum"), settings);
@@ -53,6 +60,7 @@ RunResult run(const Settings& settings, double t_end) {
     r.iterations += st.newton_iterations;
     ++r.steps;
     r.max_g = std::fmax(r.max_g, st.position_drift);
+    r.max_lambda = std::fmax(r.max_lambda, lambda_norm(ws));
     r.max_energy_change = std::fmax(r.max_energy_change, std::fabs(st.energy - r.e0));
   }
   return r;
@@ -96,6 +104,25 @@ TEST(HoitinkDoublePendulum, NewmarkTakesTable41IterationsTo4sThenFails) {
   }
 }
 
+TEST(HoitinkDoublePendulum, NewmarkMultipliersGrowWithoutBound) {
+  // Géradin & Cardona via Hoitink §3.1 / Table 4.1 prose: Newmark's a and lambda oscillate with
+  // growing amplitude while u and v stay smooth. With the round-off acceptance (the engine's
+  // default) the steps go on, and the growth is visible directly; V0(1,1,0) stays bounded.
+  Settings newmark = hoitink_settings(Method::kNewmark, 2);
+  newmark.implicit.newton_round_off_floor = true;
+  Settings midpoint = hoitink_settings(Method::kMidpoint, 2);
+  midpoint.implicit.newton_round_off_floor = true;
+  const RunResult early = run(newmark, 2.0);
+  const RunResult late = run(newmark, 5.0);
+  const RunResult mid = run(midpoint, 5.0);
+  std::printf("max ||lambda||inf: Newmark to 2 s %.3g, to 5 s %.3g; V0(1,1,0) to 5 s %.3g\n",
+              early.max_lambda, late.max_lambda, mid.max_lambda);
+  EXPECT_EQ(late.steps, 500);
+  EXPECT_GT(late.max_lambda, 1e3 * mid.max_lambda);
+  EXPECT_LT(mid.max_lambda, 1e3);
+  EXPECT_LE(late.max_g, 1e-10);  // the positions stay on the constraint manifold
+}
+
 TEST(HoitinkDoublePendulum, MidpointOption2ConservesEnergyAndConstraintsOver500s) {
   // acceptance 3: ||g||inf <= 1e-10 after every step, relative energy drift <= 1e-9 over 500 s
   const RunResult r = run(hoitink_settings(Method::kMidpoint, 2), 500.0);
@@ -104,6 +131,12 @@ TEST(HoitinkDoublePendulum, MidpointOption2ConservesEnergyAndConstraintsOver500s
               r.max_energy_change / std::fabs(r.e0));
   EXPECT_LE(r.max_g, 1e-10);
   EXPECT_LE(r.max_energy_change / std::fabs(r.e0), 1e-9);
+}
+
+// the multiplier the integrator carries (the step's Workspace owns it)
+double lambda_norm(Workspace& ws) {
+  const auto* g = dynamic_cast<const GsssssIntegrator*>(ws.impl().implicit.get());
+  return g != nullptr ? g->lambda().lpNorm<Eigen::Infinity>() : 0.0;
 }
 
 }  // namespace
