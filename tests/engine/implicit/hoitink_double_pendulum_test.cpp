@@ -80,6 +80,17 @@ TEST(HoitinkDoublePendulum, MidpointOption2TakesTable42IterationsOver10s) {
   EXPECT_LE(r.max_g, 1e-10);
 }
 
+TEST(HoitinkDoublePendulum, MidpointEndpointAccelerationOption2TakesTable42Iterations) {
+  // Table 4.2: U0/V0(1,1,1) option 2, 2999 iterations over 10 s
+  Settings s = hoitink_settings(Method::kGsssss, 2);
+  s.implicit.family = GsssssFamily::kV0;
+  s.implicit.rho1 = s.implicit.rho2 = s.implicit.rho3 = 1.0;
+  const RunResult r = run(s, 10.0);
+  ASSERT_EQ(r.steps, 1000);
+  std::printf("V0(1,1,1) opt 2, 10 s: %ld iterations (Table 4.2: 2999)\n", r.iterations);
+  expect_count(r.iterations, 2999);
+}
+
 TEST(HoitinkDoublePendulum, MidpointOption2TakesTable43IterationsOver100s) {
   const RunResult r = run(hoitink_settings(Method::kMidpoint, 2), 100.0);
   ASSERT_EQ(r.steps, 10000);
