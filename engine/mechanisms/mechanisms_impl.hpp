@@ -169,6 +169,14 @@ class TwoLinkRobot final : public System {
                                     VecCRef q,
                                     VecCRef v,
                                     MatRef out_Gv_q) const noexcept override;
+  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
+  bool force_jacobians(
+      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
+  bool constraint_force_jacobian(double t,
+                                 VecCRef q,
+                                 VecCRef lambda,
+                                 MatRef out_H) const noexcept override;
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   /// T + V with gravity; not conserved for the rheonomic case II (the path does work).
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;

@@ -2,11 +2,12 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // The step contract for the implicit index-3 methods (engine/implicit, issue 5 acceptance 6):
-// after setup, Newton iterations, factorizations, the finite-difference fallback (Andrews, the
-// robots and the chain provide no analytic blocks) and the re-initialization on a state reset
-// allocate nothing. Counted by the malloc-family interposer (tests/support/alloc_counter.cpp).
+// after setup, Newton iterations, factorizations, the finite-difference fallback of the iteration
+// matrix and the re-initialization on a state reset allocate nothing. Counted by the malloc-family
+// interposer (tests/support/alloc_counter.cpp).
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include "rtmb/engine.hpp"
 #include "rtmb/mechanisms.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/without_iteration_blocks.hpp"
 
 namespace rtmb {
 namespace {
@@ -96,6 +98,31 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(kMechanismNames[std::get<0>(p.param)]) + "_" +
              kMethods[std::get<1>(p.param)].label;
     });
+
+TEST(ImplicitStepAllocationsFd, FiniteDifferenceFallbackAllocatesNothing) {
+  // the mechanisms all provide analytic blocks; hide them to exercise the FD fallback
+  for (Method method : {Method::kMidpoint, Method::kGgl}) {
+    Settings settings;
+    settings.method = method;
+    settings.stabilizer = StabilizerKind::kNone;
+    settings.dt = 5e-5;
+    const Model model(std::make_shared<testing::WithoutIterationBlocks>(make_mechanism("andrews")),
+                      settings);
+    Workspace ws(model);
+    State s = initial_state(model);
+    (void)step(model, s, ws);
+    AllocationCounts counts;
+    long iterations = 0;
+    {
+      AllocationScope scope;
+      for (long i = 0; i < kSteps; ++i) iterations += step(model, s, ws).newton_iterations;
+      counts = scope.counts();
+    }
+    EXPECT_GT(iterations, kSteps);
+    EXPECT_EQ(counts.allocations, 0u) << to_string(method);
+    EXPECT_EQ(counts.deallocations, 0u) << to_string(method);
+  }
+}
 
 }  // namespace
 }  // namespace rtmb
