@@ -10,6 +10,29 @@ void System::constraint_rate(double /*t*/, VecCRef /*q*/, VecRef out_gt) const n
   out_gt.setZero();
 }
 
+// Not provided by default: engine/implicit falls back to finite differences (system.hpp).
+bool System::force_jacobians(double /*t*/,
+                             VecCRef /*q*/,
+                             VecCRef /*v*/,
+                             MatRef /*out_fq*/,
+                             MatRef /*out_fv*/) const noexcept {
+  return false;
+}
+
+bool System::constraint_force_jacobian(double /*t*/,
+                                       VecCRef /*q*/,
+                                       VecCRef /*lambda*/,
+                                       MatRef /*out_H*/) const noexcept {
+  return false;
+}
+
+bool System::inertia_jacobian(double /*t*/,
+                              VecCRef /*q*/,
+                              VecCRef /*a*/,
+                              MatRef /*out_K*/) const noexcept {
+  return false;
+}
+
 double System::energy(double /*t*/, VecCRef /*q*/, VecCRef /*v*/) const noexcept {
   return std::numeric_limits<double>::quiet_NaN();
 }

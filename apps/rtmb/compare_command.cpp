@@ -32,7 +32,7 @@ using Clock = std::chrono::steady_clock;
 // Baumgarte gains are Wu et al.'s alpha = beta = 5 (gamma1 = 10, gamma2 = 25).
 constexpr const char* kDefaultCombos =
     "rk4:none,rk4:baumgarte,rk4:pstab,rk4:orthproj,rk4:dc-c,rk4:dc-d,ampc3:baumgarte,"
-    "mampc3:baumgarte,mampc4:pstab,midpoint:orthproj,midpoint:symproj";
+    "mampc3:baumgarte,mampc4:pstab,ode-midpoint:orthproj,ode-midpoint:symproj";
 constexpr double kBaumgarteAlpha = 5.0;
 constexpr int kFinestRefinement = 10;  ///< the finest run: rk4 + pstab at dt / 10
 constexpr std::size_t kMaxPlotPoints = 2000;
@@ -152,7 +152,7 @@ std::string flag_text(std::uint32_t flags) {
   add(StepFlag::kStabilizerNotConverged, "not_converged");
   add(StepFlag::kNonFinite, "non_finite");
   add(StepFlag::kCorrectionSingular, "correction_singular");
-  add(StepFlag::kMethodNotConverged, "method_not_converged");
+  add(StepFlag::kNotConverged, "not_converged");
   return out;
 }
 

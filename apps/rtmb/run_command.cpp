@@ -30,6 +30,7 @@ struct RunTally {
   long steps = 0;
   long rhs_evaluations = 0;
   long stabilizer_iterations = 0;
+  long newton_iterations = 0;
   long flagged_steps = 0;
   std::uint32_t flags = 0;
   double max_position_drift = 0.0;
@@ -39,6 +40,7 @@ struct RunTally {
     ++steps;
     rhs_evaluations += st.rhs_evaluations;
     stabilizer_iterations += st.stabilizer_iterations;
+    newton_iterations += st.newton_iterations;
     if (st.flags != 0u) ++flagged_steps;
     flags |= st.flags;
     max_position_drift = std::max(max_position_drift, st.position_drift);
@@ -110,7 +112,7 @@ std::string flag_names(std::uint32_t flags) {
   add(StepFlag::kStabilizerNotConverged, "stabilizer_not_converged");
   add(StepFlag::kNonFinite, "non_finite");
   add(StepFlag::kCorrectionSingular, "correction_singular");
-  add(StepFlag::kMethodNotConverged, "method_not_converged");
+  add(StepFlag::kNotConverged, "not_converged");
   return out;
 }
 
@@ -125,7 +127,8 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
                   "Integrator: " + method_names() + " (dopri5 is adaptive: --rtol/--atol, no --dt)")
       ->capture_default_str()
       ->check(CLI::IsMember({"euler", "heun", "rk4", "dopri5", "ampc3", "ampc4", "ampc5", "mampc3",
-                             "mampc4", "mampc5", "midpoint"}));
+                             "mampc4", "mampc5", "ode-midpoint", "gsssss", "newmark", "hht", "wbz",
+                             "genalpha", "midpoint", "ggl"}));
   run->add_option("--stabilizer", o.stabilizer,
                   "Drift control: " + stabilizer_names() +
                       " (baumgarte uses --gamma1/--gamma2; pstab is Chin's S-both2)")
@@ -168,8 +171,34 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
                   "robot_sine: frequency of the tip path sin^2(omega t) [rad/s]")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  run->add_option("--family", o.family, "gsssss: sub-family u0 | v0 (Hoitink 2011)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"u0", "v0"}));
+  run->add_option("--rho1", o.rho1, "gsssss: spectral radius rho1_inf")->capture_default_str();
+  run->add_option("--rho2", o.rho2, "gsssss: spectral radius rho2_inf")->capture_default_str();
+  run->add_option("--rho3", o.rho3, "gsssss: spurious-root spectral radius rho3_inf")
+      ->capture_default_str();
+  run->add_option("--rho-inf", o.rho_inf, "hht, wbz, genalpha: spectral radius at infinity")
+      ->capture_default_str();
+  run->add_option("--option", o.option,
+                  "implicit: constraint-force option 1..4 (2: B(u~)^T lambda~, Hoitink's choice)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4));
+  run->add_option("--newton-tol", o.newton_tolerance, "implicit: Newton increment tolerance")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_option("--newton-iter", o.newton_max_iterations, "implicit: max Newton iterations")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_flag("--modified-newton", o.modified_newton,
+                "implicit: reuse the factored iteration matrix across iterations and steps");
+  run->add_flag("--newton-strict", o.newton_strict,
+                "implicit: Hoitink's pure absolute increment test, without accepting round-off");
   run->add_flag("--quiet", o.quiet, "No progress line on stderr");
-  run->callback([&o, exit_code] { *exit_code = run_offline(o); });
+  run->callback([&o, exit_code, run] {
+    o.stabilizer_given = run->count("--stabilizer") > 0;
+    *exit_code = run_offline(o);
+  });
 }
 
 int run_offline(const RunOptions& o) {
@@ -186,6 +215,21 @@ int run_offline(const RunOptions& o) {
     system = make_mechanism(o.model, o.mechanism);
     settings.method = *parse_method(o.method);
     settings.stabilizer = *parse_stabilizer(o.stabilizer);
+    // implicit methods keep g = 0 themselves: no stabilizer unless one was asked for (which
+    // Model then rejects with its reason)
+    if (is_implicit(settings.method) && !o.stabilizer_given) {
+      settings.stabilizer = StabilizerKind::kNone;
+    }
+    settings.implicit.family = o.family == "u0" ? GsssssFamily::kU0 : GsssssFamily::kV0;
+    settings.implicit.rho1 = o.rho1;
+    settings.implicit.rho2 = o.rho2;
+    settings.implicit.rho3 = o.rho3;
+    settings.implicit.rho_inf = o.rho_inf;
+    settings.implicit.option = o.option;
+    settings.implicit.newton_tolerance = o.newton_tolerance;
+    settings.implicit.newton_max_iterations = o.newton_max_iterations;
+    settings.implicit.modified_newton = o.modified_newton;
+    settings.implicit.newton_round_off_floor = !o.newton_strict;
     settings.dt = o.dt > 0.0 ? o.dt : info->default_dt;
     settings.gamma1 = o.gamma1;
     settings.gamma2 = o.gamma2;
@@ -235,7 +279,8 @@ int run_offline(const RunOptions& o) {
         failed = !dopri->step(s, t_end, st);
       } else {
         st = step(model, s, ws);
-        failed = has_flag(st.flags, StepFlag::kNonFinite);
+        failed =
+            has_flag(st.flags, StepFlag::kNonFinite) || has_flag(st.flags, StepFlag::kNotConverged);
       }
       tally.add(st);
       if (failed) break;
@@ -249,7 +294,8 @@ int run_offline(const RunOptions& o) {
 
     // human summary, then the JSON line (always last)
     std::printf("model %s (%s)\n", info->name.data(), info->description.data());
-    std::printf("method %s, stabilizer %s, %s\n", o.method.c_str(), o.stabilizer.c_str(),
+    std::printf("method %s, stabilizer %s, %s\n", o.method.c_str(),
+                to_string(settings.stabilizer).data(),
                 adaptive ? ("rtol " + std::to_string(o.rtol)).c_str()
                          : ("dt " + std::to_string(settings.dt) + " s").c_str());
     std::printf("t = %.6g s after %ld steps, %ld RHS evaluations, %.3f s wall (%.3g us/step)\n",
@@ -257,6 +303,12 @@ int run_offline(const RunOptions& o) {
                 tally.steps > 0 ? 1e6 * wall / static_cast<double>(tally.steps) : 0.0);
     std::printf("max drift: position %.3e, velocity %.3e; energy %.12g -> %.12g\n",
                 tally.max_position_drift, tally.max_velocity_drift, energy_start, st.energy);
+    if (is_implicit(settings.method)) {
+      std::printf("Newton: %ld iterations, %.3f per step\n", tally.newton_iterations,
+                  tally.steps > 0 ? static_cast<double>(tally.newton_iterations) /
+                                        static_cast<double>(tally.steps)
+                                  : 0.0);
+    }
     if (tally.flags != 0u) {
       std::printf("flags: %s on %ld steps\n", flag_names(tally.flags).c_str(), tally.flagged_steps);
     }
@@ -264,7 +316,7 @@ int run_offline(const RunOptions& o) {
     JsonLine json;
     json.field("model", info->name)
         .field("method", o.method)
-        .field("stabilizer", o.stabilizer)
+        .field("stabilizer", to_string(settings.stabilizer))
         .field("dt", adaptive ? std::nan("") : settings.dt)
         .field("t", s.t)
         .field("steps", tally.steps)
@@ -276,6 +328,7 @@ int run_offline(const RunOptions& o) {
         .field("q", s.q)
         .field("v", s.v)
         .field("wall_s", wall)
+        .field("newton_iterations", tally.newton_iterations)
         .field("flags", flag_names(tally.flags))
         .field("ok", !failed);
     if (adaptive) {

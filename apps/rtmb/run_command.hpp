@@ -30,6 +30,18 @@ struct RunOptions {
   long every = 1;
   MechanismOptions mechanism;
   bool quiet = false;
+  // implicit index-3 methods (gsssss, newmark, hht, wbz, genalpha, midpoint, ggl)
+  bool stabilizer_given = false;  ///< --stabilizer on the command line (else none for implicit)
+  std::string family = "v0";      ///< gsssss: u0 | v0
+  double rho1 = 1.0;              ///< gsssss: spectral radii, 0 <= rho3 <= rho1 <= rho2 <= 1
+  double rho2 = 1.0;
+  double rho3 = 0.0;
+  double rho_inf = 0.8;  ///< hht, wbz, genalpha
+  int option = 2;        ///< constraint-force option 1..4 (Hoitink eq. 3.8-3.11)
+  double newton_tolerance = 1e-8;
+  int newton_max_iterations = 100;
+  bool modified_newton = false;
+  bool newton_strict = false;  ///< Hoitink's pure absolute increment test (no round-off floor)
 };
 
 /// Registers `run` on the app; the callback stores its exit code in *exit_code.

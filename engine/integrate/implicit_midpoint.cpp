@@ -41,7 +41,7 @@ void ImplicitMidpoint::advance(Dynamics& dynamics,
     kv_ = a_;
     if (change <= tol) break;
     if (it + 1 >= max_iterations_ || !std::isfinite(change)) {
-      status.set(StepFlag::kMethodNotConverged);
+      status.set(StepFlag::kNotConverged);
       break;
     }
   }

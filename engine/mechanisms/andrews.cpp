@@ -322,4 +322,93 @@ double Andrews::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
   return kinetic + 0.5 * kC0 * stretch * stretch - kMom * q(kBeta);
 }
 
+// ---- iteration-matrix blocks for the implicit methods (system.hpp) --------------------------
+
+bool Andrews::force_jacobians(
+    double /*t*/, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept {
+  // derivatives of forces() term by term
+  const double c12 = kM2 * kDa * kRr * std::sin(q(kTheta));
+  const double c12_q = kM2 * kDa * kRr * std::cos(q(kTheta));
+  const double c45 = kM4 * kZt * (kE - kEa) * std::cos(q(kPhi));
+  const double c45_q = -kM4 * kZt * (kE - kEa) * std::sin(q(kPhi));
+  const double c67 = kM6 * kU * (kZf - kFa) * std::cos(q(kOmega));
+  const double c67_q = -kM6 * kU * (kZf - kFa) * std::sin(q(kOmega));
+  const double bd = v(kBeta);
+  const double td = v(kTheta);
+  const double pd = v(kPhi);
+  const double dd = v(kDelta);
+  const double od = v(kOmega);
+  const double ed = v(kEps);
+  out_fq.setZero();
+  out_fv.setZero();
+  // f_beta = mom - c12 td (td + 2 bd),  f_theta = c12 bd^2
+  out_fq(kBeta, kTheta) = -c12_q * td * (td + 2.0 * bd);
+  out_fv(kBeta, kBeta) = -2.0 * c12 * td;
+  out_fv(kBeta, kTheta) = -2.0 * c12 * (td + bd);
+  out_fq(kTheta, kTheta) = c12_q * bd * bd;
+  out_fv(kTheta, kBeta) = 2.0 * c12 * bd;
+  // f_gamma = s(l) P with s = -c0 (l - l0)/l, P = dx dx' + dy dy' = l dl/dgamma
+  const SpringGeometry sg = spring_geometry(q(kGamma));
+  const double c = std::cos(q(kGamma));
+  const double sn = std::sin(q(kGamma));
+  const double d2x = -kSd * c - kSc * sn;  // d^2 xd / dgamma^2
+  const double d2y = -kSd * sn + kSc * c;
+  const double p = sg.dx * sg.dx_dg + sg.dy * sg.dy_dg;
+  const double p_g = sg.dx_dg * sg.dx_dg + sg.dy_dg * sg.dy_dg + sg.dx * d2x + sg.dy * d2y;
+  const double spring = -kC0 * (sg.length - kL0) / sg.length;
+  const double spring_g = -kC0 * kL0 * p / (sg.length * sg.length * sg.length);
+  out_fq(kGamma, kGamma) = spring_g * p + spring * p_g;
+  // f_phi = c45 dd^2,  f_delta = -c45 pd (pd + 2 dd)
+  out_fq(kPhi, kPhi) = c45_q * dd * dd;
+  out_fv(kPhi, kDelta) = 2.0 * c45 * dd;
+  out_fq(kDelta, kPhi) = -c45_q * pd * (pd + 2.0 * dd);
+  out_fv(kDelta, kPhi) = -2.0 * c45 * (pd + dd);
+  out_fv(kDelta, kDelta) = -2.0 * c45 * pd;
+  // f_omega = -c67 ed^2,  f_eps = c67 od (od + 2 ed)
+  out_fq(kOmega, kOmega) = -c67_q * ed * ed;
+  out_fv(kOmega, kEps) = -2.0 * c67 * ed;
+  out_fq(kEps, kOmega) = c67_q * od * (od + 2.0 * ed);
+  out_fv(kEps, kOmega) = 2.0 * c67 * (od + ed);
+  out_fv(kEps, kEps) = 2.0 * c67 * od;
+  return true;
+}
+
+bool Andrews::constraint_force_jacobian(double /*t*/,
+                                        VecCRef q,
+                                        VecCRef lambda,
+                                        MatRef out_H) const noexcept {
+  // (G^T l)_j = sum over terms with j in psi of l_row a trig'(psi); d/dq_k for k in psi adds
+  // l_row a trig''(psi) = -l_row * value
+  const AngleTrig trig = angle_trig(q);
+  out_H.setZero();
+  for (const Term& term : kTerms) {
+    const double d = -lambda(term.row) * evaluate(term, trig).value;
+    const AngleSum a = kAngles[static_cast<std::size_t>(term.angle)];
+    for (int j = a.first; j < a.first + a.count; ++j) {
+      for (int k = a.first; k < a.first + a.count; ++k) out_H(j, k) += d;
+    }
+  }
+  return true;
+}
+
+bool Andrews::inertia_jacobian(double /*t*/, VecCRef q, VecCRef a, MatRef out_K) const noexcept {
+  // M depends on Theta (entries 00, 01), Phi (34, 44) and Omega (56, 66) only (fill_mass)
+  const double m00_t = 2.0 * kM2 * kDa * kRr * std::sin(q(kTheta));
+  const double m01_t = kM2 * kDa * kRr * std::sin(q(kTheta));
+  const double e_ea = kE - kEa;
+  const double m34_p = kM4 * kZt * e_ea * std::cos(q(kPhi));
+  const double m44_p = 2.0 * kM4 * kZt * e_ea * std::cos(q(kPhi));
+  const double zf_fa = kZf - kFa;
+  const double m56_o = -kM6 * kU * zf_fa * std::cos(q(kOmega));
+  const double m66_o = -2.0 * kM6 * kU * zf_fa * std::cos(q(kOmega));
+  out_K.setZero();
+  out_K(0, kTheta) = m00_t * a(0) + m01_t * a(1);
+  out_K(1, kTheta) = m01_t * a(0);
+  out_K(3, kPhi) = m34_p * a(4);
+  out_K(4, kPhi) = m34_p * a(3) + m44_p * a(4);
+  out_K(5, kOmega) = m56_o * a(6);
+  out_K(6, kOmega) = m56_o * a(5) + m66_o * a(6);
+  return true;
+}
+
 }  // namespace rtmb::detail

@@ -208,4 +208,43 @@ double Chain::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
   return e;
 }
 
+// ---- iteration-matrix blocks for the implicit methods (system.hpp) --------------------------
+
+bool Chain::force_jacobians(
+    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, MatRef out_fq, MatRef out_fv) const noexcept {
+  out_fq.setZero();  // gravity only
+  out_fv.setZero();
+  return true;
+}
+
+bool Chain::constraint_force_jacobian(double /*t*/,
+                                      VecCRef /*q*/,
+                                      VecCRef lambda,
+                                      MatRef out_H) const noexcept {
+  // link i adds l_i (p_i - p_{i-1}) to p_i and its negative to p_{i-1}, so
+  // H = sum_i l_i (e_i - e_{i-1})(e_i - e_{i-1})^T (x) I_2 (p_0 fixed); the loop rows are linear
+  const Eigen::Index n = links_;
+  out_H.setZero();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double l = lambda(i);
+    for (int c = 0; c < 2; ++c) {
+      out_H(2 * i + c, 2 * i + c) += l;
+      if (i > 0) {
+        out_H(2 * i - 2 + c, 2 * i - 2 + c) += l;
+        out_H(2 * i + c, 2 * i - 2 + c) -= l;
+        out_H(2 * i - 2 + c, 2 * i + c) -= l;
+      }
+    }
+  }
+  return true;
+}
+
+bool Chain::inertia_jacobian(double /*t*/,
+                             VecCRef /*q*/,
+                             VecCRef /*a*/,
+                             MatRef out_K) const noexcept {
+  out_K.setZero();  // constant M
+  return true;
+}
+
 }  // namespace rtmb::detail

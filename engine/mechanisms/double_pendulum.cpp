@@ -115,4 +115,31 @@ double DoublePendulum::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept
   return kinetic + kMass1 * kGravity * q(kY1) + kMass2 * kGravity * q(kY2);
 }
 
+bool DoublePendulum::constraint_force_jacobian(double /*t*/,
+                                               VecCRef q,
+                                               VecCRef lambda,
+                                               MatRef out_H) const noexcept {
+  // only the angle rows of G^T lambda depend on q (Hoitink §4.1, J_B-lambda)
+  out_H.setZero();
+  out_H(kTh1, kTh1) = kLength1 * (std::sin(q(kTh1)) * lambda(0) - std::cos(q(kTh1)) * lambda(1));
+  out_H(kTh2, kTh2) = kLength2 * (std::sin(q(kTh2)) * lambda(2) - std::cos(q(kTh2)) * lambda(3));
+  return true;
+}
+
+bool DoublePendulum::force_jacobians(
+    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, MatRef out_fq, MatRef out_fv) const noexcept {
+  // f is constant (gravity only)
+  out_fq.setZero();
+  out_fv.setZero();
+  return true;
+}
+
+bool DoublePendulum::inertia_jacobian(double /*t*/,
+                                      VecCRef /*q*/,
+                                      VecCRef /*a*/,
+                                      MatRef out_K) const noexcept {
+  out_K.setZero();  // constant M
+  return true;
+}
+
 }  // namespace rtmb::detail

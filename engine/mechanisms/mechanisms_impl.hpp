@@ -40,6 +40,14 @@ class Pendulum final : public System {
                                     VecCRef q,
                                     VecCRef v,
                                     MatRef out_Gv_q) const noexcept override;
+  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
+  bool force_jacobians(
+      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
+  bool constraint_force_jacobian(double t,
+                                 VecCRef q,
+                                 VecCRef lambda,
+                                 MatRef out_H) const noexcept override;
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
 };
@@ -62,6 +70,14 @@ class DoublePendulum final : public System {
                                     VecCRef q,
                                     VecCRef v,
                                     MatRef out_Gv_q) const noexcept override;
+  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
+  bool force_jacobians(
+      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
+  bool constraint_force_jacobian(double t,
+                                 VecCRef q,
+                                 VecCRef lambda,
+                                 MatRef out_H) const noexcept override;
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
 };
@@ -83,6 +99,14 @@ class SliderCrank final : public System {
                                     VecCRef q,
                                     VecCRef v,
                                     MatRef out_Gv_q) const noexcept override;
+  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
+  bool force_jacobians(
+      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
+  bool constraint_force_jacobian(double t,
+                                 VecCRef q,
+                                 VecCRef lambda,
+                                 MatRef out_H) const noexcept override;
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
 };
@@ -105,6 +129,14 @@ class Andrews final : public System {
                                     VecCRef q,
                                     VecCRef v,
                                     MatRef out_Gv_q) const noexcept override;
+  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
+  bool force_jacobians(
+      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
+  bool constraint_force_jacobian(double t,
+                                 VecCRef q,
+                                 VecCRef lambda,
+                                 MatRef out_H) const noexcept override;
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   /// Kinetic energy 1/2 v^T M v + spring potential 1/2 c0 (l - l0)^2 - mom * beta [J].
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
@@ -137,6 +169,14 @@ class TwoLinkRobot final : public System {
                                     VecCRef q,
                                     VecCRef v,
                                     MatRef out_Gv_q) const noexcept override;
+  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
+  bool force_jacobians(
+      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
+  bool constraint_force_jacobian(double t,
+                                 VecCRef q,
+                                 VecCRef lambda,
+                                 MatRef out_H) const noexcept override;
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   /// T + V with gravity; not conserved for the rheonomic case II (the path does work).
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
@@ -168,6 +208,14 @@ class Chain final : public System {
                                     VecCRef q,
                                     VecCRef v,
                                     MatRef out_Gv_q) const noexcept override;
+  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
+  bool force_jacobians(
+      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
+  bool constraint_force_jacobian(double t,
+                                 VecCRef q,
+                                 VecCRef lambda,
+                                 MatRef out_H) const noexcept override;
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
 

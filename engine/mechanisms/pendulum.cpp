@@ -64,4 +64,31 @@ double Pendulum::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
   return 0.5 * kMass * (v(0) * v(0) + v(1) * v(1)) + kMass * kGravity * q(1);
 }
 
+bool Pendulum::constraint_force_jacobian(double /*t*/,
+                                         VecCRef /*q*/,
+                                         VecCRef lambda,
+                                         MatRef out_H) const noexcept {
+  // G^T lambda = 2 lambda (x, y)
+  out_H.setZero();
+  out_H(0, 0) = 2.0 * lambda(0);
+  out_H(1, 1) = 2.0 * lambda(0);
+  return true;
+}
+
+bool Pendulum::force_jacobians(
+    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, MatRef out_fq, MatRef out_fv) const noexcept {
+  // f is constant (gravity only)
+  out_fq.setZero();
+  out_fv.setZero();
+  return true;
+}
+
+bool Pendulum::inertia_jacobian(double /*t*/,
+                                VecCRef /*q*/,
+                                VecCRef /*a*/,
+                                MatRef out_K) const noexcept {
+  out_K.setZero();  // constant M
+  return true;
+}
+
 }  // namespace rtmb::detail

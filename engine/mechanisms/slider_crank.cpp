@@ -116,4 +116,36 @@ double SliderCrank::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
   return kinetic + kRodMass * kGravity * q(kY);
 }
 
+bool SliderCrank::constraint_force_jacobian(double /*t*/,
+                                            VecCRef q,
+                                            VecCRef lambda,
+                                            MatRef out_H) const noexcept {
+  // (G^T lambda)_theta = r (-sin th l0 + cos th l1),
+  // (G^T lambda)_phi = l1 (-sin ph l0 + cos ph l1) + (l - l1) cos ph l2; x, y rows are constant
+  const double st = std::sin(q(kTheta));
+  const double ct = std::cos(q(kTheta));
+  const double sp = std::sin(q(kPhi));
+  const double cp = std::cos(q(kPhi));
+  out_H.setZero();
+  out_H(kTheta, kTheta) = -kCrank * (ct * lambda(0) + st * lambda(1));
+  out_H(kPhi, kPhi) = -kPinToCm * (cp * lambda(0) + sp * lambda(1)) - kCmToSlider * sp * lambda(2);
+  return true;
+}
+
+bool SliderCrank::force_jacobians(
+    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, MatRef out_fq, MatRef out_fv) const noexcept {
+  // f is constant (gravity only)
+  out_fq.setZero();
+  out_fv.setZero();
+  return true;
+}
+
+bool SliderCrank::inertia_jacobian(double /*t*/,
+                                   VecCRef /*q*/,
+                                   VecCRef /*a*/,
+                                   MatRef out_K) const noexcept {
+  out_K.setZero();  // constant M
+  return true;
+}
+
 }  // namespace rtmb::detail

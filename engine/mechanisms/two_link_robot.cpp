@@ -193,4 +193,71 @@ double TwoLinkRobot::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
   return kinetic + potential;
 }
 
+// ---- iteration-matrix blocks for the implicit methods (system.hpp) --------------------------
+
+bool TwoLinkRobot::force_jacobians(
+    double /*t*/, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept {
+  // derivatives of forces(): gravity terms in theta1, theta1 + theta2; Coriolis coefficient
+  // C = m2 l1 l2 sin(theta2) / 2
+  const double s1 = std::sin(q(0));
+  const double s12 = std::sin(q(0) + q(1));
+  const double coriolis = kMass2 * kLength1 * kLength2 * std::sin(q(1)) / 2.0;
+  const double coriolis_q = kMass2 * kLength1 * kLength2 * std::cos(q(1)) / 2.0;
+  const double w1 = v(0);
+  const double w2 = v(1);
+  const double g12 = kMass2 * kGravity * kLength2 * s12 / 2.0;
+  out_fq(0, 0) = kMass1 * kGravity * kLength1 * s1 / 2.0 + kMass2 * kGravity * kLength1 * s1 + g12;
+  out_fq(0, 1) = g12 + coriolis_q * (2.0 * w1 * w2 + w2 * w2);
+  out_fq(1, 0) = g12;
+  out_fq(1, 1) = g12 - coriolis_q * w1 * w1;
+  out_fv(0, 0) = 2.0 * coriolis * w2;
+  out_fv(0, 1) = 2.0 * coriolis * (w1 + w2);
+  out_fv(1, 0) = -2.0 * coriolis * w1;
+  out_fv(1, 1) = 0.0;
+  return true;
+}
+
+bool TwoLinkRobot::constraint_force_jacobian(double /*t*/,
+                                             VecCRef q,
+                                             VecCRef lambda,
+                                             MatRef out_H) const noexcept {
+  // G = (x2, l2 c12) [+ 2 x2 (y2, l2 s12) for the parabola]; with dx2/dq = (-y2, -l2 s12),
+  // dy2/dq = (x2, l2 c12), d(l2 c12)/dq = -l2 s12 (1, 1), d(l2 s12)/dq = l2 c12 (1, 1)
+  const double x2 = kLength1 * std::cos(q(0)) + kLength2 * std::cos(q(0) + q(1));
+  const double y2 = kLength1 * std::sin(q(0)) + kLength2 * std::sin(q(0) + q(1));
+  const double l2s12 = kLength2 * std::sin(q(0) + q(1));
+  const double l2c12 = kLength2 * std::cos(q(0) + q(1));
+  double h00 = -y2;
+  double h01 = -l2s12;
+  double h10 = -l2s12;
+  double h11 = -l2s12;
+  if (path_ == RobotPath::kParabola) {
+    h00 += 2.0 * (x2 * x2 - y2 * y2);
+    h01 += 2.0 * (x2 * l2c12 - l2s12 * y2);
+    h10 += 2.0 * (x2 * l2c12 - y2 * l2s12);
+    h11 += 2.0 * (x2 * l2c12 - l2s12 * l2s12);
+  }
+  const double l = lambda(0);
+  out_H(0, 0) = l * h00;
+  out_H(0, 1) = l * h01;
+  out_H(1, 0) = l * h10;
+  out_H(1, 1) = l * h11;
+  return true;
+}
+
+bool TwoLinkRobot::inertia_jacobian(double /*t*/,
+                                    VecCRef q,
+                                    VecCRef a,
+                                    MatRef out_K) const noexcept {
+  // M depends on theta2 through m11 and m12 (robot_mass)
+  const double s2 = std::sin(q(1));
+  const double m11_q = -kMass2 * kLength1 * kLength2 * s2;
+  const double m12_q = -kMass2 * kLength1 * kLength2 * s2 / 2.0;
+  out_K(0, 0) = 0.0;
+  out_K(1, 0) = 0.0;
+  out_K(0, 1) = m11_q * a(0) + m12_q * a(1);
+  out_K(1, 1) = m12_q * a(0);
+  return true;
+}
+
 }  // namespace rtmb::detail

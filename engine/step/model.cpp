@@ -12,7 +12,7 @@ namespace rtmb {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Method>, 11> kMethods{{
+constexpr std::array<std::pair<std::string_view, Method>, 18> kMethods{{
     {"euler", Method::kEuler},
     {"heun", Method::kHeun},
     {"rk4", Method::kRk4},
@@ -23,7 +23,14 @@ constexpr std::array<std::pair<std::string_view, Method>, 11> kMethods{{
     {"mampc3", Method::kMampc3},
     {"mampc4", Method::kMampc4},
     {"mampc5", Method::kMampc5},
+    {"ode-midpoint", Method::kOdeMidpoint},
+    {"gsssss", Method::kGsssss},
+    {"newmark", Method::kNewmark},
+    {"hht", Method::kHht},
+    {"wbz", Method::kWbz},
+    {"genalpha", Method::kGenAlpha},
     {"midpoint", Method::kMidpoint},
+    {"ggl", Method::kGgl},
 }};
 
 constexpr std::array<std::pair<std::string_view, StabilizerKind>, 14> kStabilizers{{
@@ -107,6 +114,27 @@ Model::Model(std::shared_ptr<const System> system, const Settings& settings)
   require(settings_.projection_max_iterations >= 1, "projection max iterations must be >= 1");
   require(settings_.datol >= 0.0, "datol must be >= 0");
   require(settings_.starter_substeps >= 1, "starter substeps must be >= 1");
+  if (is_implicit(settings_.method)) {
+    const ImplicitSettings& im = settings_.implicit;
+    require(settings_.stabilizer == StabilizerKind::kNone,
+            "the implicit index-3 methods keep g = 0 themselves by Newton iteration; use "
+            "stabilizer none with method " +
+                std::string(to_string(settings_.method)));
+    require(im.option >= 1 && im.option <= 4, "implicit option must be 1..4");
+    require(std::isfinite(im.newton_tolerance) && im.newton_tolerance > 0.0,
+            "newton tolerance must be > 0");
+    require(im.newton_max_iterations >= 1, "newton max iterations must be >= 1");
+    if (settings_.method == Method::kGsssss) {
+      require(0.0 <= im.rho3 && im.rho3 <= im.rho1 && im.rho1 <= im.rho2 && im.rho2 <= 1.0,
+              "gsssss needs 0 <= rho3 <= rho1 <= rho2 <= 1");
+    }
+    if (settings_.method == Method::kHht) {
+      require(im.rho_inf >= 0.5 && im.rho_inf <= 1.0, "hht needs rho_inf in [1/2, 1]");
+    }
+    if (settings_.method == Method::kWbz || settings_.method == Method::kGenAlpha) {
+      require(im.rho_inf >= 0.0 && im.rho_inf <= 1.0, "rho_inf must be in [0, 1]");
+    }
+  }
 }
 
 }  // namespace rtmb

@@ -41,8 +41,16 @@ std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v, int
       return std::make_unique<AdamsPece>(4, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
     case Method::kMampc5:
       return std::make_unique<AdamsPece>(5, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
-    case Method::kMidpoint:
+    case Method::kOdeMidpoint:
       return std::make_unique<ImplicitMidpoint>(n_q, n_v);
+    case Method::kGsssss:  // implicit methods: Workspace::Impl::implicit instead
+    case Method::kNewmark:
+    case Method::kHht:
+    case Method::kWbz:
+    case Method::kGenAlpha:
+    case Method::kMidpoint:
+    case Method::kGgl:
+      return nullptr;
   }
   return nullptr;
 }
@@ -133,6 +141,13 @@ Workspace::Impl::Impl(const Model& m)
   if (st.stabilizer == StabilizerKind::kBaumgarte || st.gamma1 != 0.0 || st.gamma2 != 0.0) {
     dynamics.set_baumgarte(st.gamma1, st.gamma2);
   }
+  if (m.settings().method == Method::kGgl) {
+    implicit = std::make_unique<GglIntegrator>(m.system(), m.settings().implicit);
+  } else if (is_implicit(m.settings().method)) {
+    implicit = std::make_unique<GsssssIntegrator>(m.system(), gsssss_parameters(m.settings()),
+                                                  m.settings().implicit);
+  }
+  if (implicit) implicit->set_applied_force(&dynamics.applied());
 }
 
 Workspace::Workspace(const Model& model) : impl_(std::make_unique<Impl>(model)) {}
@@ -150,11 +165,17 @@ StepStatus step(const Model& model, State& s, Workspace& ws) noexcept {
   const double h = model.settings().dt;
   const double t_new = s.t + h;
 
-  // 1. integrate: unstabilized one-step result (Chin eq. 3.22)
-  w.integrator->advance(w.dynamics, s.t, s.q, s.v, h, w.q_new, w.v_new, status);
+  if (w.implicit) {
+    // 1-2. implicit index-3 step: Newton keeps g = 0 itself, no stabilizer (engine/implicit);
+    // on non-convergence the state stays at the start of the step
+    if (!w.implicit->step(s.t, s.q, s.v, h, w.q_new, w.v_new, status)) return status;
+  } else {
+    // 1. integrate: unstabilized one-step result (Chin eq. 3.22)
+    w.integrator->advance(w.dynamics, s.t, s.q, s.v, h, w.q_new, w.v_new, status);
 
-  // 2. stabilize at the new time (rheonomic constraints are evaluated at t + h)
-  w.stabilizer->apply(t_new, w.q_new, w.v_new, status);
+    // 2. stabilize at the new time (rheonomic constraints are evaluated at t + h)
+    w.stabilizer->apply(t_new, w.q_new, w.v_new, status);
+  }
 
   // 3. guard: never hand a non-finite state to the caller; keep the last good one
   if (!w.q_new.allFinite() || !w.v_new.allFinite()) {

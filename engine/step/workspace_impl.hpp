@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "engine/dynamics/dynamics.hpp"
+#include "engine/implicit/ggl_integrator.hpp"
+#include "engine/implicit/gsssss_integrator.hpp"
 #include "engine/integrate/integrator.hpp"
 #include "engine/stabilize/stabilizer.hpp"
 #include "rtmb/engine.hpp"
@@ -49,6 +51,8 @@ struct Workspace::Impl {
   DriftMonitor monitor;                    ///< stage 4
   Vec q_new;                               ///< unstabilized/stabilized positions, n_q
   Vec v_new;                               ///< unstabilized/stabilized velocities, n_v
+  /// Implicit index-3 methods replace stages 1-2 (engine/implicit); null for explicit methods.
+  std::unique_ptr<ImplicitIntegrator> implicit;
 };
 
 }  // namespace rtmb

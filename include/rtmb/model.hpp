@@ -18,14 +18,60 @@ enum class Method {
   kRk4,     ///< classical Runge-Kutta, order 4, fixed step
   kDopri5,  ///< Dormand-Prince 5(4): adaptive in AdaptiveDopri5, fixed-step 5th order in step()
   // Adams predictor-correctors, PECE, RK4 start-up (Wu, Chiou & Lin 2000; engine/multistep):
-  kAmpc3,     ///< AB3 predictor, AM 2-step corrector, order 3
-  kAmpc4,     ///< AB4 / AM 3-step, order 4
-  kAmpc5,     ///< AB5 / AM 4-step, order 5
-  kMampc3,    ///< modified AMPC_3: blend 1/10 Y^P + 9/10 Y^C, order 4
-  kMampc4,    ///< modified AMPC_4: 19/270 Y^P + 251/270 Y^C, order 5
-  kMampc5,    ///< modified AMPC_5: 27/502 Y^P + 475/502 Y^C, order 6
-  kMidpoint,  ///< implicit midpoint by fixed-point iteration: order 2, symmetric
+  kAmpc3,        ///< AB3 predictor, AM 2-step corrector, order 3
+  kAmpc4,        ///< AB4 / AM 3-step, order 4
+  kAmpc5,        ///< AB5 / AM 4-step, order 5
+  kMampc3,       ///< modified AMPC_3: blend 1/10 Y^P + 9/10 Y^C, order 4
+  kMampc4,       ///< modified AMPC_4: 19/270 Y^P + 251/270 Y^C, order 5
+  kMampc5,       ///< modified AMPC_5: 27/502 Y^P + 475/502 Y^C, order 6
+  kOdeMidpoint,  ///< implicit midpoint rule on the index-1 ODE by fixed-point iteration:
+                 ///< order 2, symmetric (base of the symmetric projection)
+  // Implicit index-3 methods (engine/implicit; Hoitink 2011, reference/gsssss-hoitink2011.md).
+  // They keep g = 0 themselves by Newton iteration, so they need StabilizerKind::kNone.
+  kGsssss,    ///< GSSSS family member given by Settings::implicit (family, rho1..rho3, option)
+  kNewmark,   ///< U0(1,1,0): Newmark average acceleration
+  kHht,       ///< U0(rho, rho, (1-rho)/(2 rho)): HHT-alpha, rho = implicit.rho_inf in [1/2, 1]
+  kWbz,       ///< U0(rho, rho, 0): WBZ-alpha, rho = implicit.rho_inf
+  kGenAlpha,  ///< U0(rho, rho, rho): Chung-Hulbert generalized-alpha, rho = implicit.rho_inf
+  kMidpoint,  ///< V0(1,1,0): implicit midpoint with midpoint constraint force (Hoitink's choice)
+  kGgl,       ///< GGL stabilized index-2 form (g = 0 and G v = 0), implicit midpoint rule
 };
+
+/// The two GSSSS sub-families (Hoitink 2011 §2.1; reference §1.3, §1.4).
+enum class GsssssFamily {
+  kU0,  ///< zero-order displacement overshoot (contains Newmark, HHT, WBZ, generalized-alpha)
+  kV0,  ///< zero-order velocity overshoot (contains the implicit midpoint rule V0(1,1,0))
+};
+
+/// Settings of the implicit index-3 methods (ignored by the explicit ones).
+struct ImplicitSettings {
+  GsssssFamily family = GsssssFamily::kV0;  ///< kGsssss only
+  double rho1 = 1.0;  ///< kGsssss: principal-root spectral radius rho1_inf [-], 0 <= rho3 <= rho1
+  double rho2 = 1.0;  ///< kGsssss: principal-root spectral radius rho2_inf [-], rho1 <= rho2 <= 1
+  double rho3 = 0.0;  ///< kGsssss: spurious-root spectral radius rho3_inf [-], >= 0
+  double rho_inf = 0.8;  ///< kHht (in [1/2, 1]), kWbz, kGenAlpha (in [0, 1]) [-]
+  /// Constraint-force time discretization (Hoitink eq. 3.8-3.11; reference §2.2), 1..4:
+  /// 1 (1-W1) B_n^T l_n + W1 B_{n+1}^T l_{n+1}, 2 B(u~)^T l~ (default), 3 mean(B)^T l~,
+  /// 4 B(u~)^T ((1-W1) l_n + W1 l_{n+1}).
+  int option = 2;
+  double newton_tolerance = 1e-8;   ///< stop when ||[da; dlambda]||inf < this (Hoitink §4), > 0
+  int newton_max_iterations = 100;  ///< per step (Hoitink §4), >= 1
+  /// Also accept an iterate whose increment has reached round-off: l3 h^2 ||da|| at the round-off
+  /// level of u_{n+1} and ||dlambda|| no longer contracting below 1e-8 ||lambda|| (GSSSS only).
+  /// Needed at small steps (Andrews at dt <= 1e-4), where the absolute test on a is below
+  /// round-off. false = Hoitink's pure absolute test, under which Newmark's growing a and lambda
+  /// oscillation on the double pendulum ends in a Newton failure near 4.7 s (Table 4.1).
+  bool newton_round_off_floor = true;
+  /// Modified Newton: keep the factored iteration matrix across iterations and steps and refactor
+  /// only when an iteration fails to contract (or the step would not converge).
+  bool modified_newton = false;
+};
+
+/// True for the methods of engine/implicit, which need StabilizerKind::kNone.
+[[nodiscard]] constexpr bool is_implicit(Method m) noexcept {
+  return m == Method::kGsssss || m == Method::kNewmark || m == Method::kHht || m == Method::kWbz ||
+         m == Method::kGenAlpha || m == Method::kMidpoint || m == Method::kGgl;
+}
 
 /// How drift off the constraint manifold is controlled.
 enum class StabilizerKind {
@@ -72,6 +118,7 @@ struct Settings {
   /// dc-b/dc-c/dc-d: mass-weighted minimum-norm steps (W = M, diag(M, M)) instead of the paper's
   /// unweighted ones. Tolerance and iteration limit: projection_tolerance, _max_iterations.
   bool correction_mass_weighted = false;
+  ImplicitSettings implicit;  ///< implicit index-3 methods only
 };
 
 /// The immutable description the step runs on: a System and its settings.

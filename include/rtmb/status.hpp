@@ -21,8 +21,11 @@ enum class StepFlag : std::uint32_t {
   /// singular (a change point of the mechanism); this step used the sequential correction (dc-b)
   /// instead. Expected at singular configurations; persistent flags mean redundant constraints.
   kCorrectionSingular = 1u << 3,
-  /// An implicit stage iteration (midpoint fixed point) hit its iteration limit; reduce dt.
-  kMethodNotConverged = 1u << 4,
+  /// An implicit method's iteration (Newton for the index-3 methods, fixed point for
+  /// ode-midpoint) hit its iteration limit before reaching the tolerance; the Newton methods
+  /// restored the state to the start of the step. Reduce dt or raise newton_max_iterations /
+  /// newton_tolerance (Settings::implicit).
+  kNotConverged = 1u << 4,
 };
 
 [[nodiscard]] constexpr std::uint32_t operator|(std::uint32_t a, StepFlag b) noexcept {
@@ -41,6 +44,8 @@ struct StepStatus {
   int rhs_evaluations = 0;        ///< KKT right-hand-side evaluations in this step
   int stabilizer_iterations = 0;  ///< correction passes done by the stabilizer
   int kkt_factorizations = 0;     ///< factorizations of [M G^T; G 0] in this step
+  int newton_iterations = 0;      ///< implicit methods: Newton iterations (linear solves) this step
+  double newton_residual = 0.0;   ///< implicit methods: ||[da; dlambda]||inf of the last iteration
 
   void set(StepFlag f) noexcept { flags = flags | f; }
   [[nodiscard]] bool ok() const noexcept { return flags == 0u; }

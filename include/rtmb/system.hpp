@@ -73,6 +73,32 @@ class System {
                                             VecCRef v,
                                             MatRef out_Gv_q) const noexcept = 0;
 
+  // ---- iteration-matrix blocks of the implicit methods (engine/implicit) ----------------------
+  // The Newton matrix of an implicit index-3 step (Hoitink 2011 eq. 3.22; reference
+  // gsssss-hoitink2011.md §2.4) needs the derivatives of the residual M(q) a - f(t,q,v) + G(q)^T l
+  // with respect to q and v. Each method below returns false by default, meaning "not provided":
+  // the implicit integrator then takes central finite differences of the corresponding System
+  // evaluations into its own preallocated buffers (a documented fallback, slower and accurate to
+  // about 1e-8 relative, which only affects the Newton convergence rate, not the converged step).
+  // The built-in mechanisms the implicit methods are tested on provide analytic versions.
+
+  /// Force Jacobians out_fq = df/dq (n_v x n_q) and out_fv = df/dv (n_v x n_v) at (t, q, v).
+  /// Returns false (and leaves the outputs unspecified) when not provided. RT-safe.
+  virtual bool force_jacobians(
+      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept;
+
+  /// Constraint-force Jacobian out_H = d(G(t,q)^T lambda)/dq (n_v x n_q) for fixed lambda: the
+  /// constraint Hessians contracted with lambda (Hoitink's J_B-lambda). Returns false when not
+  /// provided. RT-safe.
+  virtual bool constraint_force_jacobian(double t,
+                                         VecCRef q,
+                                         VecCRef lambda,
+                                         MatRef out_H) const noexcept;
+
+  /// Inertia-force Jacobian out_K = d(M(t,q) a)/dq (n_v x n_q) for fixed a; zero for a constant
+  /// mass matrix. Returns false when not provided. RT-safe.
+  virtual bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept;
+
   /// True when energy() is defined for this system.
   [[nodiscard]] virtual bool has_energy() const noexcept { return false; }
 

@@ -79,12 +79,12 @@ const Case kCases[] = {
     {"double_pendulum", Method::kMampc4, StabilizerKind::kProject, false},
     {"four_bar", Method::kMampc5, StabilizerKind::kDcD, false},
     // projections
-    {"double_pendulum", Method::kMidpoint, StabilizerKind::kSymProj, false},
-    {"double_pendulum", Method::kMidpoint, StabilizerKind::kOrthProj, false},
-    {"double_pendulum", Method::kMidpoint, StabilizerKind::kOrthProjM, false},
+    {"double_pendulum", Method::kOdeMidpoint, StabilizerKind::kSymProj, false},
+    {"double_pendulum", Method::kOdeMidpoint, StabilizerKind::kOrthProj, false},
+    {"double_pendulum", Method::kOdeMidpoint, StabilizerKind::kOrthProjM, false},
     {"andrews", Method::kRk4, StabilizerKind::kSymProj, false},
     {"chain", Method::kMampc3, StabilizerKind::kSymProj, false},
-    {"slider_crank", Method::kMidpoint, StabilizerKind::kSymProjM, false},
+    {"slider_crank", Method::kOdeMidpoint, StabilizerKind::kSymProjM, false},
     {"four_bar", Method::kMampc3, StabilizerKind::kSymProjM, false},
     // direct corrections, both metrics
     {"four_bar", Method::kRk4, StabilizerKind::kDcB, false},

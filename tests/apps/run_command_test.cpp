@@ -124,3 +124,34 @@ TEST(RunCommand, ChainLoopRunsClosed) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(RunCommand, MidpointReproducesHoitinkTable42FromTheCommandLine) {
+  // V0(1,1,0) option 2 on the double pendulum, dt 0.01, 10 s: Hoitink prints 2998 iterations
+  const Result r = run_rtmb(
+      "run double_pendulum --method midpoint --dt 0.01 --t-end 10 --newton-strict --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(json_string(r.last_line, "stabilizer"), "none");  // chosen for implicit methods
+  EXPECT_NEAR(json_number(r.last_line, "newton_iterations"), 2998.0, 0.02 * 2998.0);
+  EXPECT_LT(json_number(r.last_line, "max_position_drift"), 1e-10);
+  EXPECT_NEAR(json_number(r.last_line, "energy_end"), -10.0, 1e-9);
+}
+
+TEST(RunCommand, NewmarkFailsWithNotConverged) {
+  // Hoitink Table 4.1: U0(1,1,0) on the double pendulum fails after ~4 s (exit code 3)
+  const Result r =
+      run_rtmb("run double_pendulum --method newmark --dt 0.01 --t-end 10 --newton-strict --quiet");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_EQ(json_string(r.last_line, "flags"), "not_converged");
+  EXPECT_GT(json_number(r.last_line, "t"), 4.0);
+  EXPECT_LT(json_number(r.last_line, "t"), 6.0);
+}
+
+TEST(RunCommand, ImplicitMethodWithAStabilizerIsRejected) {
+  const Result r = run_rtmb("run pendulum --method ggl --stabilizer pstab");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("stabilizer none"), std::string::npos) << r.out;
+}
+
+}  // namespace

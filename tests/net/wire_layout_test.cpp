@@ -33,9 +33,9 @@ static_assert(input_datagram_bytes(1) == 62 && input_datagram_bytes(64) == 692);
 static_assert(kWireMagic == 0x424D5452u && kWireVersion == 1);
 
 std::string protocol_doc() {
-  // tests/net/<this file> -> repository root
-  const std::filesystem::path root =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  // the source tree this test was built from (tests/CMakeLists.txt), whatever the working
+  // directory or the form of __FILE__ (ccache's base_dir makes it relative)
+  const std::filesystem::path root(RTMB_SOURCE_DIR);
   std::ifstream in(root / "docs" / "protocol.md");
   std::stringstream text;
   text << in.rdbuf();
@@ -99,7 +99,7 @@ std::string n(std::size_t v) {
 
 TEST(ProtocolDocLayout, DocumentIsFound) {
   EXPECT_NE(protocol_doc().find("# rtmb network protocol"), std::string::npos)
-      << "docs/protocol.md not found next to " << __FILE__;
+      << "docs/protocol.md not found under " << RTMB_SOURCE_DIR;
 }
 
 // docs/protocol.md, "### Header"

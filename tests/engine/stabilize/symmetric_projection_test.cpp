@@ -34,7 +34,7 @@ EnergyHistory run_energy(StabilizerKind stabilizer,
                          double t_end,
                          double window,
                          const char* mechanism = "double_pendulum") {
-  const Model model(make_mechanism(mechanism), settings_for(Method::kMidpoint, stabilizer, dt));
+  const Model model(make_mechanism(mechanism), settings_for(Method::kOdeMidpoint, stabilizer, dt));
   Workspace ws(model);
   State s = initial_state(model);
   StepStatus st;
@@ -151,7 +151,7 @@ TEST(SymmetricProjection, MassMetricVariantOnTheSliderCrank) {
 TEST(SymmetricProjection, MassMetricNeedsAPositiveDefiniteMass) {
   // the double pendulum's M = diag(M1, M1, 0, M2, M2, 0) has no inverse: the step says so
   const Model model(make_mechanism("double_pendulum"),
-                    settings_for(Method::kMidpoint, StabilizerKind::kSymProjM, 1e-2));
+                    settings_for(Method::kOdeMidpoint, StabilizerKind::kSymProjM, 1e-2));
   Workspace ws(model);
   State s = initial_state(model);
   const StepStatus st = step(model, s, ws);

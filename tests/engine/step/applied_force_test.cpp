@@ -20,10 +20,14 @@ struct WorkBalance {
 
 // Work-energy theorem for M v' = f + u - G^T lambda with conservative f and ideal (workless,
 // scleronomic) constraints: dE/dt = u^T v, so for a constant u, E(T) - E(0) = u^T (q(T) - q(0)).
-WorkBalance run_with_force(std::string_view mechanism, double u_scale, double t_end) {
+WorkBalance run_with_force(std::string_view mechanism,
+                           double u_scale,
+                           double t_end,
+                           Method method = Method::kRk4,
+                           StabilizerKind stabilizer = StabilizerKind::kPStab) {
   Settings st;
-  st.method = Method::kRk4;
-  st.stabilizer = StabilizerKind::kPStab;
+  st.method = method;
+  st.stabilizer = stabilizer;
   st.dt = 1e-3;
   const Model model(std::shared_ptr<const System>(make_mechanism(mechanism)), st);
   Workspace ws(model);
@@ -59,6 +63,34 @@ TEST(AppliedForce, ZeroForceConservesEnergy) {
   EXPECT_EQ(r.work, 0.0);
   EXPECT_NEAR(r.energy_change, 0.0, 1e-8);
 }
+
+// Every integrator family takes the input force: explicit RK, Adams PECE, the index-1 implicit
+// midpoint, and the implicit index-3 methods (which evaluate f themselves, not through Dynamics).
+struct MethodCase {
+  Method method;
+  StabilizerKind stabilizer;
+  double relative_tolerance;  // of |E(T) - E(0) - work| / |work|, from the method's accuracy
+};
+
+class AppliedForceEveryMethod : public ::testing::TestWithParam<MethodCase> {};
+
+TEST_P(AppliedForceEveryMethod, WorkEqualsEnergyChangeOnThePendulum) {
+  const MethodCase c = GetParam();
+  const WorkBalance r = run_with_force("pendulum", 2.0, 1.0, c.method, c.stabilizer);
+  EXPECT_GT(std::abs(r.work), 0.1);
+  EXPECT_NEAR(r.energy_change, r.work, c.relative_tolerance * std::abs(r.work))
+      << to_string(c.method);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Methods,
+    AppliedForceEveryMethod,
+    ::testing::Values(MethodCase{Method::kHeun, StabilizerKind::kPStab, 1e-4},
+                      MethodCase{Method::kMampc4, StabilizerKind::kPStab, 1e-6},
+                      MethodCase{Method::kOdeMidpoint, StabilizerKind::kOrthProj, 1e-4},
+                      MethodCase{Method::kMidpoint, StabilizerKind::kNone, 1e-6},
+                      MethodCase{Method::kGenAlpha, StabilizerKind::kNone, 1e-4},
+                      MethodCase{Method::kGgl, StabilizerKind::kNone, 1e-4}));
 
 }  // namespace
 }  // namespace rtmb

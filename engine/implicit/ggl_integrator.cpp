@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// GGL stabilized index-2 formulation with the implicit midpoint rule (ggl_integrator.hpp for the
+// equations; reference/index-reduction-poell2015.md §5 item 7).
+#include "engine/implicit/ggl_integrator.hpp"
+
+#include <cmath>
+
+namespace rtmb {
+
+GglIntegrator::GglIntegrator(const System& system, const ImplicitSettings& settings)
+    : sys_(system),
+      settings_(settings),
+      n_(system.n_v()),
+      m_(system.n_lambda()),
+      lu_(2 * system.n_v() + 2 * system.n_lambda()),
+      scratch_(n_, m_),
+      x_(Vec::Zero(2 * n_ + 2 * m_)),
+      rhs_(Vec::Zero(2 * n_ + 2 * m_)),
+      qm_(Vec::Zero(n_)),
+      vm_(Vec::Zero(n_)),
+      dv_(Vec::Zero(n_)),
+      f_(Vec::Zero(n_)),
+      g_(Vec::Zero(m_)),
+      M_(Mat::Zero(n_, n_)),
+      fq_(Mat::Zero(n_, n_)),
+      fv_(Mat::Zero(n_, n_)),
+      Kin_(Mat::Zero(n_, n_)),
+      H_(Mat::Zero(n_, n_)),
+      Gm_(Mat::Zero(m_, n_)),
+      G1_(Mat::Zero(m_, n_)),
+      Gvq_(Mat::Zero(m_, n_)),
+      lambda_(Vec::Zero(m_)),
+      mu_(Vec::Zero(m_)),
+      dv_last_(Vec::Zero(n_)),
+      q_last_(Vec::Zero(n_)),
+      v_last_(Vec::Zero(n_)) {}
+
+bool GglIntegrator::step(double t,
+                         VecCRef q,
+                         VecCRef v,
+                         double h,
+                         VecRef out_q,
+                         VecRef out_v,
+                         StepStatus& status) noexcept {
+  // history (predictor and multiplier guesses) only when continuing our own last step
+  if (!has_history_ || t != t_last_ || (q.array() != q_last_.array()).any() ||
+      (v.array() != v_last_.array()).any()) {
+    dv_last_.setZero();
+    lambda_.setZero();
+  }
+  const double tm = t + 0.5 * h;
+  const double t1 = t + h;
+  auto q1 = x_.segment(0, n_);
+  auto v1 = x_.segment(n_, n_);
+  auto L = x_.segment(2 * n_, m_);
+  auto X = x_.segment(2 * n_ + m_, m_);
+  // predictor: constant velocity increment, last multiplier impulse, mu = 0
+  v1 = v + dv_last_;
+  q1 = q + (0.5 * h) * (v + v1);
+  L = h * lambda_;
+  X.setZero();
+
+  auto r1 = rhs_.segment(0, n_);
+  auto r2 = rhs_.segment(n_, n_);
+  auto r3 = rhs_.segment(2 * n_, m_);
+  auto r4 = rhs_.segment(2 * n_ + m_, m_);
+  bool converged = false;
+  int k = 0;
+  while (k < settings_.newton_max_iterations) {
+    qm_ = 0.5 * (q + q1);
+    vm_ = 0.5 * (v + v1);
+    dv_ = v1 - v;
+    sys_.mass(tm, qm_, M_);
+    sys_.forces(tm, qm_, vm_, f_);
+    if (applied_ != nullptr) f_ += *applied_;  // inputs (applied_force)
+    sys_.jacobian(tm, qm_, Gm_);
+    sys_.jacobian(t1, q1, G1_);
+    // rhs = -r
+    r1 = q - q1 + h * vm_;
+    r1.noalias() -= Gm_.transpose() * X;
+    r2 = h * f_;
+    r2.noalias() -= M_ * dv_;
+    r2.noalias() -= Gm_.transpose() * L;
+    sys_.constraints(t1, q1, g_);
+    r3 = -g_;
+    sys_.constraint_rate(t1, q1, g_);
+    g_.noalias() += G1_ * v1;
+    r4 = -g_;
+
+    // Newton matrix (ggl_integrator.hpp)
+    force_jacobian_blocks(sys_, tm, qm_, vm_, fq_, fv_, scratch_);
+    inertia_block(sys_, tm, qm_, dv_, Kin_, scratch_);
+    Mat& J = lu_.matrix();
+    J.setZero();
+    constraint_force_block(sys_, tm, qm_, X, H_, scratch_);
+    J.block(0, 0, n_, n_) = 0.5 * H_;
+    J.block(0, 0, n_, n_).diagonal().array() += 1.0;
+    J.block(0, n_, n_, n_).diagonal().setConstant(-0.5 * h);
+    J.block(0, 2 * n_ + m_, n_, m_) = Gm_.transpose();
+    constraint_force_block(sys_, tm, qm_, L, H_, scratch_);
+    J.block(n_, 0, n_, n_) = 0.5 * (Kin_ - h * fq_ + H_);
+    J.block(n_, n_, n_, n_) = M_ - (0.5 * h) * fv_;
+    J.block(n_, 2 * n_, n_, m_) = Gm_.transpose();
+    J.block(2 * n_, 0, m_, n_) = G1_;
+    sys_.velocity_constraint_jacobian(t1, q1, v1, Gvq_);
+    J.block(2 * n_ + m_, 0, m_, n_) = Gvq_;
+    J.block(2 * n_ + m_, n_, m_, n_) = G1_;
+    ++status.kkt_factorizations;
+    if (!lu_.factor()) {
+      status.set(StepFlag::kSingularKkt);
+      status.newton_iterations = k;
+      return false;
+    }
+    lu_.solve_in_place(rhs_);
+    x_ += rhs_;
+    ++k;
+    const double norm = rhs_.lpNorm<Eigen::Infinity>();
+    status.newton_residual = norm;
+    if (!std::isfinite(norm)) break;
+    if (norm < settings_.newton_tolerance) {
+      converged = true;
+      break;
+    }
+  }
+  status.newton_iterations = k;
+  if (!converged) {
+    status.set(StepFlag::kNotConverged);
+    return false;
+  }
+  out_q = q1;
+  out_v = v1;
+  dv_last_ = v1 - v;
+  lambda_ = L / h;
+  mu_ = X / h;
+  t_last_ = t1;
+  q_last_ = out_q;
+  v_last_ = out_v;
+  has_history_ = true;
+  return true;
+}
+
+}  // namespace rtmb

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+#include "rtmb/status.hpp"
+#include "rtmb/types.hpp"
+
+namespace rtmb {
+
+/// Stages 1-2 of the step for the implicit index-3 methods (engine/implicit): one fixed step that
+/// satisfies the constraints itself by Newton iteration, so no stabilizer runs afterwards.
+class ImplicitIntegrator {
+ public:
+  virtual ~ImplicitIntegrator() = default;
+
+  /// Advances (t, q, v) by h into out_q, out_v (no aliasing). Returns false on kNotConverged or
+  /// kSingularKkt (flag set in status; outputs unspecified, internal history unchanged). Newton
+  /// iterations and the last increment norm are reported in status either way. RT-safe.
+  [[nodiscard]] virtual bool step(double t,
+                                  VecCRef q,
+                                  VecCRef v,
+                                  double h,
+                                  VecRef out_q,
+                                  VecRef out_v,
+                                  StepStatus& status) noexcept = 0;
+
+  /// The external generalized force u of applied_force(ws), added to f(t, q, v) wherever the
+  /// method evaluates it (held over the step, as in the explicit pipeline). Setup-only; u must
+  /// outlive the integrator. nullptr: none.
+  void set_applied_force(const Vec* u) noexcept { applied_ = u; }
+
+ protected:
+  const Vec* applied_ = nullptr;
+};
+
+}  // namespace rtmb
