@@ -143,17 +143,7 @@ Vec final_q(const std::string& model_name, const Combo& combo, double dt, double
 }
 
 std::string flag_text(std::uint32_t flags) {
-  if (flags == 0u) return "-";
-  std::string out;
-  auto add = [&](StepFlag f, const char* name) {
-    if (has_flag(flags, f)) out += out.empty() ? name : std::string("+") + name;
-  };
-  add(StepFlag::kSingularKkt, "singular_kkt");
-  add(StepFlag::kStabilizerNotConverged, "not_converged");
-  add(StepFlag::kNonFinite, "non_finite");
-  add(StepFlag::kCorrectionSingular, "correction_singular");
-  add(StepFlag::kNotConverged, "not_converged");
-  return out;
+  return flags == 0u ? "-" : step_flag_names(flags, "+");
 }
 
 constexpr const char* kColumns[] = {

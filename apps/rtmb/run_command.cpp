@@ -104,16 +104,7 @@ class CsvTrace {
 };
 
 std::string flag_names(std::uint32_t flags) {
-  std::string out;
-  auto add = [&](StepFlag f, const char* name) {
-    if (has_flag(flags, f)) out += out.empty() ? name : std::string(",") + name;
-  };
-  add(StepFlag::kSingularKkt, "singular_kkt");
-  add(StepFlag::kStabilizerNotConverged, "stabilizer_not_converged");
-  add(StepFlag::kNonFinite, "non_finite");
-  add(StepFlag::kCorrectionSingular, "correction_singular");
-  add(StepFlag::kNotConverged, "not_converged");
-  return out;
+  return step_flag_names(flags);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "rtmb/status.hpp"
+
 namespace rtmb {
 
 namespace {
@@ -135,6 +137,23 @@ Model::Model(std::shared_ptr<const System> system, const Settings& settings)
       require(im.rho_inf >= 0.0 && im.rho_inf <= 1.0, "rho_inf must be in [0, 1]");
     }
   }
+}
+
+std::string step_flag_names(std::uint32_t flags, std::string_view separator) {
+  static constexpr std::array<std::pair<StepFlag, std::string_view>, 5> kNames{{
+      {StepFlag::kSingularKkt, "singular_kkt"},
+      {StepFlag::kStabilizerNotConverged, "stabilizer_not_converged"},
+      {StepFlag::kNonFinite, "non_finite"},
+      {StepFlag::kCorrectionSingular, "correction_singular"},
+      {StepFlag::kNotConverged, "not_converged"},
+  }};
+  std::string out;
+  for (const auto& [flag, name] : kNames) {
+    if (!has_flag(flags, flag)) continue;
+    if (!out.empty()) out += separator;
+    out += name;
+  }
+  return out;
 }
 
 }  // namespace rtmb

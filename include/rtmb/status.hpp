@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace rtmb {
 
@@ -34,6 +36,11 @@ enum class StepFlag : std::uint32_t {
 [[nodiscard]] constexpr bool has_flag(std::uint32_t flags, StepFlag f) noexcept {
   return (flags & static_cast<std::uint32_t>(f)) != 0u;
 }
+
+/// The names of the flags set in flags ("singular_kkt", "stabilizer_not_converged",
+/// "non_finite", "correction_singular", "not_converged"), joined by separator; "" for none.
+/// For reports, not for the real-time path (allocates).
+[[nodiscard]] std::string step_flag_names(std::uint32_t flags, std::string_view separator = ",");
 
 /// Per-step report. Trivially copyable so it can cross the real-time boundary by value.
 struct StepStatus {
