@@ -144,7 +144,7 @@ TEST(BodyModels, EveryExampleFileLoadsAndStaysOnTheConstraints) {
 TEST(BodyModels, BodyFileDefaultsNameChannelsAndUnitsPerBody) {
   const ModelFile f = load_model_file(config("four_bar.yaml"));
   EXPECT_TRUE(f.mechanism.empty());
-  EXPECT_EQ(model_name(f), "four_bar");
+  EXPECT_EQ(model_name(f), "four_bar_body");
   ASSERT_EQ(f.inputs.size(), 9u);
   EXPECT_EQ(f.inputs[0].name, "crank.fx");
   EXPECT_EQ(f.inputs[5].name, "coupler.tz");
