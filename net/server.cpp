@@ -562,10 +562,9 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   auto b = std::make_unique<SimBundle>();
   b->file = file;
   const Settings& settings = file.settings;
-  b->model = std::make_unique<Model>(
-      std::shared_ptr<const System>(make_mechanism(file.mechanism, file.options)), settings);
+  b->model = std::make_unique<Model>(std::shared_ptr<const System>(make_system(file)), settings);
   const System& sys = b->model->system();
-  const std::string& name = file.mechanism;
+  const std::string name = model_name(file);
   if (sys.n_q() + sys.n_v() > static_cast<int>(kMaxStateChannels)) {
     throw std::invalid_argument(
         "model '" + name + "' has " + std::to_string(sys.n_q() + sys.n_v()) +

@@ -138,7 +138,10 @@ int serve(const ServeOptions& o) {
     std::fprintf(stderr, "rtmb serve: %s\n", e.what());
     return 2;
   }
-  config.model = config.model_file->mechanism;
+  config.model = model_name(*config.model_file);
+  for (const std::string& note : config.model_file->notes) {
+    std::fprintf(stderr, "rtmb serve: %s: %s\n", config.model_file->path.c_str(), note.c_str());
+  }
   config.rate_hz = o.rate_hz;
   config.bind_address = o.bind;
   config.tcp_port = static_cast<std::uint16_t>(o.port);

@@ -14,8 +14,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <limits>
@@ -39,6 +41,7 @@ ModelFileError::ModelFileError(const std::string& message) : std::runtime_error(
 namespace {
 
 constexpr double kNsPerMs = 1e6;
+constexpr double kBodyModelDefaultDt = 1e-3;  // [s] for files with `bodies:`
 
 // Reads one file: every accessor knows the file name, so every error can say where it is.
 class Reader {
@@ -117,6 +120,19 @@ class Reader {
       fail(n, key, "expected true or false, got '" + n.as<std::string>() + "'");
     }
     return v;
+  }
+
+  // a flow or block list of exactly N numbers, e.g. [0.5, 0, 0]
+  template <int N>
+  [[nodiscard]] Eigen::Matrix<double, N, 1> vec(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsSequence() || static_cast<int>(n.size()) != N) {
+      fail(n, key, "expected a list of " + std::to_string(N) + " numbers");
+    }
+    Eigen::Matrix<double, N, 1> out;
+    for (int i = 0; i < N; ++i) {
+      out(i) = number(n[static_cast<std::size_t>(i)], key + "[" + std::to_string(i) + "]");
+    }
+    return out;
   }
 
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
@@ -247,7 +263,7 @@ void read_inputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_v) {
   if (!channels.IsSequence()) r.fail(channels, key, "expected a list of channels");
   if (static_cast<int>(channels.size()) != n_v) {
     r.fail(channels, key,
-           "lists " + std::to_string(channels.size()) + " channels; mechanism '" + f.mechanism +
+           "lists " + std::to_string(channels.size()) + " channels; model '" + model_name(f) +
                "' has " + std::to_string(n_v) +
                " (one generalized force per velocity coordinate, in order)");
   }
@@ -276,9 +292,239 @@ void read_outputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_q, i
     r.fail(units, p + ".units",
            "expected a list of " + std::to_string(n_q + n_v) + " units (q0.., then v0..)");
   }
+  f.output_units.clear();  // replaces the defaults of a body model
   for (std::size_t i = 0; i < units.size(); ++i) {
     f.output_units.push_back(r.string(units[i], p + ".units[" + std::to_string(i) + "]"));
   }
+}
+
+// ---- bodies, joints and forces (docs/model-format.md, "Bodies, joints and forces") ----------
+
+// Index of the body a key names: kGround for "ground", else its position in `bodies`.
+int body_ref(const Reader& r,
+             const YAML::Node& n,
+             const std::string& key,
+             const PlanarModelSpec& spec,
+             bool ground_allowed) {
+  const std::string name = r.string(n, key);
+  if (name == "ground") {
+    if (!ground_allowed) r.fail(n, key, "cannot act on the ground");
+    return kGround;
+  }
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    if (spec.bodies[b].name == name) return static_cast<int>(b);
+  }
+  std::string valid = "ground";
+  for (const PlanarBodySpec& b : spec.bodies) valid += ", " + b.name;
+  r.fail(n, key, "unknown body '" + name + "' (bodies: " + valid + ")");
+}
+
+const YAML::Node& required(const Reader& r,
+                           const YAML::Node& map,
+                           const YAML::Node& value,
+                           const std::string& key,
+                           const std::string& what) {
+  if (!value) r.fail(map, key, "missing (" + what + ")");
+  return value;
+}
+
+std::string item_name(const Reader& r,
+                      const YAML::Node& n,
+                      const std::string& p,
+                      const std::string& fallback) {
+  if (const YAML::Node m = n["name"]) {
+    std::string name = r.string(m, p + ".name");
+    if (name.empty() || name == "ground" || name.find_first_of(", ") != std::string::npos) {
+      r.fail(m, p + ".name", "must be non-empty, not 'ground', without spaces or commas");
+    }
+    return name;
+  }
+  return fallback;
+}
+
+void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
+  if (!n.IsSequence() || n.size() == 0) r.fail(n, "bodies", "expected a non-empty list of bodies");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node b = n[k];
+    const std::string p = "bodies[" + std::to_string(k) + "]";
+    r.check_keys(b, p, {"name", "mass", "inertia", "pose", "velocity"});
+    PlanarBodySpec body;
+    const YAML::Node name = b["name"];
+    required(r, b, name, p + ".name", "every body needs a name");
+    body.name = item_name(r, b, p, "");
+    for (const PlanarBodySpec& other : spec.bodies) {
+      if (other.name == body.name) {
+        r.fail(name, p + ".name", "duplicate body name '" + body.name + "'");
+      }
+    }
+    body.mass = r.positive(required(r, b, b["mass"], p + ".mass", "kg"), p + ".mass");
+    body.inertia =
+        r.positive(required(r, b, b["inertia"], p + ".inertia", "kg*m^2 about the centre of mass"),
+                   p + ".inertia");
+    if (const YAML::Node m = b["pose"]) body.pose = r.vec<3>(m, p + ".pose");
+    if (const YAML::Node m = b["velocity"]) body.velocity = r.vec<3>(m, p + ".velocity");
+    spec.bodies.push_back(std::move(body));
+  }
+}
+
+void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
+  if (!n.IsSequence()) r.fail(n, "joints", "expected a list of joints");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node j = n[k];
+    const std::string p = "joints[" + std::to_string(k) + "]";
+    r.check_keys(
+        j, p,
+        {"name", "type", "body_i", "body_j", "point_i", "point_j", "axis", "angle", "length"});
+    PlanarJointSpec jt;
+    jt.name = item_name(r, j, p, p);
+    for (const PlanarJointSpec& other : spec.joints) {
+      if (other.name == jt.name) r.fail(j["name"], p + ".name", "duplicate joint name");
+    }
+    const YAML::Node type = required(r, j, j["type"], p + ".type", "joint type");
+    const std::string t = r.string(type, p + ".type");
+    if (t == "revolute") {
+      jt.type = PlanarJointType::kRevolute;
+    } else if (t == "prismatic") {
+      jt.type = PlanarJointType::kPrismatic;
+    } else if (t == "fixed") {
+      jt.type = PlanarJointType::kFixed;
+    } else if (t == "distance") {
+      jt.type = PlanarJointType::kDistance;
+    } else {
+      r.fail(type, p + ".type",
+             "unknown joint type '" + t + "' (valid: revolute, prismatic, fixed, distance)");
+    }
+    const YAML::Node bi = required(r, j, j["body_i"], p + ".body_i", "first body or ground");
+    const YAML::Node bj = required(r, j, j["body_j"], p + ".body_j", "second body or ground");
+    jt.body_i = body_ref(r, bi, p + ".body_i", spec, true);
+    jt.body_j = body_ref(r, bj, p + ".body_j", spec, true);
+    if (jt.body_i == jt.body_j) r.fail(bj, p + ".body_j", "joins a body to itself");
+    if (const YAML::Node m = j["point_i"]) jt.point_i = r.vec<2>(m, p + ".point_i");
+    if (const YAML::Node m = j["point_j"]) jt.point_j = r.vec<2>(m, p + ".point_j");
+    const bool prismatic = jt.type == PlanarJointType::kPrismatic;
+    const bool angled = prismatic || jt.type == PlanarJointType::kFixed;
+    const bool distance = jt.type == PlanarJointType::kDistance;
+    if (const YAML::Node m = j["axis"]) {
+      if (!prismatic) r.fail(m, p + ".axis", "only for prismatic joints");
+      jt.axis = r.vec<2>(m, p + ".axis");
+      if (!(jt.axis.norm() > 0.0)) r.fail(m, p + ".axis", "must not be zero");
+    }
+    if (const YAML::Node m = j["angle"]) {
+      if (!angled) r.fail(m, p + ".angle", "only for prismatic and fixed joints");
+      jt.angle = r.number(m, p + ".angle");
+    }
+    if (const YAML::Node m = j["length"]) {
+      if (!distance) r.fail(m, p + ".length", "only for distance joints");
+      jt.length = r.positive(m, p + ".length");
+    } else if (distance) {
+      r.fail(j, p + ".length", "missing (the distance to keep, m)");
+    }
+    spec.joints.push_back(std::move(jt));
+  }
+}
+
+void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
+  if (!n.IsSequence()) r.fail(n, "forces", "expected a list of force elements");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node e = n[k];
+    const std::string p = "forces[" + std::to_string(k) + "]";
+    if (!e.IsMap()) r.fail(e, p, "expected a mapping");
+    PlanarForceSpec f;
+    f.name = item_name(r, e, p, p);
+    const YAML::Node type = required(r, e, e["type"], p + ".type", "force element type");
+    const std::string t = r.string(type, p + ".type");
+    if (t == "gravity") {
+      r.check_keys(e, p, {"name", "type", "vector"});
+      f.type = PlanarForceType::kGravity;
+      f.vector = r.vec<2>(required(r, e, e["vector"], p + ".vector", "m/s^2"), p + ".vector");
+    } else if (t == "spring_damper") {
+      r.check_keys(e, p,
+                   {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
+                    "damping", "rest_length", "actuator_force"});
+      f.type = PlanarForceType::kSpringDamper;
+      const YAML::Node bi = required(r, e, e["body_i"], p + ".body_i", "first body or ground");
+      const YAML::Node bj = required(r, e, e["body_j"], p + ".body_j", "second body or ground");
+      f.body_i = body_ref(r, bi, p + ".body_i", spec, true);
+      f.body_j = body_ref(r, bj, p + ".body_j", spec, true);
+      if (f.body_i == f.body_j) r.fail(bj, p + ".body_j", "connects a body to itself");
+      if (const YAML::Node m = e["point_i"]) f.point_i = r.vec<2>(m, p + ".point_i");
+      if (const YAML::Node m = e["point_j"]) f.point_j = r.vec<2>(m, p + ".point_j");
+      if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
+      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+      if (const YAML::Node m = e["rest_length"]) f.rest = r.non_negative(m, p + ".rest_length");
+      if (const YAML::Node m = e["actuator_force"]) f.actuator = r.number(m, p + ".actuator_force");
+    } else if (t == "rotational_spring_damper") {
+      r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
+      f.type = PlanarForceType::kRotationalSpring;
+      const YAML::Node jn = required(r, e, e["joint"], p + ".joint", "a revolute joint's name");
+      const std::string joint = r.string(jn, p + ".joint");
+      const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
+                                   [&joint](const PlanarJointSpec& j) { return j.name == joint; });
+      if (it == spec.joints.end() || it->type != PlanarJointType::kRevolute) {
+        r.fail(jn, p + ".joint", "'" + joint + "' is not a revolute joint of this model");
+      }
+      f.body_i = it->body_i;
+      f.body_j = it->body_j;
+      if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
+      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+      if (const YAML::Node m = e["rest_angle"]) f.rest = r.number(m, p + ".rest_angle");
+    } else if (t == "force") {
+      r.check_keys(e, p, {"name", "type", "body", "point", "force"});
+      f.type = PlanarForceType::kForce;
+      const YAML::Node b = required(r, e, e["body"], p + ".body", "the body pushed");
+      f.body_i = body_ref(r, b, p + ".body", spec, false);
+      if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
+      f.vector = r.vec<2>(required(r, e, e["force"], p + ".force", "N, world frame"), p + ".force");
+    } else if (t == "torque") {
+      r.check_keys(e, p, {"name", "type", "body", "torque"});
+      f.type = PlanarForceType::kTorque;
+      const YAML::Node b = required(r, e, e["body"], p + ".body", "the body turned");
+      f.body_i = body_ref(r, b, p + ".body", spec, false);
+      f.torque = r.number(required(r, e, e["torque"], p + ".torque", "N*m"), p + ".torque");
+    } else {
+      r.fail(type, p + ".type",
+             "unknown force type '" + t +
+                 "' (valid: gravity, spring_damper, rotational_spring_damper, force, torque)");
+    }
+    spec.forces.push_back(std::move(f));
+  }
+}
+
+// Builds the body model of `root`, assembles its initial conditions and fills the defaults
+// that depend on it (channel names, output units).
+std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
+                                                       const YAML::Node& root,
+                                                       ModelFile& f) {
+  auto spec = std::make_shared<PlanarModelSpec>();
+  spec->name = std::filesystem::path(r.path()).stem().string();
+  if (const YAML::Node m = root["name"]) spec->name = r.string(m, "name");
+  read_bodies(r, root["bodies"], *spec);
+  if (const YAML::Node n = root["joints"]) read_joints(r, n, *spec);
+  if (const YAML::Node n = root["forces"]) read_forces(r, n, *spec);
+  const YAML::Node at = root["joints"] ? root["joints"] : root["bodies"];
+  try {
+    f.notes = assemble(*spec);
+  } catch (const AssemblyError& e) {
+    r.fail(at, "joints", e.what());
+  } catch (const std::invalid_argument& e) {
+    r.fail(at, "joints", e.what());
+  }
+  return spec;
+}
+
+std::vector<InputChannelSpec> body_input_channels(const PlanarModelSpec& spec) {
+  std::vector<InputChannelSpec> out =
+      default_input_channels(3 * static_cast<int>(spec.bodies.size()));
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    const char* suffix[3] = {".fx", ".fy", ".tz"};
+    for (std::size_t c = 0; c < 3; ++c) {
+      InputChannelSpec& ch = out[3 * b + c];
+      ch.name = spec.bodies[b].name + suffix[c];
+      ch.unit = c < 2 ? "N" : "N*m";
+      ch.config.kind = c < 2 ? InputKind::kForce : InputKind::kTorque;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -319,26 +565,56 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
     throw ModelFileError(path, e.mark.line + 1, e.mark.column + 1, "(syntax)", e.msg);
   }
   if (!root || root.IsNull()) throw ModelFileError(path + ": the file is empty");
-  r.check_keys(root, "", {"mechanism", "options", "integration", "serve", "inputs", "outputs"});
+  r.check_keys(root, "",
+               {"mechanism", "options", "name", "bodies", "joints", "forces", "integration",
+                "serve", "inputs", "outputs"});
 
-  const YAML::Node mech = root["mechanism"];
-  if (!mech) r.fail(root, "mechanism", "missing (the built-in mechanism to simulate)");
   ModelFile f;
   f.path = path;
-  f.mechanism = r.string(mech, "mechanism");
-  const MechanismInfo* info = find_mechanism(f.mechanism);
-  if (info == nullptr) {
-    r.fail(mech, "mechanism",
-           "unknown mechanism '" + f.mechanism + "' (valid: " + mechanism_names() + ")");
-  }
-  if (const YAML::Node n = root["options"]) read_options(r, n, f.options);
+  const YAML::Node mech = root["mechanism"];
   std::shared_ptr<const System> sys;
-  try {
-    sys = make_mechanism(f.mechanism, f.options);
-  } catch (const std::exception& e) {
-    r.fail(root["options"] ? root["options"] : mech, "options", e.what());
+  double default_dt = kBodyModelDefaultDt;
+  if (root["bodies"]) {
+    // a model described by its bodies; none of the built-in mechanism's keys apply
+    for (const char* k : {"mechanism", "options"}) {
+      if (const YAML::Node n = root[k]) {
+        r.fail(n, k,
+               "'mechanism' and 'bodies' are mutually exclusive: a file names a built-in "
+               "mechanism or describes bodies, not both");
+      }
+    }
+    f.bodies = read_body_model(r, root, f);
+    sys = std::make_shared<PlanarMultibody>(*f.bodies);
+    f.output_units.reserve(static_cast<std::size_t>(sys->n_q() + sys->n_v()));
+    for (std::size_t b = 0; b < f.bodies->bodies.size(); ++b) {
+      for (const char* u : {"m", "m", "rad"}) f.output_units.emplace_back(u);
+    }
+    for (std::size_t b = 0; b < f.bodies->bodies.size(); ++b) {
+      for (const char* u : {"m/s", "m/s", "rad/s"}) f.output_units.emplace_back(u);
+    }
+  } else {
+    for (const char* k : {"name", "joints", "forces"}) {
+      if (const YAML::Node n = root[k]) r.fail(n, k, "only with 'bodies'");
+    }
+    if (!mech) {
+      r.fail(root, "mechanism",
+             "missing (the built-in mechanism to simulate, or 'bodies' to describe one)");
+    }
+    f.mechanism = r.string(mech, "mechanism");
+    const MechanismInfo* info = find_mechanism(f.mechanism);
+    if (info == nullptr) {
+      r.fail(mech, "mechanism",
+             "unknown mechanism '" + f.mechanism + "' (valid: " + mechanism_names() + ")");
+    }
+    if (const YAML::Node n = root["options"]) read_options(r, n, f.options);
+    try {
+      sys = make_mechanism(f.mechanism, f.options);
+    } catch (const std::exception& e) {
+      r.fail(root["options"] ? root["options"] : mech, "options", e.what());
+    }
+    default_dt = info->default_dt;
   }
-  f.settings.dt = info->default_dt;
+  f.settings.dt = default_dt;
   if (const YAML::Node n = root["integration"]) {
     read_integration(r, n, f.settings);
     try {
@@ -351,10 +627,19 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
     r.check_keys(n, "serve", {"rate_hz"});
     if (const YAML::Node m = n["rate_hz"]) f.rate_hz = r.positive(m, "serve.rate_hz");
   }
-  f.inputs = default_input_channels(sys->n_v());
+  f.inputs = f.bodies ? body_input_channels(*f.bodies) : default_input_channels(sys->n_v());
   if (const YAML::Node n = root["inputs"]) read_inputs(r, n, f, sys->n_v());
   if (const YAML::Node n = root["outputs"]) read_outputs(r, n, f, sys->n_q(), sys->n_v());
   return f;
+}
+
+std::unique_ptr<System> make_system(const ModelFile& file) {
+  if (file.bodies) return std::make_unique<PlanarMultibody>(*file.bodies);
+  return make_mechanism(file.mechanism, file.options);
+}
+
+std::string model_name(const ModelFile& file) {
+  return file.bodies ? file.bodies->name : file.mechanism;
 }
 
 ModelFile load_model_file(const std::string& path) {

@@ -3,9 +3,9 @@
 #pragma once
 
 // Model files (YAML, docs/model-format.md): what to simulate, how to integrate it, and what its
-// input channels do when samples are late or lost. This first version names one of the built-in
-// reference mechanisms; bodies, joints and forces described in the file come with the model-file
-// issue (issue 4), which extends this loader rather than replacing it.
+// input channels do when samples are late or lost. A file either names one of the built-in
+// reference mechanisms (`mechanism:`) or describes planar bodies, joints and forces (`bodies:`,
+// `joints:`, `forces:`), compiled to a PlanarMultibody (rtmb/multibody.hpp).
 //
 // Errors. A bad file must never start anything and must say exactly where it is wrong: every
 // problem is a ModelFileError whose message starts with "FILE:LINE:COLUMN: key 'a.b.c': ", the
@@ -13,12 +13,14 @@
 // errors too: a misspelt key that were silently ignored would leave a default in force that the
 // user believes they changed.
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "rtmb/mechanisms.hpp"
 #include "rtmb/model.hpp"
+#include "rtmb/multibody.hpp"
 #include "rtmb/runtime_inputs.hpp"
 
 namespace rtmb {
@@ -49,15 +51,25 @@ struct InputChannelSpec {
 
 /// A parsed and validated model file.
 struct ModelFile {
-  std::string path;                      ///< as given to load_model_file
-  std::string mechanism;                 ///< built-in mechanism name (rtmb/mechanisms.hpp)
-  MechanismOptions options;              ///< its options
-  Settings settings;                     ///< integration; dt defaults to the mechanism's default_dt
-  double rate_hz = 0.0;                  ///< serve: loop rate [Hz]; 0: 1/dt
-  std::vector<InputChannelSpec> inputs;  ///< one per velocity coordinate, schema order
+  std::string path;       ///< as given to load_model_file
+  std::string mechanism;  ///< built-in mechanism name (rtmb/mechanisms.hpp)
+  /// Non-null when the file describes bodies (then `mechanism` is empty): the planar model,
+  /// already assembled (consistent initial pose and velocity).
+  std::shared_ptr<const PlanarModelSpec> bodies;
+  std::vector<std::string> notes;  ///< what the loader changed, e.g. assembly; for the caller's log
+  MechanismOptions options;        ///< its options
+  Settings settings;               ///< integration; dt defaults to the mechanism's default_dt
+  double rate_hz = 0.0;            ///< serve: loop rate [Hz]; 0: 1/dt
+  std::vector<InputChannelSpec> inputs;   ///< one per velocity coordinate, schema order
   std::vector<std::string> output_units;  ///< q0.., then v0..; empty: "m|rad", "m/s|rad/s"
   InputBankConfig input_bank;  ///< staleness threshold and watchdog ramp (period: serve's)
 };
+
+/// The System a model file describes: the built-in mechanism or the compiled bodies. Setup-only.
+[[nodiscard]] std::unique_ptr<System> make_system(const ModelFile& file);
+
+/// The model's name: the mechanism, or the body model's `name` (default: the file's stem).
+[[nodiscard]] std::string model_name(const ModelFile& file);
 
 /// Reads and validates a model file. Throws ModelFileError (file, line, key) on any problem,
 /// including Settings the Model constructor would refuse. Setup-only.

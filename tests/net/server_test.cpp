@@ -608,5 +608,26 @@ TEST(ServerLoopback, LimitsOnClientsAndUnknownModel) {
   EXPECT_NO_THROW((void)first.request(R"({"command":"stats"})"));
 }
 
+TEST(ServerLoopback, ServesABodyModelFile) {
+  // a model file with bodies: the schema names its per-body channels and units, and the
+  // stream carries its 9 + 9 coordinates on the constraint manifold
+  ServerConfig config = loopback_config();
+  config.model_file = load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/four_bar.yaml");
+  Server server(config);
+  EXPECT_EQ(server.schema().model, "four_bar_body");
+  ASSERT_EQ(server.schema().inputs.size(), 9u);
+  EXPECT_EQ(server.schema().inputs[2].name, "crank.tz");
+  ASSERT_EQ(server.schema().outputs.size(), 18u);
+  EXPECT_EQ(server.schema().outputs[2].unit, "rad");
+  server.start();
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+  (void)client.hello();
+  client.subscribe(1);
+  StateMessage m;
+  ASSERT_TRUE(client.receive_state(m, 2000ms));
+  EXPECT_EQ(m.channel_count, 18);
+}
+
 }  // namespace
 }  // namespace rtmb

@@ -122,7 +122,47 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"output unit count", "mechanism: pendulum\noutputs:\n  units: [m]\n",
                 "rig.yaml:3:10:", "outputs.units", "expected a list of 4 units"},
         BadCase{"syntax error", "mechanism: pendulum\nintegration:\n  dt: [1, 2\n",
-                "rig.yaml:", "(syntax)", ""}));
+                "rig.yaml:", "(syntax)", ""},
+        // bodies, joints and forces
+        BadCase{"unknown body key",
+                "bodies:\n  - name: a\n    mass: 1\n    inertia: 1\n    colour: red\n",
+                "rig.yaml:5:5:", "bodies[0].colour", "unknown key"},
+        BadCase{"body value of the wrong type",
+                "bodies:\n  - name: a\n    mass: heavy\n    inertia: 1\n",
+                "rig.yaml:3:11:", "bodies[0].mass", "expected a number"},
+        BadCase{"pose of the wrong shape",
+                "bodies:\n  - name: a\n    mass: 1\n    inertia: 1\n    pose: [1, 2]\n",
+                "rig.yaml:5:11:", "bodies[0].pose", "expected a list of 3 numbers"},
+        BadCase{"missing mass", "bodies:\n  - name: a\n    inertia: 1\n",
+                "rig.yaml:2:5:", "bodies[0].mass", "missing"},
+        BadCase{"non-positive mass", "bodies:\n  - name: a\n    mass: 0\n    inertia: 1\n",
+                "rig.yaml:3:11:", "bodies[0].mass", "must be > 0"},
+        BadCase{"non-positive inertia", "bodies:\n  - name: a\n    mass: 1\n    inertia: -2\n",
+                "rig.yaml:4:14:", "bodies[0].inertia", "must be > 0"},
+        BadCase{"duplicate body name",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\n  - {name: a, mass: 1, inertia: "
+                "1}\n",
+                "rig.yaml:3:12:", "bodies[1].name", "duplicate body name 'a'"},
+        BadCase{"joint to an unknown body",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: revolute\n"
+                "    body_i: ground\n    body_j: b\n",
+                "rig.yaml:6:13:", "joints[0].body_j", "unknown body 'b'"},
+        BadCase{"unknown joint type",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: hinge\n"
+                "    body_i: ground\n    body_j: a\n",
+                "rig.yaml:4:11:", "joints[0].type", "unknown joint type 'hinge'"},
+        BadCase{"unknown force type",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\nforces:\n  - type: magnet\n",
+                "rig.yaml:4:11:", "forces[0].type", "unknown force type 'magnet'"},
+        BadCase{"mechanism and bodies together",
+                "mechanism: pendulum\nbodies:\n  - {name: a, mass: 1, inertia: 1}\n",
+                "rig.yaml:1:12:", "mechanism", "mutually exclusive"},
+        BadCase{"assembly fails",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1, pose: [0.5, 0, 0]}\njoints:\n"
+                "  - {name: pivot, type: revolute, body_i: ground, body_j: a, point_j: [-0.5, 0]}\n"
+                "  - {name: reach, type: distance, body_i: ground, point_i: [10, 0], body_j: a, "
+                "point_j: [0.5, 0], length: 1}\n",
+                "rig.yaml:4:3:", "joints", "reach"}));
 
 TEST(ModelFile, MissingFileIsNamed) {
   try {

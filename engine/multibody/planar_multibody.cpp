@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Planar multibody System in absolute coordinates (include/rtmb/multibody.hpp).
+//
+// Notation (docs/architecture.md, "Body-coordinate planar models"). Body b has q_b = (r_b, th_b),
+// r_b in R^2, and rotation A(th). A point with body-frame coordinates s is at p = r + u with
+// u = A(th) s. With S = [0 -1; 1 0] (a quarter turn), dA/dth = S A, so
+//     dp/dq_b = [I, S u],   p' = r' + w S u,   d(p')/dq_b = [0, -w u]   (S S = -I),
+// where w = th'. Every constraint here is scleronomic (g_t = 0), so the remainder of
+// d^2 g/dt^2 = G v' + L is L = g_qq(v, v) = d(G v)/dq v = H v, with H = d(G v)/dq the block
+// velocity_constraint_jacobian() returns. Each joint therefore evaluates, for its two bodies i
+// and j, fixed-size blocks g (up to 3 rows), G_i, G_j, H_i, H_j (3 x 3); the System scatters them
+// into the global rows of the joint and the columns of its bodies. Nothing here allocates after
+// construction: the blocks are Eigen fixed-size matrices on the stack.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "rtmb/multibody.hpp"
+#include "rtmb/state.hpp"
+
+namespace rtmb {
+namespace {
+
+using Vec2 = Eigen::Vector2d;
+using Vec3 = Eigen::Vector3d;
+using Mat3 = Eigen::Matrix3d;
+
+// S x: the vector x turned by +90 degrees
+Vec2 perp(const Vec2& x) noexcept {
+  return {-x.y(), x.x()};
+}
+
+Vec2 rotate(double th, const Vec2& s) noexcept {
+  const double c = std::cos(th);
+  const double sn = std::sin(th);
+  return {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};
+}
+
+// q_b (or v_b) of body b; the ground is at rest at the origin
+Vec3 body_block(VecCRef x, int b) noexcept {
+  if (b == kGround) return Vec3::Zero();
+  return x.segment<3>(3 * b);
+}
+
+// The blocks of one joint at (q_i, q_j, v_i, v_j); rows beyond constraint_rows(type) are unused.
+struct JointBlocks {
+  Vec3 g = Vec3::Zero();
+  Mat3 gi = Mat3::Zero();  // dg/dq_i
+  Mat3 gj = Mat3::Zero();  // dg/dq_j
+  Mat3 hi = Mat3::Zero();  // d(G v)/dq_i
+  Mat3 hj = Mat3::Zero();  // d(G v)/dq_j
+};
+
+void evaluate_joint(const PlanarJointSpec& jt,
+                    const Vec3& qi,
+                    const Vec3& qj,
+                    const Vec3& vi,
+                    const Vec3& vj,
+                    JointBlocks& b) noexcept {
+  b = JointBlocks{};
+  const Vec2 ui = rotate(qi.z(), jt.point_i);
+  const Vec2 uj = rotate(qj.z(), jt.point_j);
+  const double wi = vi.z();
+  const double wj = vj.z();
+  const Vec2 pi = qi.head<2>() + ui;
+  const Vec2 pj = qj.head<2>() + uj;
+  const Vec2 dpi = vi.head<2>() + wi * perp(ui);  // p_i'
+  const Vec2 dpj = vj.head<2>() + wj * perp(uj);  // p_j'
+  switch (jt.type) {
+    case PlanarJointType::kRevolute:
+    case PlanarJointType::kFixed: {
+      // g = p_i - p_j (2 rows): G_i = [I, S u_i], G_j = -[I, S u_j];
+      // H_i = [0, -w_i u_i], H_j = [0, w_j u_j]
+      b.g.head<2>() = pi - pj;
+      b.gi.block<2, 2>(0, 0).setIdentity();
+      b.gi.block<2, 1>(0, 2) = perp(ui);
+      b.gj.block<2, 2>(0, 0) = -Eigen::Matrix2d::Identity();
+      b.gj.block<2, 1>(0, 2) = -perp(uj);
+      b.hi.block<2, 1>(0, 2) = -wi * ui;
+      b.hj.block<2, 1>(0, 2) = wj * uj;
+      if (jt.type == PlanarJointType::kFixed) {
+        // g_3 = th_j - th_i - angle: linear, H = 0
+        b.g(2) = qj.z() - qi.z() - jt.angle;
+        b.gi(2, 2) = -1.0;
+        b.gj(2, 2) = 1.0;
+      }
+      break;
+    }
+    case PlanarJointType::kPrismatic: {
+      // g_1 = n . d with n = A_i S a the world normal of the axis and d = p_j - p_i: p_j stays on
+      // the line through p_i along the axis. With w = r_j + u_j - r_i (= d + u_i):
+      //   dg_1/dq_i = [-n^T, (S n).w],  dg_1/dq_j = [n^T, n.(S u_j)]
+      //   G v = n.(r_j' - r_i') + w_j n.(S u_j) + w_i (S n).w, differentiated:
+      //   H_i = [-w_i (S n)^T, (S n).(r_j' - r_i') + w_j n.u_j - w_i n.w]
+      //   H_j = [ w_i (S n)^T, (w_i - w_j) n.u_j]
+      // g_2 = th_j - th_i - angle keeps the bodies from turning relative to each other.
+      const Vec2 n = rotate(qi.z(), perp(jt.axis));
+      const Vec2 sn = perp(n);
+      const Vec2 w = qj.head<2>() + uj - qi.head<2>();
+      const Vec2 dr = vj.head<2>() - vi.head<2>();
+      b.g(0) = n.dot(pj - pi);
+      b.gi.block<1, 2>(0, 0) = -n.transpose();
+      b.gi(0, 2) = sn.dot(w);
+      b.gj.block<1, 2>(0, 0) = n.transpose();
+      b.gj(0, 2) = n.dot(perp(uj));
+      b.hi.block<1, 2>(0, 0) = -wi * sn.transpose();
+      b.hi(0, 2) = sn.dot(dr) + wj * n.dot(uj) - wi * n.dot(w);
+      b.hj.block<1, 2>(0, 0) = wi * sn.transpose();
+      b.hj(0, 2) = (wi - wj) * n.dot(uj);
+      b.g(1) = qj.z() - qi.z() - jt.angle;
+      b.gi(1, 2) = -1.0;
+      b.gj(1, 2) = 1.0;
+      break;
+    }
+    case PlanarJointType::kDistance: {
+      // g = (d.d - l^2) / (2 l), d = p_j - p_i: equals |d| - l to first order and has units of
+      // length, but is smooth even at d = 0. G v = d.d'/l, so
+      //   G_i = -[d^T, d.(S u_i)]/l,  G_j = [d^T, d.(S u_j)]/l
+      //   H_i = [-d'^T, -d'.(S u_i) + w_i d.u_i]/l,  H_j = [d'^T, d'.(S u_j) - w_j d.u_j]/l
+      const double l = jt.length;
+      const Vec2 d = pj - pi;
+      const Vec2 dd = dpj - dpi;
+      b.g(0) = (d.squaredNorm() - l * l) / (2.0 * l);
+      b.gi.block<1, 2>(0, 0) = -d.transpose() / l;
+      b.gi(0, 2) = -d.dot(perp(ui)) / l;
+      b.gj.block<1, 2>(0, 0) = d.transpose() / l;
+      b.gj(0, 2) = d.dot(perp(uj)) / l;
+      b.hi.block<1, 2>(0, 0) = -dd.transpose() / l;
+      b.hi(0, 2) = (-dd.dot(perp(ui)) + wi * d.dot(ui)) / l;
+      b.hj.block<1, 2>(0, 0) = dd.transpose() / l;
+      b.hj(0, 2) = (dd.dot(perp(uj)) - wj * d.dot(uj)) / l;
+      break;
+    }
+  }
+}
+
+void check_body(int b, int n_bodies, const std::string& what) {
+  if (b < kGround || b >= n_bodies) {
+    throw std::invalid_argument(what + ": body index " + std::to_string(b) + " out of range");
+  }
+}
+
+}  // namespace
+
+int constraint_rows(PlanarJointType type) noexcept {
+  switch (type) {
+    case PlanarJointType::kRevolute:
+    case PlanarJointType::kPrismatic:
+      return 2;
+    case PlanarJointType::kFixed:
+      return 3;
+    case PlanarJointType::kDistance:
+      return 1;
+  }
+  return 0;
+}
+
+std::string_view to_string(PlanarJointType type) noexcept {
+  switch (type) {
+    case PlanarJointType::kRevolute:
+      return "revolute";
+    case PlanarJointType::kPrismatic:
+      return "prismatic";
+    case PlanarJointType::kFixed:
+      return "fixed";
+    case PlanarJointType::kDistance:
+      return "distance";
+  }
+  return "?";
+}
+
+namespace {
+
+int count_rows(const PlanarModelSpec& spec) {
+  int rows = 0;
+  for (const PlanarJointSpec& j : spec.joints) rows += constraint_rows(j.type);
+  return rows;
+}
+
+PlanarModelSpec validated(PlanarModelSpec spec) {
+  const int n = static_cast<int>(spec.bodies.size());
+  if (n == 0) throw std::invalid_argument("a planar model needs at least one body");
+  for (const PlanarBodySpec& b : spec.bodies) {
+    // zero mass or inertia is allowed here (M only has to be positive definite on ker G, Chin
+    // Lemma 4.1: e.g. a massless slider fully placed by its joints); model files require > 0
+    if (!(b.mass >= 0.0) || !(b.inertia >= 0.0) || !std::isfinite(b.mass) ||
+        !std::isfinite(b.inertia) || !b.pose.allFinite() || !b.velocity.allFinite()) {
+      throw std::invalid_argument("body '" + b.name +
+                                  "': mass and inertia must be finite and >= 0, pose and "
+                                  "velocity finite");
+    }
+  }
+  for (PlanarJointSpec& j : spec.joints) {
+    const std::string what = "joint '" + j.name + "'";
+    check_body(j.body_i, n, what);
+    check_body(j.body_j, n, what);
+    if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
+    if (j.type == PlanarJointType::kPrismatic) {
+      const double a = j.axis.norm();
+      if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero axis");
+      j.axis /= a;
+    }
+    if (j.type == PlanarJointType::kDistance && !(j.length > 0.0)) {
+      throw std::invalid_argument(what + ": length must be > 0");
+    }
+  }
+  for (const PlanarForceSpec& f : spec.forces) {
+    const std::string what = "force '" + f.name + "'";
+    check_body(f.body_i, n, what);
+    check_body(f.body_j, n, what);
+    if ((f.type == PlanarForceType::kSpringDamper ||
+         f.type == PlanarForceType::kRotationalSpring) &&
+        f.body_i == f.body_j) {
+      throw std::invalid_argument(what + " connects a body to itself");
+    }
+    if ((f.type == PlanarForceType::kForce || f.type == PlanarForceType::kTorque) &&
+        f.body_i == kGround) {
+      throw std::invalid_argument(what + " acts on the ground");
+    }
+  }
+  return spec;
+}
+
+}  // namespace
+
+PlanarMultibody::PlanarMultibody(PlanarModelSpec spec)
+    : System(3 * static_cast<int>(spec.bodies.size()),
+             3 * static_cast<int>(spec.bodies.size()),
+             count_rows(spec)),
+      spec_(validated(std::move(spec))) {
+  int row = 0;
+  rows_.reserve(spec_.joints.size());
+  for (const PlanarJointSpec& j : spec_.joints) {
+    rows_.push_back(row);
+    row += constraint_rows(j.type);
+  }
+}
+
+void PlanarMultibody::initial_state(State& out) const {
+  out = State(n_q(), n_v());
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    out.q.segment<3>(3 * static_cast<Eigen::Index>(b)) = spec_.bodies[b].pose;
+    out.v.segment<3>(3 * static_cast<Eigen::Index>(b)) = spec_.bodies[b].velocity;
+  }
+}
+
+void PlanarMultibody::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexcept {
+  // M = diag(m, m, J) per body: the Newton-Euler equations about the centre of mass
+  out_M.setZero();
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    const Eigen::Index k = 3 * static_cast<Eigen::Index>(b);
+    out_M(k, k) = spec_.bodies[b].mass;
+    out_M(k + 1, k + 1) = spec_.bodies[b].mass;
+    out_M(k + 2, k + 2) = spec_.bodies[b].inertia;
+  }
+}
+
+void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
+  // Generalized force of a world force F at a point p = r + u of body b: (F, (S u).F), i.e. the
+  // force and its moment u x F about the centre of mass.
+  out_f.setZero();
+  auto add = [&out_f](int b, const Vec2& force, const Vec2& u) {
+    if (b == kGround) return;
+    out_f.segment<2>(3 * b) += force;
+    out_f(3 * b + 2) += perp(u).dot(force);
+  };
+  for (const PlanarForceSpec& f : spec_.forces) {
+    switch (f.type) {
+      case PlanarForceType::kGravity:
+        for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+          out_f.segment<2>(3 * static_cast<Eigen::Index>(b)) += spec_.bodies[b].mass * f.vector;
+        }
+        break;
+      case PlanarForceType::kSpringDamper: {
+        // d = p_j - p_i, l = |d|, e = d/l, l' = e.d'. Tension T = k (l - l0) + c l' - F_act
+        // pulls the points together: -T e on p_j, +T e on p_i. (At l = 0 the direction is
+        // undefined and the element exerts nothing.)
+        const Vec3 qi = body_block(q, f.body_i);
+        const Vec3 qj = body_block(q, f.body_j);
+        const Vec3 vi = body_block(v, f.body_i);
+        const Vec3 vj = body_block(v, f.body_j);
+        const Vec2 ui = rotate(qi.z(), f.point_i);
+        const Vec2 uj = rotate(qj.z(), f.point_j);
+        const Vec2 d = qj.head<2>() + uj - qi.head<2>() - ui;
+        const double l = d.norm();
+        if (!(l > 0.0)) break;
+        const Vec2 e = d / l;
+        const Vec2 dd = vj.head<2>() + vj.z() * perp(uj) - vi.head<2>() - vi.z() * perp(ui);
+        const double tension = f.stiffness * (l - f.rest) + f.damping * e.dot(dd) - f.actuator;
+        add(f.body_i, tension * e, ui);
+        add(f.body_j, -tension * e, uj);
+        break;
+      }
+      case PlanarForceType::kRotationalSpring: {
+        // phi = th_j - th_i - rest; torque tau = k phi + c phi' resists on j, reacts on i
+        const double phi = body_block(q, f.body_j).z() - body_block(q, f.body_i).z() - f.rest;
+        const double dphi = body_block(v, f.body_j).z() - body_block(v, f.body_i).z();
+        const double tau = f.stiffness * phi + f.damping * dphi;
+        if (f.body_i != kGround) out_f(3 * f.body_i + 2) += tau;
+        if (f.body_j != kGround) out_f(3 * f.body_j + 2) -= tau;
+        break;
+      }
+      case PlanarForceType::kForce:
+        add(f.body_i, f.vector, rotate(q(3 * f.body_i + 2), f.point_i));
+        break;
+      case PlanarForceType::kTorque:
+        out_f(3 * f.body_i + 2) += f.torque;
+        break;
+    }
+  }
+}
+
+void PlanarMultibody::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
+  JointBlocks b;
+  const Vec3 zero = Vec3::Zero();
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const PlanarJointSpec& jt = spec_.joints[k];
+    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), zero, zero, b);
+    out_g.segment(rows_[k], constraint_rows(jt.type)) = b.g.head(constraint_rows(jt.type));
+  }
+}
+
+void PlanarMultibody::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
+  out_G.setZero();
+  JointBlocks b;
+  const Vec3 zero = Vec3::Zero();
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const PlanarJointSpec& jt = spec_.joints[k];
+    const int rows = constraint_rows(jt.type);
+    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), zero, zero, b);
+    if (jt.body_i != kGround) out_G.block(rows_[k], 3 * jt.body_i, rows, 3) = b.gi.topRows(rows);
+    if (jt.body_j != kGround) out_G.block(rows_[k], 3 * jt.body_j, rows, 3) = b.gj.topRows(rows);
+  }
+}
+
+void PlanarMultibody::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
+  // L = g_qq(v, v) = H_i v_i + H_j v_j per joint (g_t = 0)
+  JointBlocks b;
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const PlanarJointSpec& jt = spec_.joints[k];
+    const int rows = constraint_rows(jt.type);
+    const Vec3 vi = body_block(v, jt.body_i);
+    const Vec3 vj = body_block(v, jt.body_j);
+    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), vi, vj, b);
+    const Vec3 l = b.hi * vi + b.hj * vj;
+    out_L.segment(rows_[k], rows) = l.head(rows);
+  }
+}
+
+void PlanarMultibody::velocity_constraint_jacobian(double /*t*/,
+                                                   VecCRef q,
+                                                   VecCRef v,
+                                                   MatRef out_Gv_q) const noexcept {
+  out_Gv_q.setZero();
+  JointBlocks b;
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const PlanarJointSpec& jt = spec_.joints[k];
+    const int rows = constraint_rows(jt.type);
+    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), body_block(v, jt.body_i),
+                   body_block(v, jt.body_j), b);
+    if (jt.body_i != kGround) out_Gv_q.block(rows_[k], 3 * jt.body_i, rows, 3) = b.hi.topRows(rows);
+    if (jt.body_j != kGround) out_Gv_q.block(rows_[k], 3 * jt.body_j, rows, 3) = b.hj.topRows(rows);
+  }
+}
+
+bool PlanarMultibody::inertia_jacobian(double /*t*/,
+                                       VecCRef /*q*/,
+                                       VecCRef /*a*/,
+                                       MatRef out_K) const noexcept {
+  out_K.setZero();  // M is constant in body coordinates
+  return true;
+}
+
+double PlanarMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+  // T = sum (m |r'|^2 + J th'^2)/2; V of every conservative element:
+  //   gravity -m g.r, spring k (l - l0)^2/2 - F_act l, rotational spring k phi^2/2,
+  //   constant force -F.p, constant torque -tau th
+  double e = 0.0;
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    const Vec3 vb = v.segment<3>(3 * static_cast<Eigen::Index>(b));
+    e += 0.5 * (spec_.bodies[b].mass * vb.head<2>().squaredNorm() +
+                spec_.bodies[b].inertia * vb.z() * vb.z());
+  }
+  for (const PlanarForceSpec& f : spec_.forces) {
+    switch (f.type) {
+      case PlanarForceType::kGravity:
+        for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+          e -= spec_.bodies[b].mass * f.vector.dot(q.segment<2>(3 * static_cast<Eigen::Index>(b)));
+        }
+        break;
+      case PlanarForceType::kSpringDamper: {
+        const Vec3 qi = body_block(q, f.body_i);
+        const Vec3 qj = body_block(q, f.body_j);
+        const double l =
+            (qj.head<2>() + rotate(qj.z(), f.point_j) - qi.head<2>() - rotate(qi.z(), f.point_i))
+                .norm();
+        e += 0.5 * f.stiffness * (l - f.rest) * (l - f.rest) - f.actuator * l;
+        break;
+      }
+      case PlanarForceType::kRotationalSpring: {
+        const double phi = body_block(q, f.body_j).z() - body_block(q, f.body_i).z() - f.rest;
+        e += 0.5 * f.stiffness * phi * phi;
+        break;
+      }
+      case PlanarForceType::kForce: {
+        const Vec3 qb = body_block(q, f.body_i);
+        e -= f.vector.dot(qb.head<2>() + rotate(qb.z(), f.point_i));
+        break;
+      }
+      case PlanarForceType::kTorque:
+        e -= f.torque * q(3 * f.body_i + 2);
+        break;
+    }
+  }
+  return e;
+}
+
+std::vector<std::string> assemble(PlanarModelSpec& spec, double tolerance, int max_iterations) {
+  // Newton on g(q) = 0 with the minimum-norm step dq = -G^+ g (complete orthogonal
+  // decomposition, so redundant joints, e.g. a planar parallelogram, do not break it).
+  const PlanarMultibody sys(spec);
+  State s;
+  sys.initial_state(s);
+  Vec g(sys.n_lambda());
+  Mat G(sys.n_lambda(), sys.n_v());
+  std::vector<std::string> notes;
+  if (sys.n_lambda() == 0) return notes;
+  sys.constraints(0.0, s.q, g);
+  const double g0 = g.lpNorm<Eigen::Infinity>();
+  int iterations = 0;
+  while (g.lpNorm<Eigen::Infinity>() > tolerance && iterations < max_iterations) {
+    sys.jacobian(0.0, s.q, G);
+    s.q -= G.completeOrthogonalDecomposition().solve(g);
+    sys.constraints(0.0, s.q, g);
+    ++iterations;
+  }
+  if (!(g.lpNorm<Eigen::Infinity>() <= tolerance)) {
+    std::vector<std::string> bad;
+    std::string list;
+    for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+      const int rows = constraint_rows(spec.joints[k].type);
+      if (!(g.segment(sys.joint_row(k), rows).lpNorm<Eigen::Infinity>() <= tolerance)) {
+        bad.push_back(spec.joints[k].name);
+        list += (list.empty() ? "" : ", ") + spec.joints[k].name;
+      }
+    }
+    throw AssemblyError(
+        "assembly failed: after " + std::to_string(iterations) +
+            " Newton iterations the constraints of joint(s) " + list +
+            " remain violated (|g|_inf = " + std::to_string(g.lpNorm<Eigen::Infinity>()) + ")",
+        std::move(bad));
+  }
+  if (iterations > 0) {
+    notes.push_back("initial pose assembled: |g|_inf " + std::to_string(g0) + " -> " +
+                    std::to_string(g.lpNorm<Eigen::Infinity>()) + " in " +
+                    std::to_string(iterations) + " Newton iteration(s)");
+  }
+  // velocities: the minimum-norm change that satisfies G v = 0
+  sys.jacobian(0.0, s.q, G);
+  Vec gv = G * s.v;
+  if (gv.lpNorm<Eigen::Infinity>() > tolerance) {
+    s.v -= G.completeOrthogonalDecomposition().solve(gv);
+    notes.push_back("initial velocity projected onto G v = 0: |G v|_inf " +
+                    std::to_string(gv.lpNorm<Eigen::Infinity>()) + " -> " +
+                    std::to_string((G * s.v).lpNorm<Eigen::Infinity>()));
+  }
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    spec.bodies[b].pose = s.q.segment<3>(3 * static_cast<Eigen::Index>(b));
+    spec.bodies[b].velocity = s.v.segment<3>(3 * static_cast<Eigen::Index>(b));
+  }
+  return notes;
+}
+
+}  // namespace rtmb

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// Planar multibody models in absolute (body) coordinates, the System that model files with
+// `bodies:` compile to (docs/model-format.md, "Bodies, joints and forces"; equations in
+// docs/architecture.md). Each body has q_b = (x, y, theta): the world position of its centre of
+// mass and its rotation angle, v_b = q_b'. The mass matrix is block diagonal, M = diag(m, m, J)
+// per body, and every joint adds its constraint rows g(q) = 0 (scleronomic: g_t = 0).
+//
+// Planar only: spatial bodies, spherical/universal/cylindrical/planar joints, joint motors and
+// drivers are later slices of issue 4.
+
+#include <Eigen/Core>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rtmb/system.hpp"
+
+namespace rtmb {
+
+/// Body index of the fixed ground (pose (0, 0, 0) for ever).
+inline constexpr int kGround = -1;
+
+/// One rigid body in the plane.
+struct PlanarBodySpec {
+  std::string name;
+  double mass = 0.0;                                   ///< m [kg]
+  double inertia = 0.0;                                ///< J about the centre of mass [kg m^2]
+  Eigen::Vector3d pose = Eigen::Vector3d::Zero();      ///< (x, y, theta) [m, m, rad]
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  ///< (x', y', theta') [m/s, m/s, rad/s]
+};
+
+enum class PlanarJointType { kRevolute, kPrismatic, kFixed, kDistance };
+
+/// A joint between body i and body j (either may be kGround) at points given in the body frames.
+struct PlanarJointSpec {
+  std::string name;
+  PlanarJointType type = PlanarJointType::kRevolute;
+  int body_i = kGround;
+  int body_j = kGround;
+  Eigen::Vector2d point_i = Eigen::Vector2d::Zero();  ///< s_i in body i's frame [m]
+  Eigen::Vector2d point_j = Eigen::Vector2d::Zero();  ///< s_j in body j's frame [m]
+  Eigen::Vector2d axis = Eigen::Vector2d::UnitX();    ///< prismatic: sliding axis in i's frame
+  double angle = 0.0;   ///< prismatic, fixed: the kept relative angle theta_j - theta_i [rad]
+  double length = 0.0;  ///< distance: |p_j - p_i| [m], > 0
+};
+
+enum class PlanarForceType {
+  kGravity,           ///< vector on every body's centre of mass
+  kSpringDamper,      ///< translational spring-damper-actuator between two body points
+  kRotationalSpring,  ///< rotational spring-damper between the two bodies of a revolute joint
+  kForce,             ///< constant world-frame force on a body point
+  kTorque,            ///< constant torque on a body
+};
+
+struct PlanarForceSpec {
+  std::string name;
+  PlanarForceType type = PlanarForceType::kGravity;
+  int body_i = kGround;
+  int body_j = kGround;
+  Eigen::Vector2d point_i = Eigen::Vector2d::Zero();  ///< body frame [m]
+  Eigen::Vector2d point_j = Eigen::Vector2d::Zero();  ///< body frame [m]
+  Eigen::Vector2d vector = Eigen::Vector2d::Zero();   ///< gravity [m/s^2] or force [N], world
+  double stiffness = 0.0;                             ///< k [N/m] or [N m/rad]
+  double damping = 0.0;                               ///< c [N s/m] or [N m s/rad]
+  double rest = 0.0;      ///< rest length [m] or rest angle theta_j - theta_i [rad]
+  double actuator = 0.0;  ///< constant actuator force along the spring [N] (> 0 pushes apart)
+  double torque = 0.0;    ///< kTorque [N m]
+};
+
+struct PlanarModelSpec {
+  std::string name = "bodies";
+  std::vector<PlanarBodySpec> bodies;
+  std::vector<PlanarJointSpec> joints;
+  std::vector<PlanarForceSpec> forces;
+};
+
+/// Number of constraint rows of a joint type: revolute 2, prismatic 2, fixed 3, distance 1.
+[[nodiscard]] int constraint_rows(PlanarJointType type) noexcept;
+[[nodiscard]] std::string_view to_string(PlanarJointType type) noexcept;
+
+/// Initial conditions that cannot be made consistent; joints() names the joints whose
+/// constraints stay violated.
+class AssemblyError : public std::runtime_error {
+ public:
+  AssemblyError(const std::string& what, std::vector<std::string> joints)
+      : std::runtime_error(what), joints_(std::move(joints)) {}
+  [[nodiscard]] const std::vector<std::string>& joints() const noexcept { return joints_; }
+
+ private:
+  std::vector<std::string> joints_;
+};
+
+/// Makes the initial poses and velocities of `spec` consistent: Newton projection of q onto
+/// g(q) = 0 with the minimum-norm correction dq = -G^+ g (at most `max_iterations`), then the
+/// velocities onto G v = 0 (v -= G^+ G v). Returns a note for each correction made (empty when
+/// the given state was consistent to `tolerance`). Throws AssemblyError when |g|_inf stays above
+/// `tolerance`. Setup-only.
+std::vector<std::string> assemble(PlanarModelSpec& spec,
+                                  double tolerance = 1e-10,
+                                  int max_iterations = 20);
+
+/// The body-coordinate System of a planar model. Construction validates the spec (throws
+/// std::invalid_argument) and preallocates; every evaluation is allocation-free. initial_state()
+/// returns the spec's poses and velocities as given (call assemble() first).
+class PlanarMultibody final : public System {
+ public:
+  explicit PlanarMultibody(PlanarModelSpec spec);
+
+  [[nodiscard]] std::string_view name() const noexcept override { return spec_.name; }
+  [[nodiscard]] const PlanarModelSpec& spec() const noexcept { return spec_; }
+  /// First constraint row of joint k.
+  [[nodiscard]] int joint_row(std::size_t k) const noexcept { return rows_[k]; }
+
+  void initial_state(State& out) const override;
+  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
+  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
+  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
+  void velocity_constraint_jacobian(double t,
+                                    VecCRef q,
+                                    VecCRef v,
+                                    MatRef out_Gv_q) const noexcept override;
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
+  [[nodiscard]] bool has_energy() const noexcept override { return true; }
+  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+
+ private:
+  PlanarModelSpec spec_;
+  std::vector<int> rows_;  // first constraint row per joint
+};
+
+}  // namespace rtmb
