@@ -110,6 +110,7 @@ class SparseKkt {
   // L in CSC (strict lower, rows ascending per column) and D.
   std::vector<int> l_ptr_, l_row_;
   std::vector<double> l_val_, d_;
+  std::vector<double> inv_d_;  ///< 1 / D, so that factor() and solve() multiply
 
   std::vector<double> y_;  ///< dense scratch row of factor(), length n (all zero between uses)
   std::vector<double> x_;  ///< permuted right-hand side / solution of solve(), length n
