@@ -63,14 +63,15 @@ class SparseKkt {
   /// Index into jacobian_values() of G(row, col), or -1 when not in the pattern. Setup helper.
   [[nodiscard]] int jacobian_slot(int row, int col) const;
 
-  /// Numeric LDL^T of P K P^T from the current values. Returns false, leaving solve() results
-  /// meaningless, when a pivot has the wrong sign, is tiny relative to the terms it was summed
+  /// Numeric LDL^T of P K P^T from the current values. Returns false (the caller flags
+  /// kSingularKkt) when a pivot has the wrong sign, is tiny relative to the terms it was summed
   /// from, or is not finite: M not positive definite on the eliminated coordinates (massless
   /// coordinate), redundant constraints, or non-finite input. RT-safe: no allocation, no throw.
   [[nodiscard]] bool factor() noexcept;
 
-  /// Solves K [a; lambda] = [f; c] with the last successful factor(). f, a have size n_v; c,
-  /// lambda size n_lambda. RT-safe.
+  /// Solves K [a; lambda] = [f; c] with the last factor(). f, a have size n_v; c, lambda size
+  /// n_lambda. After a failed factor() the outputs are NaN, never a plausible-looking answer.
+  /// RT-safe.
   void solve(VecCRef f, VecCRef c, VecRef a_out, VecRef lambda_out) noexcept;
 
   /// Elimination order: position k holds the K index (coordinate i < n_v, constraint row

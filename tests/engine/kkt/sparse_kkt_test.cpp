@@ -84,9 +84,11 @@ TEST_P(SparseKktChain, AgreesWithDenseKkt) {
   for (unsigned seed = 1; seed <= 5; ++seed) {
     chain.randomize(seed);
     const Errors e = compare_with_dense(chain, sparse, 100 + seed);
+    // agreement with the pivoted dense solver, and the normwise backward error of the sparse
+    // solution: a stable factorization gives a few eps (measured <= 4e-16), 1e-14 is ~45 eps
     EXPECT_LE(e.a_rel, 1e-12) << "seed " << seed;
     EXPECT_LE(e.lambda_rel, 1e-12) << "seed " << seed;
-    EXPECT_LE(e.residual, 1e-15) << "seed " << seed;
+    EXPECT_LE(e.residual, 1e-14) << "seed " << seed;
     worst.a_rel = std::max(worst.a_rel, e.a_rel);
     worst.lambda_rel = std::max(worst.lambda_rel, e.lambda_rel);
     worst.residual = std::max(worst.residual, e.residual);
