@@ -74,6 +74,11 @@ class SparseKkt {
   /// RT-safe.
   void solve(VecCRef f, VecCRef c, VecRef a_out, VecRef lambda_out) noexcept;
 
+  /// The constraint correction top(K^-1 [0; r]) (Chin eq. 4.15, as DenseKkt::solve_correction):
+  /// the M-metric minimum-norm dx with G dx = r. dx_out has size n_v; NaN after a failed
+  /// factor(). RT-safe.
+  void solve_correction(VecCRef r, VecRef dx_out) noexcept;
+
   /// Elimination order: position k holds the K index (coordinate i < n_v, constraint row
   /// n_v + r) eliminated k-th. Exposed for tests and diagnostics.
   [[nodiscard]] const std::vector<int>& elimination_order() const noexcept { return order_; }
@@ -83,6 +88,9 @@ class SparseKkt {
   [[nodiscard]] int factor_nonzeros() const noexcept { return static_cast<int>(l_row_.size()); }
 
  private:
+  /// x_ <- (P K P^T)^-1 x_ with the factors: L z = x, D w = z, L^T u = w.
+  void solve_in_place() noexcept;
+
   int n_v_;
   int n_lambda_;
   int n_;  ///< n_v + n_lambda

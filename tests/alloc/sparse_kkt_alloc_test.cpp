@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// The SparseKkt contract: after setup, writing new values, factor() and solve() never allocate.
+// The SparseKkt contract: after setup, writing new values, factor(), solve() and
+// solve_correction() never allocate.
 // Counted by the malloc-family interposer (tests/support/alloc_counter.cpp) over thousands of
 // factor + solve calls on pinned planar chains, with values changing every call as in a step.
 #include <gtest/gtest.h>
@@ -35,7 +36,7 @@ TEST_P(SparseKktAllocations, FactorAndSolveAllocateNothing) {
   chain_b.bind(kkt);
   const Vec f = Vec::LinSpaced(kkt.n_v(), -1.0, 1.0);
   const Vec c = Vec::LinSpaced(kkt.n_lambda(), 0.5, -0.5);
-  Vec a(kkt.n_v()), lambda(kkt.n_lambda());
+  Vec a(kkt.n_v()), lambda(kkt.n_lambda()), dx(kkt.n_v());
 
   constexpr int kCalls = 5000;
   int failures = 0;
@@ -47,12 +48,14 @@ TEST_P(SparseKktAllocations, FactorAndSolveAllocateNothing) {
       (i % 2 == 0 ? chain_a : chain_b).write_values(kkt);
       if (!kkt.factor()) ++failures;
       kkt.solve(f, c, a, lambda);
-      checksum += a[0] + lambda[0];
+      kkt.solve_correction(c, dx);
+      checksum += a[0] + lambda[0] + dx[0];
     }
     // the failure path too: a zero Jacobian fails at the first constraint pivot
     for (double& v : kkt.jacobian_values()) v = 0.0;
     if (kkt.factor()) ++failures;
     kkt.solve(f, c, a, lambda);
+    kkt.solve_correction(c, dx);
     counts = scope.counts();
   }
   EXPECT_EQ(counts.allocations, 0u);
