@@ -54,6 +54,13 @@ bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds lim
   return pred();
 }
 
+// Connects client to server, says hello and subscribes its UDP socket to every state.
+void say_hello_and_subscribe(Client& client, const Server& server) {
+  client.connect("127.0.0.1", server.tcp_port());
+  (void)client.hello();
+  client.subscribe(1);
+}
+
 std::vector<std::byte> input_datagram(std::uint64_t seq, std::uint16_t channel, double value) {
   InputMessage m;
   m.header.sequence = seq;
@@ -159,9 +166,7 @@ TEST(ServerLoopback, PauseStepResetControlTheStream) {
   Server server(config);
   server.start();
   Client client;
-  client.connect("127.0.0.1", server.tcp_port());
-  (void)client.hello();
-  client.subscribe(1);
+  say_hello_and_subscribe(client, server);
 
   StateMessage m;
   ASSERT_TRUE(client.receive_state(m, 2000ms));  // the paused initial state
@@ -201,9 +206,7 @@ TEST(ServerLoopback, InputsActAsForcesInTheStepAfterTheyArriveThenTheWatchdogRam
   Server server(config);
   server.start();
   Client client;
-  client.connect("127.0.0.1", server.tcp_port());
-  (void)client.hello();
-  client.subscribe(1);
+  say_hello_and_subscribe(client, server);
   StateMessage m;
   ASSERT_TRUE(client.receive_state(m, 2000ms));  // the paused initial state
 
@@ -286,9 +289,7 @@ TEST(ServerLoopback, LoadSwapsTheModelBetweenTicksAndRefusesWhatDoesNotFit) {
   Server server(config);
   server.start();
   Client client;
-  client.connect("127.0.0.1", server.tcp_port());
-  (void)client.hello();
-  client.subscribe(1);
+  say_hello_and_subscribe(client, server);
   StateMessage m;
   ASSERT_TRUE(client.receive_state(m, 2000ms));
   EXPECT_EQ(m.channel_count, 4);
@@ -349,9 +350,7 @@ TEST(ServerLoopback, InputAndCommandRatesAreLimitedPerClient) {
   Server server(config);
   server.start();
   Client client;
-  client.connect("127.0.0.1", server.tcp_port());
-  (void)client.hello();
-  client.subscribe(1);
+  say_hello_and_subscribe(client, server);
 
   // 500 well-formed inputs as fast as possible: about the burst gets through, the rest is
   // counted as rate_limited (never waited for, never queued)
@@ -621,9 +620,7 @@ TEST(ServerLoopback, ServesABodyModelFile) {
   EXPECT_EQ(server.schema().outputs[2].unit, "rad");
   server.start();
   Client client;
-  client.connect("127.0.0.1", server.tcp_port());
-  (void)client.hello();
-  client.subscribe(1);
+  say_hello_and_subscribe(client, server);
   StateMessage m;
   ASSERT_TRUE(client.receive_state(m, 2000ms));
   EXPECT_EQ(m.channel_count, 18);
