@@ -8,12 +8,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "apps/rtmb/json_writer.hpp"
 #include "rtmb/engine.hpp"
+#include "rtmb/model_file.hpp"
 
 namespace rtmb::app {
 
@@ -113,7 +116,11 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
   CLI::App* run = app.add_subcommand(
       "run",
       "Integrate a model offline and print a summary; the last stdout line is one JSON object.");
-  run->add_option("model", o.model, "Built-in mechanism: " + mechanism_names())->required();
+  run->add_option("model", o.model,
+                  "Built-in mechanism (" + mechanism_names() +
+                      ") or model file (docs/model-format.md; options given here override its "
+                      "integration settings)")
+      ->required();
   run->add_option("--method", o.method,
                   "Integrator: " + method_names() + " (dopri5 is adaptive: --rtol/--atol, no --dt)")
       ->capture_default_str()
@@ -188,22 +195,46 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
   run->add_flag("--quiet", o.quiet, "No progress line on stderr");
   run->callback([&o, exit_code, run] {
     o.stabilizer_given = run->count("--stabilizer") > 0;
+    o.given.clear();
+    for (const CLI::Option* opt : run->get_options()) {
+      if (opt->count() > 0) o.given.push_back(opt->get_name());
+    }
     *exit_code = run_offline(o);
   });
 }
 
 int run_offline(const RunOptions& o) {
   // setup: everything that can fail does so here, with a message, before the first step
-  const MechanismInfo* info = find_mechanism(o.model);
-  if (info == nullptr) {
-    std::fprintf(stderr, "rtmb run: unknown model '%s'; valid models: %s\n", o.model.c_str(),
-                 mechanism_names().c_str());
-    return 2;
+  // MODEL is a model file if it names one, else a built-in mechanism
+  const bool is_file = o.model.find('/') != std::string::npos || o.model.ends_with(".yaml") ||
+                       o.model.ends_with(".yml") || std::filesystem::exists(o.model);
+  std::optional<ModelFile> file;
+  const MechanismInfo* info = nullptr;
+  if (is_file) {
+    try {
+      file = load_model_file(o.model);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rtmb run: %s\n", e.what());
+      return 2;
+    }
+    for (const std::string& note : file->notes)
+      std::fprintf(stderr, "rtmb run: %s\n", note.c_str());
+    if (!file->mechanism.empty()) info = find_mechanism(file->mechanism);
+  } else {
+    info = find_mechanism(o.model);
+    if (info == nullptr) {
+      std::fprintf(stderr, "rtmb run: unknown model '%s'; valid models: %s\n", o.model.c_str(),
+                   mechanism_names().c_str());
+      return 2;
+    }
   }
+  const auto given = [&](std::string_view name) {
+    return std::find(o.given.begin(), o.given.end(), name) != o.given.end();
+  };
   std::shared_ptr<const System> system;
   Settings settings;
   try {
-    system = make_mechanism(o.model, o.mechanism);
+    system = file ? make_system(*file) : make_mechanism(o.model, o.mechanism);
     settings.method = *parse_method(o.method);
     settings.stabilizer = *parse_stabilizer(o.stabilizer);
     // implicit methods keep g = 0 themselves: no stabilizer unless one was asked for (which
@@ -221,24 +252,44 @@ int run_offline(const RunOptions& o) {
     settings.implicit.newton_max_iterations = o.newton_max_iterations;
     settings.implicit.modified_newton = o.modified_newton;
     settings.implicit.newton_round_off_floor = !o.newton_strict;
-    settings.dt = o.dt > 0.0 ? o.dt : info->default_dt;
+    settings.dt = o.dt > 0.0 ? o.dt : (info != nullptr ? info->default_dt : settings.dt);
     settings.gamma1 = o.gamma1;
     settings.gamma2 = o.gamma2;
     settings.datol = o.datol;
     settings.projection_tolerance = o.projection_tolerance;
     settings.projection_max_iterations = o.projection_max_iterations;
     settings.correction_mass_weighted = o.correction_mass_weighted;
+    if (file) {
+      // the file's integration settings, except what the command line gave
+      const Settings cli = settings;
+      settings = file->settings;
+      settings.implicit = cli.implicit;
+      if (given("--method")) settings.method = cli.method;
+      if (given("--stabilizer") || (given("--method") && is_implicit(cli.method))) {
+        settings.stabilizer = cli.stabilizer;
+      }
+      if (given("--dt")) settings.dt = cli.dt;
+      if (given("--gamma1")) settings.gamma1 = cli.gamma1;
+      if (given("--gamma2")) settings.gamma2 = cli.gamma2;
+      if (given("--datol")) settings.datol = cli.datol;
+      if (given("--proj-tol")) settings.projection_tolerance = cli.projection_tolerance;
+      if (given("--proj-iter")) settings.projection_max_iterations = cli.projection_max_iterations;
+      if (given("--mass-weighted"))
+        settings.correction_mass_weighted = cli.correction_mass_weighted;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rtmb run: %s\n", e.what());
     return 2;
   }
-  if (settings.stabilizer == StabilizerKind::kBaumgarte && o.gamma1 == 0.0 && o.gamma2 == 0.0) {
+  if (settings.stabilizer == StabilizerKind::kBaumgarte && settings.gamma1 == 0.0 &&
+      settings.gamma2 == 0.0) {
     std::fprintf(stderr,
                  "rtmb run: --stabilizer baumgarte needs --gamma1 and/or --gamma2 "
                  "(e.g. --gamma1 20 --gamma2 100, Chin's B(20,100))\n");
     return 2;
   }
-  const double t_end = o.t_end > 0.0 ? o.t_end : info->default_t_end;
+  // body models in files have no customary horizon: 1 s
+  const double t_end = o.t_end > 0.0 ? o.t_end : (info != nullptr ? info->default_t_end : 1.0);
   const bool adaptive = settings.method == Method::kDopri5;
 
   try {
@@ -284,7 +335,11 @@ int run_offline(const RunOptions& o) {
     csv.row(s, st, tally.steps, true);
 
     // human summary, then the JSON line (always last)
-    std::printf("model %s (%s)\n", info->name.data(), info->description.data());
+    if (file) {
+      std::printf("model %s (%s)\n", model_name(*file).c_str(), file->path.c_str());
+    } else {
+      std::printf("model %s (%s)\n", info->name.data(), info->description.data());
+    }
     std::printf("method %s, stabilizer %s, %s\n", o.method.c_str(),
                 to_string(settings.stabilizer).data(),
                 adaptive ? ("rtol " + std::to_string(o.rtol)).c_str()
@@ -305,8 +360,8 @@ int run_offline(const RunOptions& o) {
     }
 
     JsonLine json;
-    json.field("model", info->name)
-        .field("method", o.method)
+    json.field("model", file ? model_name(*file) : std::string(info->name))
+        .field("method", to_string(settings.method))
         .field("stabilizer", to_string(settings.stabilizer))
         .field("dt", adaptive ? std::nan("") : settings.dt)
         .field("t", s.t)

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "rtmb/adaptive.hpp"
 #include "rtmb/mechanisms.hpp"
@@ -42,6 +43,9 @@ struct RunOptions {
   int newton_max_iterations = 100;
   bool modified_newton = false;
   bool newton_strict = false;  ///< Hoitink's pure absolute increment test (no round-off floor)
+  /// Options given on the command line (e.g. "--dt"): with a model file they override its
+  /// settings, the others keep the file's values.
+  std::vector<std::string> given;
 };
 
 /// Registers `run` on the app; the callback stores its exit code in *exit_code.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -152,6 +153,39 @@ TEST(RunCommand, ImplicitMethodWithAStabilizerIsRejected) {
   const Result r = run_rtmb("run pendulum --method ggl --stabilizer pstab");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("stabilizer none"), std::string::npos) << r.out;
+}
+
+// A model file: its integration settings apply, options given on the command line override
+// them, and the body-coordinate slider-crank keeps its loop closed.
+TEST(RunCommand, ModelFileSettingsApplyAndOptionsOverrideThem) {
+  const std::string dir = std::string(RTMB_SOURCE_DIR) + "/configs/";
+  Result r = run_rtmb("run " + dir + "slider_crank_body.yaml --t-end 0.5 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(json_string(r.last_line, "model"), "slider_crank_body");
+  EXPECT_EQ(json_string(r.last_line, "method"), "rk4");
+  EXPECT_EQ(json_number(r.last_line, "dt"), 0.001);
+  EXPECT_EQ(json_number(r.last_line, "steps"), 500);
+  EXPECT_LE(json_number(r.last_line, "max_position_drift"), 1e-10);
+
+  r = run_rtmb("run " + dir + "default.yaml --dt 0.0005 --method heun --t-end 0.5 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(json_string(r.last_line, "model"), "slider_crank");
+  EXPECT_EQ(json_string(r.last_line, "method"), "heun");
+  EXPECT_EQ(json_string(r.last_line, "stabilizer"), "pstab");  // from the file
+  EXPECT_EQ(json_number(r.last_line, "dt"), 0.0005);
+  EXPECT_EQ(json_number(r.last_line, "steps"), 1000);
+}
+
+TEST(RunCommand, BadModelFileNamesFileLineAndKey) {
+  const std::string path = ::testing::TempDir() + "rtmb_run_bad.yaml";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("mechanism: pendulum\nintegration:\n  dt: -1\n", f);
+  std::fclose(f);
+  const Result r = run_rtmb("run " + path + " --quiet");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find(path + ":3:7: key 'integration.dt': must be > 0"), std::string::npos)
+      << r.out;
 }
 
 }  // namespace
