@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "apps/rtmb/compare_command.hpp"
+#include "apps/rtmb/gen_command.hpp"
 #include "apps/rtmb/latency_command.hpp"
 #include "apps/rtmb/run_command.hpp"
 #include "apps/rtmb/serve_command.hpp"
@@ -27,6 +28,8 @@ int main(int argc, char** argv) {
   rtmb::app::add_latency_command(app, latency_options, &exit_code);
   rtmb::app::CompareOptions compare_options;
   rtmb::app::add_compare_command(app, compare_options, &exit_code);
+  rtmb::app::GenOptions gen_options;
+  rtmb::app::add_gen_command(app, gen_options, &exit_code);
 
   try {
     app.parse(argc, argv);
