@@ -14,14 +14,6 @@
 
 namespace rtmb::app {
 
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(values.begin(), values.end());
-  const auto rank =
-      static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
-  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
-}
-
 DemoClient::DemoClient(double amplitude, double frequency_hz, double rate_hz)
     : amplitude_(amplitude), frequency_hz_(frequency_hz), rate_hz_(rate_hz) {}
 

@@ -58,7 +58,4 @@ class DemoClient {
   DemoReport report_;
 };
 
-/// p-th percentile (0..100) of values by the nearest-rank method; NaN if empty.
-[[nodiscard]] double percentile(std::vector<double> values, double p);
-
 }  // namespace rtmb::app

@@ -49,6 +49,7 @@
 #include <thread>
 #include <vector>
 
+#include "apps/rtmb/app_common.hpp"
 #include "apps/rtmb/json_writer.hpp"
 #include "rtmb/client.hpp"
 #include "rtmb/mechanisms.hpp"
@@ -208,28 +209,7 @@ class UdpSocket {
   int fd_;
 };
 
-/// Percentiles of a set of round trips [us]; NaN when empty.
-struct RttSummary {
-  double p50 = NAN, p90 = NAN, p99 = NAN, max = NAN;
-  std::size_t count = 0;
-};
-
-RttSummary summarize(std::vector<double> us) {
-  RttSummary s;
-  s.count = us.size();
-  if (us.empty()) return s;
-  std::sort(us.begin(), us.end());
-  // nearest rank: the smallest value with at least q of the samples at or below it
-  const auto rank = [&us](double q) {
-    const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(us.size())));
-    return us[std::clamp<std::size_t>(k, 1, us.size()) - 1];
-  };
-  s.p50 = rank(0.50);
-  s.p90 = rank(0.90);
-  s.p99 = rank(0.99);
-  s.max = us.back();
-  return s;
-}
+using RttSummary = Percentiles;  // round trips [us]
 
 /// One state whose echo was valid, as the receiver thread saw it.
 struct EchoRecord {
@@ -354,7 +334,7 @@ EngineResult run_engine(Client& client,
     rtt_us.push_back(static_cast<double>(e.received_ns - e.sender_time_ns) * 1e-3);
   }
   r.echoed = rtt_us.size();
-  r.rtt = summarize(std::move(rtt_us));
+  r.rtt = percentiles(std::move(rtt_us));
   return r;
 }
 
@@ -400,7 +380,7 @@ RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size) {
   }
   stop.store(true);
   echo.join();
-  return summarize(std::move(rtt_us));
+  return percentiles(std::move(rtt_us));
 }
 
 void print_rtt(const char* name, const RttSummary& s, bool with_p90) {

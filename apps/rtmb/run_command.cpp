@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "apps/rtmb/app_common.hpp"
 #include "apps/rtmb/json_writer.hpp"
 #include "rtmb/engine.hpp"
 #include "rtmb/model_file.hpp"
@@ -206,8 +207,7 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
 int run_offline(const RunOptions& o) {
   // setup: everything that can fail does so here, with a message, before the first step
   // MODEL is a model file if it names one, else a built-in mechanism
-  const bool is_file = o.model.find('/') != std::string::npos || o.model.ends_with(".yaml") ||
-                       o.model.ends_with(".yml") || std::filesystem::exists(o.model);
+  const bool is_file = names_model_file(o.model);
   std::optional<ModelFile> file;
   const MechanismInfo* info = nullptr;
   if (is_file) {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <thread>
 
+#include "apps/rtmb/app_common.hpp"
 #include "apps/rtmb/demo_client.hpp"
 #include "rtmb/mechanisms.hpp"
 #include "rtmb/model_file.hpp"
@@ -57,9 +58,7 @@ ModelFile resolve_model(const std::string& model) {
     if (std::filesystem::exists(kDefaultModel)) return load_model_file(kDefaultModel);
     return load_model_file(RTMB_DEFAULT_MODEL);
   }
-  const bool is_file = model.find('/') != std::string::npos || model.ends_with(".yaml") ||
-                       model.ends_with(".yml") || std::filesystem::exists(model);
-  if (is_file) return load_model_file(model);
+  if (names_model_file(model)) return load_model_file(model);
   if (find_mechanism(model) == nullptr) {
     throw std::invalid_argument("unknown model '" + model + "': not a file, and not a built-in (" +
                                 mechanism_names() + ")");
@@ -75,9 +74,9 @@ void print_demo(const DemoReport& d) {
       static_cast<unsigned long long>(d.states_lost),
       static_cast<unsigned long long>(d.states_rejected),
       d.error.empty() ? "" : "; error: ", d.error.c_str());
+  const Percentiles rtt = percentiles(d.rtt_us);
   std::printf("  end-to-end input->state   p50 %9.1f  p90 %9.1f  p99 %9.1f  max %9.1f us  (%zu)\n",
-              percentile(d.rtt_us, 50), percentile(d.rtt_us, 90), percentile(d.rtt_us, 99),
-              percentile(d.rtt_us, 100), d.rtt_us.size());
+              rtt.p50, rtt.p90, rtt.p99, rtt.max, rtt.count);
   std::printf("  drift in the stream (max): position %.3g, velocity %.3g\n", d.max_position_drift,
               d.max_velocity_drift);
 }
