@@ -285,6 +285,11 @@ void append_bool(std::string& out, std::string_view key, bool v) {
   out += v ? "true" : "false";
 }
 
+// The error reply to command c.
+[[nodiscard]] std::string error_for(const Command& c, std::string message) {
+  return error_reply({std::move(message), std::string(command_name(c.body)), c.id});
+}
+
 [[nodiscard]] std::string ok_head(const Command& c) {
   std::string out = "{\"ok\":true,\"command\":";
   append_json_string(out, command_name(c.body));
@@ -973,16 +978,13 @@ std::string Server::Impl::handle_line(Session& session, std::string_view line) {
 
 std::string Server::Impl::push_control(const Command& c, SimControl request) {
   if (!control->try_push(request)) {
-    return error_reply({"busy: too many control requests in flight, retry",
-                        std::string(command_name(c.body)), c.id});
+    return error_for(c, "busy: too many control requests in flight, retry");
   }
   return ok_head(c) + "}";
 }
 
 std::string Server::Impl::handle(Session& session, const Command& c) {
-  const auto error = [&](std::string message) {
-    return error_reply({std::move(message), std::string(command_name(c.body)), c.id});
-  };
+  const auto error = [&](std::string message) { return error_for(c, std::move(message)); };
   if (const auto* hello = std::get_if<HelloCommand>(&c.body)) {
     if (!config.token.empty() && hello->token.value_or("") != config.token) {
       return error(hello->token ? "wrong token" : "this server requires a \"token\"");
@@ -1082,9 +1084,7 @@ std::string Server::Impl::schema_fields() const {
 }
 
 std::string Server::Impl::load_reply(const Command& c, const LoadCommand& load) {
-  const auto error = [&](std::string message) {
-    return error_reply({std::move(message), "load", c.id});
-  };
+  const auto error = [&](std::string message) { return error_for(c, std::move(message)); };
   // a built-in mechanism by name, or a model file under the directory of the served one (a
   // network client must not make the server read arbitrary files)
   ModelFile file;
@@ -1128,9 +1128,7 @@ void Server::Impl::collect_retired() {
 }
 
 std::string Server::Impl::set_reply(const Command& c, const SetCommand& set) {
-  const auto error = [&](std::string message) {
-    return error_reply({std::move(message), "set", c.id});
-  };
+  const auto error = [&](std::string message) { return error_for(c, std::move(message)); };
   // PARAM is an input channel: VALUE becomes a sample of it, exactly as if it had come over UDP
   // (its policy and the watchdog apply, so a force set this way ramps to zero once stale)
   const auto it = std::find_if(schema.inputs.begin(), schema.inputs.end(),
