@@ -71,6 +71,20 @@ void DirectCorrection::apply(double t, VecRef q, VecRef v, StepStatus& status) n
   (void)sequential(t, q, v, status);
 }
 
+bool DirectCorrection::factor_positions(double t, VecCRef q, StepStatus& status) noexcept {
+  // [W G^T; G 0] at q, W = M(q) or I
+  if (metric_ == CorrectionMetric::kMass) {
+    system_.mass(t, q, kkt_pos_.mass_block());
+  } else {
+    kkt_pos_.mass_block().setIdentity();
+  }
+  system_.jacobian(t, q, kkt_pos_.jacobian_block());
+  ++status.kkt_factorizations;
+  if (kkt_pos_.factor()) return true;
+  status.set(StepFlag::kSingularKkt);
+  return false;
+}
+
 bool DirectCorrection::sequential(double t, VecRef q, VecRef v, StepStatus& status) noexcept {
   // positions: full Newton, eq. 3 (c + c_q dq = 0, minimum norm in the metric)
   for (int it = 0;; ++it) {
@@ -80,33 +94,13 @@ bool DirectCorrection::sequential(double t, VecRef q, VecRef v, StepStatus& stat
       status.set(StepFlag::kStabilizerNotConverged);
       break;
     }
-    if (metric_ == CorrectionMetric::kMass) {
-      system_.mass(t, q, kkt_pos_.mass_block());
-    } else {
-      kkt_pos_.mass_block().setIdentity();
-    }
-    system_.jacobian(t, q, kkt_pos_.jacobian_block());
-    ++status.kkt_factorizations;
-    if (!kkt_pos_.factor()) {
-      status.set(StepFlag::kSingularKkt);
-      return false;
-    }
+    if (!factor_positions(t, q, status)) return false;
     kkt_pos_.solve_correction(r_pos_, dq_);
     q -= dq_;
     ++status.stabilizer_iterations;
   }
   // velocities: linear, one step at the corrected q (eq. 4; reference §13 item 5)
-  if (metric_ == CorrectionMetric::kMass) {
-    system_.mass(t, q, kkt_pos_.mass_block());
-  } else {
-    kkt_pos_.mass_block().setIdentity();
-  }
-  system_.jacobian(t, q, kkt_pos_.jacobian_block());
-  ++status.kkt_factorizations;
-  if (!kkt_pos_.factor()) {
-    status.set(StepFlag::kSingularKkt);
-    return false;
-  }
+  if (!factor_positions(t, q, status)) return false;
   system_.constraint_rate(t, q, r_pos_);
   r_pos_.noalias() += kkt_pos_.jacobian() * v;
   kkt_pos_.solve_correction(r_pos_, dq_);
