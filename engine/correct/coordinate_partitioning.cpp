@@ -95,6 +95,7 @@ void CoordinatePartitioning::apply(double t, VecRef q, VecRef v, StepStatus& sta
   }
 
   // positions: Newton on g(z, u) = 0 in u
+  bool moved = false;  // q changed since G_u was last factored
   for (int it = 0;; ++it) {
     system_.constraints(t, q, r_);
     if (r_.lpNorm<Eigen::Infinity>() <= tolerance_) break;
@@ -108,12 +109,16 @@ void CoordinatePartitioning::apply(double t, VecRef q, VecRef v, StepStatus& sta
     }
     du_ = lu_.solve(r_);
     for (int k = 0; k < dep_.size(); ++k) q(dep_(k)) -= du_(k);
+    moved = true;
     ++status.stabilizer_iterations;
   }
 
-  // velocities: G_u v_u = -(G_z v_z + g_t) at the corrected q
-  system_.jacobian(t, q, g_jac_);
-  (void)factor_dependent();
+  // velocities: G_u v_u = -(G_z v_z + g_t) at the corrected q (G and G_u are already those of
+  // q when the Newton loop took no step)
+  if (moved) {
+    system_.jacobian(t, q, g_jac_);
+    (void)factor_dependent();
+  }
   system_.constraint_rate(t, q, r_);
   for (int j = 0; j < q.size(); ++j) {
     if (is_dependent_(j) == 0) r_.noalias() += g_jac_.col(j) * v(j);

@@ -43,6 +43,13 @@ DirectCorrection::DirectCorrection(const System& system,
       e_v_(Vec::Zero(system.n_v())),
       q_fd_(Vec::Zero(system.n_q())),
       gt_(Vec::Zero(system.n_lambda())) {
+  // constant blocks, written once (DenseKkt keeps them between factorizations): W = I in the
+  // Euclidean metric; the zero blocks of diag(W, W) and the zero G-row block dg/dv of J stay as
+  // constructed
+  if (metric_ == CorrectionMetric::kEuclidean) {
+    kkt_pos_.mass_block().setIdentity();
+    kkt_full_.mass_block().setIdentity();
+  }
   if (has_energy_) {
     State s0(system.n_q(), system.n_v());
     system.initial_state(s0);
@@ -71,6 +78,16 @@ void DirectCorrection::apply(double t, VecRef q, VecRef v, StepStatus& status) n
   (void)sequential(t, q, v, status);
 }
 
+bool DirectCorrection::factor_positions(double t, VecCRef q, StepStatus& status) noexcept {
+  // [W G^T; G 0] at q, W = M(q) or I (set at construction)
+  if (metric_ == CorrectionMetric::kMass) system_.mass(t, q, kkt_pos_.mass_block());
+  system_.jacobian(t, q, kkt_pos_.jacobian_block());
+  ++status.kkt_factorizations;
+  if (kkt_pos_.factor()) return true;
+  status.set(StepFlag::kSingularKkt);
+  return false;
+}
+
 bool DirectCorrection::sequential(double t, VecRef q, VecRef v, StepStatus& status) noexcept {
   // positions: full Newton, eq. 3 (c + c_q dq = 0, minimum norm in the metric)
   for (int it = 0;; ++it) {
@@ -80,33 +97,13 @@ bool DirectCorrection::sequential(double t, VecRef q, VecRef v, StepStatus& stat
       status.set(StepFlag::kStabilizerNotConverged);
       break;
     }
-    if (metric_ == CorrectionMetric::kMass) {
-      system_.mass(t, q, kkt_pos_.mass_block());
-    } else {
-      kkt_pos_.mass_block().setIdentity();
-    }
-    system_.jacobian(t, q, kkt_pos_.jacobian_block());
-    ++status.kkt_factorizations;
-    if (!kkt_pos_.factor()) {
-      status.set(StepFlag::kSingularKkt);
-      return false;
-    }
+    if (!factor_positions(t, q, status)) return false;
     kkt_pos_.solve_correction(r_pos_, dq_);
     q -= dq_;
     ++status.stabilizer_iterations;
   }
   // velocities: linear, one step at the corrected q (eq. 4; reference §13 item 5)
-  if (metric_ == CorrectionMetric::kMass) {
-    system_.mass(t, q, kkt_pos_.mass_block());
-  } else {
-    kkt_pos_.mass_block().setIdentity();
-  }
-  system_.jacobian(t, q, kkt_pos_.jacobian_block());
-  ++status.kkt_factorizations;
-  if (!kkt_pos_.factor()) {
-    status.set(StepFlag::kSingularKkt);
-    return false;
-  }
+  if (!factor_positions(t, q, status)) return false;
   system_.constraint_rate(t, q, r_pos_);
   r_pos_.noalias() += kkt_pos_.jacobian() * v;
   kkt_pos_.solve_correction(r_pos_, dq_);
@@ -150,7 +147,6 @@ bool DirectCorrection::simultaneous(
       return true;
     }
     // J = [[G, 0], [d(Gv + g_t)/dq, G], [E_q, E_v]] (eq. 21, 36)
-    j.block(0, n, m, n).setZero();
     system_.velocity_constraint_jacobian(t, q, v, j.block(m, 0, m, n));
     j.block(m, n, m, n) = j.block(0, 0, m, n);
     if (energy) {
@@ -158,12 +154,9 @@ bool DirectCorrection::simultaneous(
       j.block(2 * m, 0, 1, n) = e_q_.transpose();
       j.block(2 * m, n, 1, n) = e_v_.transpose();
     }
-    w.setZero();
-    if (metric_ == CorrectionMetric::kMass) {
+    if (metric_ == CorrectionMetric::kMass) {  // else W = I (constructor)
       system_.mass(t, q, w.topLeftCorner(n, n));
       w.bottomRightCorner(n, n) = w.topLeftCorner(n, n);
-    } else {
-      w.diagonal().setOnes();
     }
     ++status.kkt_factorizations;
     if (!kkt_full_.factor()) return false;

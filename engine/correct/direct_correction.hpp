@@ -62,6 +62,9 @@ class DirectCorrection final : public Stabilizer {
   void set_energy_reference(double e0) noexcept { e0_ = e0; }
 
  private:
+  /// Writes W (M or I) and G at q into kkt_pos_ and factors it (counted; kSingularKkt on
+  /// failure).
+  bool factor_positions(double t, VecCRef q, StepStatus& status) noexcept;
   /// (b); returns false when a factorization failed.
   bool sequential(double t, VecRef q, VecRef v, StepStatus& status) noexcept;
   /// (c)/(d); returns false when the stacked system was singular (state untouched by that step).

@@ -73,8 +73,7 @@ bool GglIntegrator::step(double t,
     vm_ = 0.5 * (v + v1);
     dv_ = v1 - v;
     sys_.mass(tm, qm_, M_);
-    sys_.forces(tm, qm_, vm_, f_);
-    if (applied_ != nullptr) f_ += *applied_;  // inputs (applied_force)
+    total_forces(sys_, tm, qm_, vm_, f_);
     sys_.jacobian(tm, qm_, Gm_);
     sys_.jacobian(t1, q1, G1_);
     // rhs = -r

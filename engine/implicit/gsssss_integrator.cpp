@@ -61,8 +61,7 @@ GsssssIntegrator::GsssssIntegrator(const System& system,
 void GsssssIntegrator::initialize(double t, VecCRef q, VecCRef v, StepStatus& status) noexcept {
   // consistent a0, lambda0 (reference §2.8): [M G^T; G 0][a0; l0] = [f; -L]
   if (kkt_.factor_at(sys_, t, q, status)) {
-    sys_.forces(t, q, v, f_);
-    if (applied_ != nullptr) f_ += *applied_;  // inputs (applied_force)
+    total_forces(sys_, t, q, v, f_);
     sys_.curvature(t, q, v, g1_);
     g1_ = -g1_;
     kkt_.solve(f_, g1_, a_, lambda_);
@@ -87,8 +86,7 @@ void GsssssIntegrator::evaluate_point(double t_tilde, double t_end) noexcept {
   vt_ = vt_0_ + c_vt * (a_it_ - an_);
   at_ = an_ + p_.W1L6 * (a_it_ - an_);
   sys_.mass(t_tilde, ut_, M_);
-  sys_.forces(t_tilde, ut_, vt_, f_);
-  if (applied_ != nullptr) f_ += *applied_;  // inputs (applied_force)
+  total_forces(sys_, t_tilde, ut_, vt_, f_);
   sys_.constraints(t_end, u1_, g1_);
   sys_.jacobian(t_end, u1_, G1_);
   if (settings_.option == 2 || settings_.option == 4) sys_.jacobian(t_tilde, ut_, Gt_);

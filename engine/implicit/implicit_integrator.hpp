@@ -3,6 +3,7 @@
 #pragma once
 
 #include "rtmb/status.hpp"
+#include "rtmb/system.hpp"
 #include "rtmb/types.hpp"
 
 namespace rtmb {
@@ -30,6 +31,14 @@ class ImplicitIntegrator {
   void set_applied_force(const Vec* u) noexcept { applied_ = u; }
 
  protected:
+  /// f(t, q, v) of sys plus the applied force u, when set, into out_f: the force every
+  /// evaluation of the methods uses. RT-safe.
+  void total_forces(
+      const System& sys, double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
+    sys.forces(t, q, v, out_f);
+    if (applied_ != nullptr) out_f += *applied_;  // inputs (applied_force)
+  }
+
   const Vec* applied_ = nullptr;
 };
 

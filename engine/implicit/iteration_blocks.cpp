@@ -17,6 +17,23 @@ double fd_step(double x) noexcept {
   return 6e-6 * std::max(1.0, std::fabs(x));
 }
 
+/// out.col(j) = (F(x + e_j) - F(x - e_j)) / (2 e_j) for every coordinate j of x, where
+/// eval(point, value) writes F(point) into value. The perturbed point lives in s.qp, the two
+/// values in s.fp and s.fm (no allocation).
+template <class Eval>
+void central_columns(VecCRef x, MatRef out, BlockScratch& s, const Eval& eval) noexcept {
+  s.qp = x;
+  for (int j = 0; j < x.size(); ++j) {
+    const double e = fd_step(x[j]);
+    s.qp[j] = x[j] + e;
+    eval(s.qp, s.fp);
+    s.qp[j] = x[j] - e;
+    eval(s.qp, s.fm);
+    s.qp[j] = x[j];
+    out.col(j) = (s.fp - s.fm) / (2.0 * e);
+  }
+}
+
 }  // namespace
 
 void force_jacobian_blocks(const System& sys,
@@ -27,60 +44,26 @@ void force_jacobian_blocks(const System& sys,
                            MatRef out_fv,
                            BlockScratch& s) noexcept {
   if (sys.force_jacobians(t, q, v, out_fq, out_fv)) return;
-  s.qp = q;
-  for (int j = 0; j < q.size(); ++j) {
-    const double e = fd_step(q[j]);
-    s.qp[j] = q[j] + e;
-    sys.forces(t, s.qp, v, s.fp);
-    s.qp[j] = q[j] - e;
-    sys.forces(t, s.qp, v, s.fm);
-    s.qp[j] = q[j];
-    out_fq.col(j) = (s.fp - s.fm) / (2.0 * e);
-  }
-  s.qp = v;
-  for (int j = 0; j < v.size(); ++j) {
-    const double e = fd_step(v[j]);
-    s.qp[j] = v[j] + e;
-    sys.forces(t, q, s.qp, s.fp);
-    s.qp[j] = v[j] - e;
-    sys.forces(t, q, s.qp, s.fm);
-    s.qp[j] = v[j];
-    out_fv.col(j) = (s.fp - s.fm) / (2.0 * e);
-  }
+  central_columns(q, out_fq, s, [&](VecCRef qp, Vec& f) { sys.forces(t, qp, v, f); });
+  central_columns(v, out_fv, s, [&](VecCRef vp, Vec& f) { sys.forces(t, q, vp, f); });
 }
 
 void constraint_force_block(
     const System& sys, double t, VecCRef q, VecCRef mu, MatRef out_H, BlockScratch& s) noexcept {
   if (sys.constraint_force_jacobian(t, q, mu, out_H)) return;
-  s.qp = q;
-  for (int j = 0; j < q.size(); ++j) {
-    const double e = fd_step(q[j]);
-    s.qp[j] = q[j] + e;
-    sys.jacobian(t, s.qp, s.Gs);
-    s.fp.noalias() = s.Gs.transpose() * mu;
-    s.qp[j] = q[j] - e;
-    sys.jacobian(t, s.qp, s.Gs);
-    s.fm.noalias() = s.Gs.transpose() * mu;
-    s.qp[j] = q[j];
-    out_H.col(j) = (s.fp - s.fm) / (2.0 * e);
-  }
+  central_columns(q, out_H, s, [&](VecCRef qp, Vec& f) {
+    sys.jacobian(t, qp, s.Gs);
+    f.noalias() = s.Gs.transpose() * mu;
+  });
 }
 
 void inertia_block(
     const System& sys, double t, VecCRef q, VecCRef a, MatRef out_K, BlockScratch& s) noexcept {
   if (sys.inertia_jacobian(t, q, a, out_K)) return;
-  s.qp = q;
-  for (int j = 0; j < q.size(); ++j) {
-    const double e = fd_step(q[j]);
-    s.qp[j] = q[j] + e;
-    sys.mass(t, s.qp, s.Ms);
-    s.fp.noalias() = s.Ms * a;
-    s.qp[j] = q[j] - e;
-    sys.mass(t, s.qp, s.Ms);
-    s.fm.noalias() = s.Ms * a;
-    s.qp[j] = q[j];
-    out_K.col(j) = (s.fp - s.fm) / (2.0 * e);
-  }
+  central_columns(q, out_K, s, [&](VecCRef qp, Vec& f) {
+    sys.mass(t, qp, s.Ms);
+    f.noalias() = s.Ms * a;
+  });
 }
 
 }  // namespace rtmb

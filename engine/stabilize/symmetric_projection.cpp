@@ -34,7 +34,12 @@ SymmetricProjection::SymmetricProjection(std::unique_ptr<Integrator> base,
       rhs_(Vec::Zero(2 * system.n_v())),
       m_(Mat::Zero(system.n_v(), system.n_v())),
       mn_(Mat::Zero(system.n_v(), system.n_v())),
-      llt_(system.n_v()) {}
+      llt_(system.n_v()) {
+  // constant parts of K and C, written once (DenseKkt keeps them between factorizations): W = I
+  // in the Euclidean metric; the zero blocks of diag(M, M) and the zero block dg/dv of C (in K
+  // and in c1_) stay as constructed
+  if (!mass_metric_) kkt_.mass_block().setIdentity();
+}
 
 void SymmetricProjection::constraint_and_jacobian(
     double t, VecCRef q, VecCRef v, VecRef c, MatRef jac) noexcept {
@@ -45,7 +50,6 @@ void SymmetricProjection::constraint_and_jacobian(
   system_.constraint_rate(t, q, gt_);
   c.tail(m).noalias() = jac.block(0, 0, m, n) * v;
   c.tail(m) += gt_;
-  jac.block(0, n, m, n).setZero();
   system_.velocity_constraint_jacobian(t, q, v, jac.block(m, 0, m, n));
   jac.block(m, n, m, n) = jac.block(0, 0, m, n);
 }
@@ -83,11 +87,8 @@ void SymmetricProjection::advance(Dynamics& dynamics,
   if (mass_metric_) {
     MatRef w = kkt_.mass_block();
     system_.mass(t, q, mn_);
-    w.setZero();
     w.topLeftCorner(n, n) = mn_;
     w.bottomRightCorner(n, n) = mn_;
-  } else {
-    kkt_.mass_block().setIdentity();
   }
   constraint_and_jacobian(t, q, v, f2_, kkt_.jacobian_block());
   ++status.kkt_factorizations;

@@ -56,7 +56,8 @@ class SymmetricProjection final : public Integrator {
                StepStatus& status) noexcept override;
 
  private:
-  /// Writes c(t, y) into c and C(t, y) into the KKT's Jacobian block or `jac`.
+  /// Writes c(t, y) into c and C(t, y) into the KKT's Jacobian block or `jac` (all but its
+  /// top-right block dg/dv, which is zero from construction and never written).
   void constraint_and_jacobian(double t, VecCRef q, VecCRef v, VecRef c, MatRef jac) noexcept;
 
   /// W(y)^-1 C^T mu at (t, q) into out_dq, out_dv; false when M(q) is not positive definite.
