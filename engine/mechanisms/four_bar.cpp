@@ -15,9 +15,9 @@
 // -L e1 w1^2 - L e2 w2^2 + L e3 w3^2; d(G v)/dq = [-L e1 w1 - L e2 w2, -L e2 w2, L e3 w3].
 // Dynamics in joint space (reference §3): M = sum_i m J_vi^T J_vi + J J_wi^T J_wi and
 // f = sum_i m J_vi^T (g - Jdot_vi v) with the body-CoM Jacobians
-//   C1 = L/2 e1:            J_v1 = [L/2 n1, 0, 0],              Jdot_v1 v = -L/2 e1 w1^2
-//   C2 = L e1 + L/2 e2:     J_v2 = [L n1 + L/2 n2, L/2 n2, 0],  Jdot_v2 v = -L e1 w1^2 - L/2 e2
-//   w2^2 C3 = (d,0) + L/2 e3:    J_v3 = [0, 0, L/2 n3],              Jdot_v3 v = -L/2 e3 w3^2
+//   C1 = L/2 e1:         J_v1 = [L/2 n1, 0, 0],             Jdot_v1 v = -L/2 e1 w1^2
+//   C2 = L e1 + L/2 e2:  J_v2 = [L n1 + L/2 n2, L/2 n2, 0], Jdot_v2 v = -L e1 w1^2 - L/2 e2 w2^2
+//   C3 = (d,0) + L/2 e3: J_v3 = [0, 0, L/2 n3],             Jdot_v3 v = -L/2 e3 w3^2
 // and J_w1 = [1,0,0], J_w2 = [1,1,0], J_w3 = [0,0,1]. Initial state q = (pi/3, -pi/3, pi/3),
 // v = 0 (the OCR's "pi/3, pi/3, pi/3" with the lost minus restored, reference §8): the
 // parallelogram, coupler horizontal, both tips at (1.5, 0.866).
