@@ -342,6 +342,27 @@ std::string item_name(const Reader& r,
   return fallback;
 }
 
+// The two bodies a joint or spring-damper connects (body_i, body_j: required, ground allowed,
+// distinct; `itself` is the message when they are the same) and its optional attachment points
+// point_i, point_j in their frames (left as they are when absent).
+void read_body_pair(const Reader& r,
+                    const YAML::Node& n,
+                    const std::string& p,
+                    const PlanarModelSpec& spec,
+                    const char* itself,
+                    int& body_i,
+                    int& body_j,
+                    Eigen::Vector2d& point_i,
+                    Eigen::Vector2d& point_j) {
+  const YAML::Node bi = required(r, n, n["body_i"], p + ".body_i", "first body or ground");
+  const YAML::Node bj = required(r, n, n["body_j"], p + ".body_j", "second body or ground");
+  body_i = body_ref(r, bi, p + ".body_i", spec, true);
+  body_j = body_ref(r, bj, p + ".body_j", spec, true);
+  if (body_i == body_j) r.fail(bj, p + ".body_j", itself);
+  if (const YAML::Node m = n["point_i"]) point_i = r.vec<2>(m, p + ".point_i");
+  if (const YAML::Node m = n["point_j"]) point_j = r.vec<2>(m, p + ".point_j");
+}
+
 void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   if (!n.IsSequence() || n.size() == 0) r.fail(n, "bodies", "expected a non-empty list of bodies");
   for (std::size_t k = 0; k < n.size(); ++k) {
@@ -394,13 +415,8 @@ void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
       r.fail(type, p + ".type",
              "unknown joint type '" + t + "' (valid: revolute, prismatic, fixed, distance)");
     }
-    const YAML::Node bi = required(r, j, j["body_i"], p + ".body_i", "first body or ground");
-    const YAML::Node bj = required(r, j, j["body_j"], p + ".body_j", "second body or ground");
-    jt.body_i = body_ref(r, bi, p + ".body_i", spec, true);
-    jt.body_j = body_ref(r, bj, p + ".body_j", spec, true);
-    if (jt.body_i == jt.body_j) r.fail(bj, p + ".body_j", "joins a body to itself");
-    if (const YAML::Node m = j["point_i"]) jt.point_i = r.vec<2>(m, p + ".point_i");
-    if (const YAML::Node m = j["point_j"]) jt.point_j = r.vec<2>(m, p + ".point_j");
+    read_body_pair(r, j, p, spec, "joins a body to itself", jt.body_i, jt.body_j, jt.point_i,
+                   jt.point_j);
     const bool prismatic = jt.type == PlanarJointType::kPrismatic;
     const bool angled = prismatic || jt.type == PlanarJointType::kFixed;
     const bool distance = jt.type == PlanarJointType::kDistance;
@@ -442,13 +458,8 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
                    {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
                     "damping", "rest_length", "actuator_force"});
       f.type = PlanarForceType::kSpringDamper;
-      const YAML::Node bi = required(r, e, e["body_i"], p + ".body_i", "first body or ground");
-      const YAML::Node bj = required(r, e, e["body_j"], p + ".body_j", "second body or ground");
-      f.body_i = body_ref(r, bi, p + ".body_i", spec, true);
-      f.body_j = body_ref(r, bj, p + ".body_j", spec, true);
-      if (f.body_i == f.body_j) r.fail(bj, p + ".body_j", "connects a body to itself");
-      if (const YAML::Node m = e["point_i"]) f.point_i = r.vec<2>(m, p + ".point_i");
-      if (const YAML::Node m = e["point_j"]) f.point_j = r.vec<2>(m, p + ".point_j");
+      read_body_pair(r, e, p, spec, "connects a body to itself", f.body_i, f.body_j, f.point_i,
+                     f.point_j);
       if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
       if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
       if (const YAML::Node m = e["rest_length"]) f.rest = r.non_negative(m, p + ".rest_length");
