@@ -198,7 +198,6 @@ SparseKkt::SparseKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_
     }
   }
   l_val_.assign(l_row_.size(), 0.0);
-  d_.assign(static_cast<std::size_t>(n_), 0.0);
   inv_d_.assign(static_cast<std::size_t>(n_), 0.0);
   y_.assign(static_cast<std::size_t>(n_), 0.0);
   x_.assign(static_cast<std::size_t>(n_), 0.0);
@@ -254,7 +253,6 @@ bool SparseKkt::factor() noexcept {
       d -= term;
       scale += std::abs(term);
     }
-    d_[static_cast<std::size_t>(k)] = d;
     inv_d[k] = 1.0 / d;
     // Pivot test (signs from the inertia argument in the constructor). A coordinate pivot is the
     // Schur complement of M(v,v) on the constrained subspace, 0 <= D_k <= M(v,v) in exact

@@ -116,9 +116,9 @@ class SparseKkt {
   // order, and where that entry lives in the CSC storage of L.
   std::vector<int> r_ptr_, r_col_, r_slot_;
 
-  // L in CSC (strict lower, rows ascending per column) and D.
+  // L in CSC (strict lower, rows ascending per column) and D, kept as 1 / D.
   std::vector<int> l_ptr_, l_row_;
-  std::vector<double> l_val_, d_;
+  std::vector<double> l_val_;
   std::vector<double> inv_d_;  ///< 1 / D, so that factor() and solve() multiply
 
   std::vector<double> y_;  ///< dense scratch row of factor(), length n (all zero between uses)

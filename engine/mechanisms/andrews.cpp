@@ -393,14 +393,17 @@ bool Andrews::constraint_force_jacobian(double /*t*/,
 
 bool Andrews::inertia_jacobian(double /*t*/, VecCRef q, VecCRef a, MatRef out_K) const noexcept {
   // M depends on Theta (entries 00, 01), Phi (34, 44) and Omega (56, 66) only (fill_mass)
-  const double m00_t = 2.0 * kM2 * kDa * kRr * std::sin(q(kTheta));
-  const double m01_t = kM2 * kDa * kRr * std::sin(q(kTheta));
+  const double s_theta = std::sin(q(kTheta));
+  const double c_phi = std::cos(q(kPhi));
+  const double c_omega = std::cos(q(kOmega));
+  const double m00_t = 2.0 * kM2 * kDa * kRr * s_theta;
+  const double m01_t = kM2 * kDa * kRr * s_theta;
   const double e_ea = kE - kEa;
-  const double m34_p = kM4 * kZt * e_ea * std::cos(q(kPhi));
-  const double m44_p = 2.0 * kM4 * kZt * e_ea * std::cos(q(kPhi));
+  const double m34_p = kM4 * kZt * e_ea * c_phi;
+  const double m44_p = 2.0 * kM4 * kZt * e_ea * c_phi;
   const double zf_fa = kZf - kFa;
-  const double m56_o = -kM6 * kU * zf_fa * std::cos(q(kOmega));
-  const double m66_o = -2.0 * kM6 * kU * zf_fa * std::cos(q(kOmega));
+  const double m56_o = -kM6 * kU * zf_fa * c_omega;
+  const double m66_o = -2.0 * kM6 * kU * zf_fa * c_omega;
   out_K.setZero();
   out_K(0, kTheta) = m00_t * a(0) + m01_t * a(1);
   out_K(1, kTheta) = m01_t * a(0);

@@ -15,9 +15,9 @@
 // -L e1 w1^2 - L e2 w2^2 + L e3 w3^2; d(G v)/dq = [-L e1 w1 - L e2 w2, -L e2 w2, L e3 w3].
 // Dynamics in joint space (reference §3): M = sum_i m J_vi^T J_vi + J J_wi^T J_wi and
 // f = sum_i m J_vi^T (g - Jdot_vi v) with the body-CoM Jacobians
-//   C1 = L/2 e1:            J_v1 = [L/2 n1, 0, 0],              Jdot_v1 v = -L/2 e1 w1^2
-//   C2 = L e1 + L/2 e2:     J_v2 = [L n1 + L/2 n2, L/2 n2, 0],  Jdot_v2 v = -L e1 w1^2 - L/2 e2
-//   w2^2 C3 = (d,0) + L/2 e3:    J_v3 = [0, 0, L/2 n3],              Jdot_v3 v = -L/2 e3 w3^2
+//   C1 = L/2 e1:         J_v1 = [L/2 n1, 0, 0],             Jdot_v1 v = -L/2 e1 w1^2
+//   C2 = L e1 + L/2 e2:  J_v2 = [L n1 + L/2 n2, L/2 n2, 0], Jdot_v2 v = -L e1 w1^2 - L/2 e2 w2^2
+//   C3 = (d,0) + L/2 e3: J_v3 = [0, 0, L/2 n3],             Jdot_v3 v = -L/2 e3 w3^2
 // and J_w1 = [1,0,0], J_w2 = [1,1,0], J_w3 = [0,0,1]. Initial state q = (pi/3, -pi/3, pi/3),
 // v = 0 (the OCR's "pi/3, pi/3, pi/3" with the lost minus restored, reference §8): the
 // parallelogram, coupler horizontal, both tips at (1.5, 0.866).
@@ -45,7 +45,8 @@ struct Kin {
   double w1, w2, w3;
 };
 
-Kin kinematics(VecCRef q, VecCRef v) {
+// link directions at q; the rates are zero
+Kin kinematics(VecCRef q) noexcept {
   Kin k;
   const double p1 = q(0);
   const double p2 = q(0) + q(1);
@@ -56,9 +57,18 @@ Kin kinematics(VecCRef q, VecCRef v) {
   k.n1 << -k.e1.y(), k.e1.x();
   k.n2 << -k.e2.y(), k.e2.x();
   k.n3 << -k.e3.y(), k.e3.x();
-  k.w1 = v.size() > 0 ? v(0) : 0.0;
-  k.w2 = v.size() > 0 ? v(0) + v(1) : 0.0;
-  k.w3 = v.size() > 0 ? v(2) : 0.0;
+  k.w1 = 0.0;
+  k.w2 = 0.0;
+  k.w3 = 0.0;
+  return k;
+}
+
+// link directions at q and absolute link rates w = (v1, v1 + v2, v3)
+Kin kinematics(VecCRef q, VecCRef v) noexcept {
+  Kin k = kinematics(q);
+  k.w1 = v(0);
+  k.w2 = v(0) + v(1);
+  k.w3 = v(2);
   return k;
 }
 
@@ -85,7 +95,7 @@ void FourBar::initial_state(State& out) const {
 }
 
 void FourBar::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept {
-  const Kin k = kinematics(q, Vec());
+  const Kin k = kinematics(q);
   constexpr double h = 0.5 * kLength;
   // J_v columns
   const Eigen::Vector2d a1 = h * k.n1;                   // body 1, q1
@@ -114,13 +124,13 @@ void FourBar::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) const noe
 }
 
 void FourBar::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
-  const Kin k = kinematics(q, Vec());
+  const Kin k = kinematics(q);
   const Eigen::Vector2d c = kLength * (k.e1 + k.e2 - k.e3) - Eigen::Vector2d(ground_, 0.0);
   out_g = c;
 }
 
 void FourBar::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
-  const Kin k = kinematics(q, Vec());
+  const Kin k = kinematics(q);
   out_G.col(0) = kLength * (k.n1 + k.n2);
   out_G.col(1) = kLength * k.n2;
   out_G.col(2) = -kLength * k.n3;

@@ -319,12 +319,15 @@ int body_ref(const Reader& r,
   r.fail(n, key, "unknown body '" + name + "' (bodies: " + valid + ")");
 }
 
-const YAML::Node& required(const Reader& r,
-                           const YAML::Node& map,
-                           const YAML::Node& value,
-                           const std::string& key,
-                           const std::string& what) {
-  if (!value) r.fail(map, key, "missing (" + what + ")");
+// map[name], which must be there: otherwise "missing (what)" at `map`, key p.name. Returned by
+// value (a reference to the looked-up node would dangle after the caller's full-expression).
+YAML::Node required(const Reader& r,
+                    const YAML::Node& map,
+                    const std::string& p,
+                    const char* name,
+                    const std::string& what) {
+  YAML::Node value = map[name];
+  if (!value) r.fail(map, Reader::join(p, name), "missing (" + what + ")");
   return value;
 }
 
@@ -342,6 +345,27 @@ std::string item_name(const Reader& r,
   return fallback;
 }
 
+// The two bodies a joint or spring-damper connects (body_i, body_j: required, ground allowed,
+// distinct; `itself` is the message when they are the same) and its optional attachment points
+// point_i, point_j in their frames (left as they are when absent).
+void read_body_pair(const Reader& r,
+                    const YAML::Node& n,
+                    const std::string& p,
+                    const PlanarModelSpec& spec,
+                    const char* itself,
+                    int& body_i,
+                    int& body_j,
+                    Eigen::Vector2d& point_i,
+                    Eigen::Vector2d& point_j) {
+  const YAML::Node bi = required(r, n, p, "body_i", "first body or ground");
+  const YAML::Node bj = required(r, n, p, "body_j", "second body or ground");
+  body_i = body_ref(r, bi, p + ".body_i", spec, true);
+  body_j = body_ref(r, bj, p + ".body_j", spec, true);
+  if (body_i == body_j) r.fail(bj, p + ".body_j", itself);
+  if (const YAML::Node m = n["point_i"]) point_i = r.vec<2>(m, p + ".point_i");
+  if (const YAML::Node m = n["point_j"]) point_j = r.vec<2>(m, p + ".point_j");
+}
+
 void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   if (!n.IsSequence() || n.size() == 0) r.fail(n, "bodies", "expected a non-empty list of bodies");
   for (std::size_t k = 0; k < n.size(); ++k) {
@@ -349,18 +373,16 @@ void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     const std::string p = "bodies[" + std::to_string(k) + "]";
     r.check_keys(b, p, {"name", "mass", "inertia", "pose", "velocity"});
     PlanarBodySpec body;
-    const YAML::Node name = b["name"];
-    required(r, b, name, p + ".name", "every body needs a name");
+    const YAML::Node name = required(r, b, p, "name", "every body needs a name");
     body.name = item_name(r, b, p, "");
     for (const PlanarBodySpec& other : spec.bodies) {
       if (other.name == body.name) {
         r.fail(name, p + ".name", "duplicate body name '" + body.name + "'");
       }
     }
-    body.mass = r.positive(required(r, b, b["mass"], p + ".mass", "kg"), p + ".mass");
+    body.mass = r.positive(required(r, b, p, "mass", "kg"), p + ".mass");
     body.inertia =
-        r.positive(required(r, b, b["inertia"], p + ".inertia", "kg*m^2 about the centre of mass"),
-                   p + ".inertia");
+        r.positive(required(r, b, p, "inertia", "kg*m^2 about the centre of mass"), p + ".inertia");
     if (const YAML::Node m = b["pose"]) body.pose = r.vec<3>(m, p + ".pose");
     if (const YAML::Node m = b["velocity"]) body.velocity = r.vec<3>(m, p + ".velocity");
     spec.bodies.push_back(std::move(body));
@@ -380,7 +402,7 @@ void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     for (const PlanarJointSpec& other : spec.joints) {
       if (other.name == jt.name) r.fail(j["name"], p + ".name", "duplicate joint name");
     }
-    const YAML::Node type = required(r, j, j["type"], p + ".type", "joint type");
+    const YAML::Node type = required(r, j, p, "type", "joint type");
     const std::string t = r.string(type, p + ".type");
     if (t == "revolute") {
       jt.type = PlanarJointType::kRevolute;
@@ -394,13 +416,8 @@ void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
       r.fail(type, p + ".type",
              "unknown joint type '" + t + "' (valid: revolute, prismatic, fixed, distance)");
     }
-    const YAML::Node bi = required(r, j, j["body_i"], p + ".body_i", "first body or ground");
-    const YAML::Node bj = required(r, j, j["body_j"], p + ".body_j", "second body or ground");
-    jt.body_i = body_ref(r, bi, p + ".body_i", spec, true);
-    jt.body_j = body_ref(r, bj, p + ".body_j", spec, true);
-    if (jt.body_i == jt.body_j) r.fail(bj, p + ".body_j", "joins a body to itself");
-    if (const YAML::Node m = j["point_i"]) jt.point_i = r.vec<2>(m, p + ".point_i");
-    if (const YAML::Node m = j["point_j"]) jt.point_j = r.vec<2>(m, p + ".point_j");
+    read_body_pair(r, j, p, spec, "joins a body to itself", jt.body_i, jt.body_j, jt.point_i,
+                   jt.point_j);
     const bool prismatic = jt.type == PlanarJointType::kPrismatic;
     const bool angled = prismatic || jt.type == PlanarJointType::kFixed;
     const bool distance = jt.type == PlanarJointType::kDistance;
@@ -431,24 +448,19 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     if (!e.IsMap()) r.fail(e, p, "expected a mapping");
     PlanarForceSpec f;
     f.name = item_name(r, e, p, p);
-    const YAML::Node type = required(r, e, e["type"], p + ".type", "force element type");
+    const YAML::Node type = required(r, e, p, "type", "force element type");
     const std::string t = r.string(type, p + ".type");
     if (t == "gravity") {
       r.check_keys(e, p, {"name", "type", "vector"});
       f.type = PlanarForceType::kGravity;
-      f.vector = r.vec<2>(required(r, e, e["vector"], p + ".vector", "m/s^2"), p + ".vector");
+      f.vector = r.vec<2>(required(r, e, p, "vector", "m/s^2"), p + ".vector");
     } else if (t == "spring_damper") {
       r.check_keys(e, p,
                    {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
                     "damping", "rest_length", "actuator_force"});
       f.type = PlanarForceType::kSpringDamper;
-      const YAML::Node bi = required(r, e, e["body_i"], p + ".body_i", "first body or ground");
-      const YAML::Node bj = required(r, e, e["body_j"], p + ".body_j", "second body or ground");
-      f.body_i = body_ref(r, bi, p + ".body_i", spec, true);
-      f.body_j = body_ref(r, bj, p + ".body_j", spec, true);
-      if (f.body_i == f.body_j) r.fail(bj, p + ".body_j", "connects a body to itself");
-      if (const YAML::Node m = e["point_i"]) f.point_i = r.vec<2>(m, p + ".point_i");
-      if (const YAML::Node m = e["point_j"]) f.point_j = r.vec<2>(m, p + ".point_j");
+      read_body_pair(r, e, p, spec, "connects a body to itself", f.body_i, f.body_j, f.point_i,
+                     f.point_j);
       if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
       if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
       if (const YAML::Node m = e["rest_length"]) f.rest = r.non_negative(m, p + ".rest_length");
@@ -456,7 +468,7 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     } else if (t == "rotational_spring_damper") {
       r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
       f.type = PlanarForceType::kRotationalSpring;
-      const YAML::Node jn = required(r, e, e["joint"], p + ".joint", "a revolute joint's name");
+      const YAML::Node jn = required(r, e, p, "joint", "a revolute joint's name");
       const std::string joint = r.string(jn, p + ".joint");
       const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
                                    [&joint](const PlanarJointSpec& j) { return j.name == joint; });
@@ -471,16 +483,16 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     } else if (t == "force") {
       r.check_keys(e, p, {"name", "type", "body", "point", "force"});
       f.type = PlanarForceType::kForce;
-      const YAML::Node b = required(r, e, e["body"], p + ".body", "the body pushed");
+      const YAML::Node b = required(r, e, p, "body", "the body pushed");
       f.body_i = body_ref(r, b, p + ".body", spec, false);
       if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
-      f.vector = r.vec<2>(required(r, e, e["force"], p + ".force", "N, world frame"), p + ".force");
+      f.vector = r.vec<2>(required(r, e, p, "force", "N, world frame"), p + ".force");
     } else if (t == "torque") {
       r.check_keys(e, p, {"name", "type", "body", "torque"});
       f.type = PlanarForceType::kTorque;
-      const YAML::Node b = required(r, e, e["body"], p + ".body", "the body turned");
+      const YAML::Node b = required(r, e, p, "body", "the body turned");
       f.body_i = body_ref(r, b, p + ".body", spec, false);
-      f.torque = r.number(required(r, e, e["torque"], p + ".torque", "N*m"), p + ".torque");
+      f.torque = r.number(required(r, e, p, "torque", "N*m"), p + ".torque");
     } else {
       r.fail(type, p + ".type",
              "unknown force type '" + t +

@@ -45,6 +45,26 @@ Vec3 body_block(VecCRef x, int b) noexcept {
   return x.segment<3>(3 * b);
 }
 
+// A spring-damper's ends: u = A(th) s on each body and d = p_j - p_i between the points.
+struct SpringEnds {
+  Vec2 ui;
+  Vec2 uj;
+  Vec2 d;
+};
+
+SpringEnds spring_ends(const PlanarForceSpec& f, const Vec3& qi, const Vec3& qj) noexcept {
+  SpringEnds e;
+  e.ui = rotate(qi.z(), f.point_i);
+  e.uj = rotate(qj.z(), f.point_j);
+  e.d = qj.head<2>() + e.uj - qi.head<2>() - e.ui;
+  return e;
+}
+
+// phi = th_j - th_i - rest of a rotational spring-damper
+double spring_angle(const PlanarForceSpec& f, VecCRef q) noexcept {
+  return body_block(q, f.body_j).z() - body_block(q, f.body_i).z() - f.rest;
+}
+
 // The blocks of one joint at (q_i, q_j, v_i, v_j); rows beyond constraint_rows(type) are unused.
 struct JointBlocks {
   Vec3 g = Vec3::Zero();
@@ -282,9 +302,7 @@ void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) c
         const Vec3 qj = body_block(q, f.body_j);
         const Vec3 vi = body_block(v, f.body_i);
         const Vec3 vj = body_block(v, f.body_j);
-        const Vec2 ui = rotate(qi.z(), f.point_i);
-        const Vec2 uj = rotate(qj.z(), f.point_j);
-        const Vec2 d = qj.head<2>() + uj - qi.head<2>() - ui;
+        const auto [ui, uj, d] = spring_ends(f, qi, qj);
         const double l = d.norm();
         if (!(l > 0.0)) break;
         const Vec2 e = d / l;
@@ -296,7 +314,7 @@ void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) c
       }
       case PlanarForceType::kRotationalSpring: {
         // phi = th_j - th_i - rest; torque tau = k phi + c phi' resists on j, reacts on i
-        const double phi = body_block(q, f.body_j).z() - body_block(q, f.body_i).z() - f.rest;
+        const double phi = spring_angle(f, q);
         const double dphi = body_block(v, f.body_j).z() - body_block(v, f.body_i).z();
         const double tau = f.stiffness * phi + f.damping * dphi;
         if (f.body_i != kGround) out_f(3 * f.body_i + 2) += tau;
@@ -392,16 +410,12 @@ double PlanarMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcep
         }
         break;
       case PlanarForceType::kSpringDamper: {
-        const Vec3 qi = body_block(q, f.body_i);
-        const Vec3 qj = body_block(q, f.body_j);
-        const double l =
-            (qj.head<2>() + rotate(qj.z(), f.point_j) - qi.head<2>() - rotate(qi.z(), f.point_i))
-                .norm();
+        const double l = spring_ends(f, body_block(q, f.body_i), body_block(q, f.body_j)).d.norm();
         e += 0.5 * f.stiffness * (l - f.rest) * (l - f.rest) - f.actuator * l;
         break;
       }
       case PlanarForceType::kRotationalSpring: {
-        const double phi = body_block(q, f.body_j).z() - body_block(q, f.body_i).z() - f.rest;
+        const double phi = spring_angle(f, q);
         e += 0.5 * f.stiffness * phi * phi;
         break;
       }

@@ -16,6 +16,7 @@
 #include "rtmb/model_file.hpp"
 #include "rtmb/multibody.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/step_allocations.hpp"
 
 namespace rtmb {
 namespace {
@@ -35,26 +36,11 @@ class BodyModelStepAllocations : public ::testing::TestWithParam<Combo> {};
 
 TEST_P(BodyModelStepAllocations, TenThousandStepsAllocateNothing) {
   const auto [file, method, stabilizer] = GetParam();
-  Settings settings;
-  settings.method = method;
-  settings.stabilizer = stabilizer;
-  settings.dt = 1e-3;
-  if (stabilizer == StabilizerKind::kBaumgarte) {
-    settings.gamma1 = 20.0;
-    settings.gamma2 = 100.0;
-  }
-  const Model model(load(kFiles[file]), settings);
-  Workspace ws(model);
-  State s = initial_state(model);
-  for (int i = 0; i < 10; ++i) (void)step(model, s, ws);
-  AllocationCounts counts;
-  {
-    AllocationScope scope;
-    for (int i = 0; i < 10'000; ++i) (void)step(model, s, ws);
-    counts = scope.counts();
-  }
-  EXPECT_EQ(counts.allocations, 0u);
-  EXPECT_EQ(counts.deallocations, 0u);
+  const Model model(load(kFiles[file]),
+                    testing::step_allocation_settings(method, stabilizer, 1e-3));
+  const testing::StepAllocationCounts run = testing::count_step_allocations(model, 10, 10'000);
+  EXPECT_EQ(run.counts.allocations, 0u);
+  EXPECT_EQ(run.counts.deallocations, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(

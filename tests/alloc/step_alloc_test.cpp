@@ -15,6 +15,7 @@
 #include "rtmb/engine.hpp"
 #include "rtmb/mechanisms.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/step_allocations.hpp"
 
 namespace rtmb {
 
@@ -61,32 +62,12 @@ TEST_P(StepAllocations, TenThousandStepsAllocateNothing) {
   const MechanismInfo* info = find_mechanism(mc.name);
   ASSERT_NE(info, nullptr);
 
-  Settings settings;
-  settings.method = method;
-  settings.stabilizer = stabilizer;
-  settings.dt = info->default_dt;
-  if (stabilizer == StabilizerKind::kBaumgarte) {
-    settings.gamma1 = 20.0;
-    settings.gamma2 = 100.0;
-  }
-  const Model model(make_mechanism(mc.name, mc.options), settings);
-  Workspace ws(model);
-  State s = initial_state(model);
-  for (long i = 0; i < kWarmUp; ++i) (void)step(model, s, ws);
-
-  AllocationCounts counts;
-  long flagged = 0;
-  {
-    AllocationScope scope;
-    for (long i = 0; i < kSteps; ++i) {
-      const StepStatus st = step(model, s, ws);
-      flagged += st.ok() ? 0 : 1;
-    }
-    counts = scope.counts();
-  }
-  EXPECT_EQ(counts.allocations, 0u);
-  EXPECT_EQ(counts.deallocations, 0u);
-  RecordProperty("flagged_steps", std::to_string(flagged));
+  const Model model(make_mechanism(mc.name, mc.options),
+                    testing::step_allocation_settings(method, stabilizer, info->default_dt));
+  const testing::StepAllocationCounts run = testing::count_step_allocations(model, kWarmUp, kSteps);
+  EXPECT_EQ(run.counts.allocations, 0u);
+  EXPECT_EQ(run.counts.deallocations, 0u);
+  RecordProperty("flagged_steps", std::to_string(run.flagged));
 }
 
 INSTANTIATE_TEST_SUITE_P(

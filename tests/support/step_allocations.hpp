@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// The allocation-counting step loop of the step-contract tests (tests/alloc/step_alloc_test.cpp,
+// tests/alloc/body_model_alloc_test.cpp). Link with tests/support/alloc_counter.cpp.
+
+#include "rtmb/engine.hpp"
+#include "tests/support/alloc_counter.hpp"
+
+namespace rtmb::testing {
+
+/// Settings of a fixed-step allocation run; Baumgarte gets gains (20, 100) so that it acts.
+inline Settings step_allocation_settings(Method method, StabilizerKind stabilizer, double dt) {
+  Settings settings;
+  settings.method = method;
+  settings.stabilizer = stabilizer;
+  settings.dt = dt;
+  if (stabilizer == StabilizerKind::kBaumgarte) {
+    settings.gamma1 = 20.0;
+    settings.gamma2 = 100.0;
+  }
+  return settings;
+}
+
+/// What count_step_allocations() saw inside its scope.
+struct StepAllocationCounts {
+  AllocationCounts counts;  ///< heap calls of the counted steps
+  long flagged = 0;         ///< counted steps whose status was not ok()
+};
+
+/// Steps `model` from its initial state `warm_up` times outside the count, then `steps` times
+/// inside an AllocationScope.
+inline StepAllocationCounts count_step_allocations(const Model& model, long warm_up, long steps) {
+  Workspace ws(model);
+  State s = initial_state(model);
+  for (long i = 0; i < warm_up; ++i) (void)step(model, s, ws);
+  StepAllocationCounts out;
+  {
+    AllocationScope scope;
+    for (long i = 0; i < steps; ++i) {
+      const StepStatus st = step(model, s, ws);
+      out.flagged += st.ok() ? 0 : 1;
+    }
+    out.counts = scope.counts();
+  }
+  return out;
+}
+
+}  // namespace rtmb::testing
