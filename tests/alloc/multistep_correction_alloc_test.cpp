@@ -115,5 +115,34 @@ INSTANTIATE_TEST_SUITE_P(Issue6,
                            return name;
                          });
 
+// Eigen switches its LLT and partial-pivoting LU to blocked algorithms for larger matrices; a
+// 24-link chain (48 coordinates, 24 constraints) takes those paths in the mass-metric projections,
+// the direct correction and the partitioning.
+TEST(CorrectionAllocationsLargeModel, BlockedFactorizationsAllocateNothing) {
+  MechanismOptions options;
+  options.chain_links = 24;
+  for (const StabilizerKind stabilizer : {StabilizerKind::kSymProjM, StabilizerKind::kOrthProjM,
+                                          StabilizerKind::kDcD, StabilizerKind::kPartition}) {
+    Settings settings;
+    settings.method = stabilizer == StabilizerKind::kSymProjM ? Method::kOdeMidpoint : Method::kRk4;
+    settings.stabilizer = stabilizer;
+    settings.correction_mass_weighted = true;
+    settings.dt = 1e-3;
+    const Model model(make_mechanism("chain", options), settings);
+    ASSERT_GE(model.system().n_v(), 32);
+    Workspace ws(model);
+    State s = initial_state(model);
+    (void)step(model, s, ws);  // warm-up
+    AllocationCounts counts;
+    {
+      AllocationScope scope;
+      for (int i = 0; i < 200; ++i) (void)step(model, s, ws);
+      counts = scope.counts();
+    }
+    EXPECT_EQ(counts.allocations, 0u) << to_string(stabilizer);
+    EXPECT_EQ(counts.deallocations, 0u) << to_string(stabilizer);
+  }
+}
+
 }  // namespace
 }  // namespace rtmb
