@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "rtmb/sparse_pattern.hpp"
+
 namespace rtmb {
 
 void System::constraint_rate(double /*t*/, VecCRef /*q*/, VecRef out_gt) const noexcept {
@@ -32,6 +34,17 @@ bool System::inertia_jacobian(double /*t*/,
                               MatRef /*out_K*/) const noexcept {
   return false;
 }
+
+// No sparse description by default: the engine uses the dense path (system.hpp).
+bool System::sparse_structure(SparsePattern& /*mass_lower*/, SparsePattern& /*jacobian*/) const {
+  return false;
+}
+
+void System::mass_values(double /*t*/, VecCRef /*q*/, std::span<double> /*out*/) const noexcept {}
+
+void System::jacobian_values(double /*t*/,
+                             VecCRef /*q*/,
+                             std::span<double> /*out*/) const noexcept {}
 
 double System::energy(double /*t*/, VecCRef /*q*/, VecCRef /*v*/) const noexcept {
   return std::numeric_limits<double>::quiet_NaN();

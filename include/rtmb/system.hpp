@@ -2,12 +2,15 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
+#include <span>
 #include <string_view>
 
 #include "rtmb/state.hpp"
 #include "rtmb/types.hpp"
 
 namespace rtmb {
+
+struct SparsePattern;  // rtmb/sparse_pattern.hpp
 
 /// A constrained mechanical system in descriptor form (Chin 1995 eq. 2.2, 4.1):
 ///
@@ -98,6 +101,26 @@ class System {
   /// Inertia-force Jacobian out_K = d(M(t,q) a)/dq (n_v x n_q) for fixed a; zero for a constant
   /// mass matrix. Returns false when not provided. RT-safe.
   virtual bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept;
+
+  // ---- sparse structure (body-coordinate models, issue 4) ------------------------------------
+  // In absolute coordinates M is block diagonal and each joint's rows of G touch two bodies, so
+  // a model of N bodies has O(N) non-zeros. A System that knows its structure describes it once
+  // (sparse_structure) and then writes only the values at each evaluation; the sparse KKT solver
+  // (engine/kkt/sparse_kkt.hpp) factors that in O(N). The dense methods above stay valid and are
+  // what the dense solver and the implicit methods use.
+
+  /// Writes the structure of the lower triangle of M (diagonal included, n_v x n_v) and of G
+  /// (n_lambda x n_v). Returns false when the system has no sparse description (the default);
+  /// the engine then uses the dense path. Setup-only (allocates).
+  virtual bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const;
+
+  /// Values of the lower triangle of M(t,q) in the CSC order of sparse_structure's mass pattern,
+  /// out.size() == its nonzeros(). Only called when sparse_structure() returned true. RT-safe.
+  virtual void mass_values(double t, VecCRef q, std::span<double> out) const noexcept;
+
+  /// Values of G(t,q) in the CSC order of sparse_structure's Jacobian pattern, out.size() == its
+  /// nonzeros(). Only called when sparse_structure() returned true. RT-safe.
+  virtual void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept;
 
   /// True when energy() is defined for this system.
   [[nodiscard]] virtual bool has_energy() const noexcept { return false; }
