@@ -849,6 +849,8 @@ void Server::Impl::publish_stats() {
     net_stats.sim_time = latest.state.t;
     net_stats.position_drift = latest.state.position_drift;
     net_stats.velocity_drift = latest.state.velocity_drift;
+    net_stats.energy = latest.state.energy;
+    net_stats.q.assign(latest.state.q.begin(), latest.state.q.begin() + latest.state.n_q);
     net_stats.paused = latest.paused != 0;
     net_stats.inputs_stale = latest.inputs_stale != 0;
     net_stats.input_values.assign(latest.inputs.begin(), latest.inputs.begin() + latest.n_inputs);

@@ -33,7 +33,12 @@ readonly PACKAGES=(
   libfmt-dev
   python3
   gnuplot-nox
+  chromium
 )
+# Node.js and npm (for the live view's three.js and the browser test's playwright-core, from the
+# npm registry) are checked by command, not by package: a machine may have them from a package
+# other than Debian's (e.g. a newer nodejs that bundles npm), and Debian's npm package would
+# conflict with that. Missing ones come from Debian's nodejs and npm packages.
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
 
@@ -59,8 +64,28 @@ not_installed() {
   done
 }
 
+# web/node_modules from web/package-lock.json (npm ci: exact versions, no lock changes); quiet
+# when the installed tree matches the lock file.
+install_web_modules() {
+  local web lock installed
+  web="$(cd "$(dirname "${BASH_SOURCE[0]}")/../web" && pwd)"
+  lock="$web/package-lock.json"
+  installed="$web/node_modules/.package-lock.json"
+  [[ -f "$lock" ]] || return 0
+  if [[ -f "$installed" && "$installed" -nt "$lock" ]]; then
+    return 0
+  fi
+  log "installing web/node_modules (npm ci: three.js, playwright-core)"
+  (cd "$web" && npm ci --no-audit --no-fund --loglevel=error </dev/null)
+}
+
 mapfile -t missing < <(not_installed "${PACKAGES[@]}")
-((${#missing[@]} == 0)) && exit 0
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if ((${#missing[@]} == 0)); then
+  install_web_modules
+  exit 0
+fi
 
 # root runs apt directly; anyone else goes through sudo, which may only ask for a password when
 # someone is there to type it
@@ -90,4 +115,5 @@ if ((${#still_missing[@]} != 0)); then
   log "still missing after apt-get install: ${still_missing[*]}"
   exit 1
 fi
+install_web_modules
 log "done"

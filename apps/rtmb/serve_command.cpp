@@ -24,6 +24,7 @@
 #include "rtmb/mechanisms.hpp"
 #include "rtmb/model_file.hpp"
 #include "rtmb/server.hpp"
+#include "rtmb/view.hpp"
 
 namespace rtmb::app {
 
@@ -125,6 +126,15 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
   cmd->add_flag("--demo", o.demo,
                 "Also run a local demo client: a 1 kHz device on loopback that drives input "
                 "channel 0 with a slow sine and measures input->state latency (make run)");
+  cmd->add_option("--view", o.view_port,
+                  "Serve a live browser view (3-D mechanism, drift, step time and latency plots) "
+                  "on this HTTP port of --bind; 0: any free port (printed at start)")
+      ->expected(0, 1)
+      ->default_str("0")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--web-dir", o.web_dir,
+                  "Directory with the view's page (default: the build tree's web/, where the "
+                  "build copies it)");
   cmd->callback([&o, exit_code] { *exit_code = serve(o); });
 }
 
@@ -171,7 +181,26 @@ int serve(const ServeOptions& o) {
   (void)sigaction(SIGINT, &sa, nullptr);
   (void)sigaction(SIGTERM, &sa, nullptr);
 
+  // the live view reads the server's stats on its own thread (rtmb/view.hpp)
+  std::unique_ptr<ViewServer> view;
+  if (o.view_port >= 0) {
+    try {
+      ViewConfig vc;
+      vc.bind_address = o.bind;
+      vc.port = static_cast<std::uint16_t>(o.view_port);
+      vc.web_dir = o.web_dir.empty() ? std::string(RTMB_WEB_DIR) : o.web_dir;
+      view = std::make_unique<ViewServer>(vc, *server, view_scene_json(*config.model_file));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rtmb serve: %s\n", e.what());
+      return 2;
+    }
+  }
+
   server->start();
+  if (view) {
+    view->start();
+    std::fprintf(stderr, "rtmb serve: live view at http://%s:%u/\n", o.bind.c_str(), view->port());
+  }
   std::optional<DemoClient> demo;
   if (o.demo) {
     // 0.5 N m at 0.5 Hz: a gentle push on the default model's crank, visible in the motion
@@ -214,6 +243,7 @@ int serve(const ServeOptions& o) {
   const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   std::optional<DemoReport> demo_report;
   if (demo) demo_report = demo->stop();
+  if (view) view->stop();
   server->request_stop();
   server->join();
   g_server.store(nullptr);

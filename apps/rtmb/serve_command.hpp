@@ -26,6 +26,8 @@ struct ServeOptions {
   double spin_us = 0.0;          ///< wake this early and spin to each deadline [us]
   std::string overrun = "skip";  ///< skip | catchup | degrade | halt
   int halt_after = 3;            ///< halt: consecutive overruns
+  int view_port = -1;            ///< live browser view on this HTTP port (0: any); -1: off
+  std::string web_dir;           ///< the view's page files; empty: the build tree's web/
 };
 
 void add_serve_command(CLI::App& app, ServeOptions& options, int* exit_code);

@@ -106,6 +106,8 @@ struct ServerStats {
   double sim_time = 0.0;             ///< its simulation time [s]
   double position_drift = 0.0;       ///< its ||g||inf [m | rad]
   double velocity_drift = 0.0;       ///< its ||G v + g_t||inf [m/s | rad/s]
+  double energy = 0.0;               ///< its T + V [J]; NaN where the model defines none
+  std::vector<double> q;             ///< its positions (n_q), for the live view
   bool paused = false;               ///< the simulation is paused
   bool state_finite = true;          ///< every channel of the newest snapshot is finite
   std::uint64_t loads = 0;           ///< models loaded by `load` since start

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// The live browser view (include/rtmb/view.hpp; docs/protocol.md "Live view"): Boost.Beast HTTP
+// for the page, a WebSocket for the scene and the frames. One thread, one io_context, no strands:
+// every handler runs on that thread.
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "rtmb/server.hpp"
+#include "rtmb/view.hpp"
+
+namespace rtmb {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// JSON number; JSON has no NaN or infinity, so those become null.
+void json_number(std::string& out, double x) {
+  if (!std::isfinite(x)) {
+    out += "null";
+    return;
+  }
+  std::array<char, 32> buf{};
+  const int n = std::snprintf(buf.data(), buf.size(), "%.9g", x);
+  out.append(buf.data(), static_cast<std::size_t>(n));
+}
+
+void json_string(std::string& out, const std::string& s) {
+  out += '"';
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      std::array<char, 8> buf{};
+      std::snprintf(buf.data(), buf.size(), "\\u%04x", static_cast<unsigned>(c));
+      out += buf.data();
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+void json_point(std::string& out, const Eigen::Vector2d& p) {
+  out += '[';
+  json_number(out, p.x());
+  out += ',';
+  json_number(out, p.y());
+  out += ']';
+}
+
+double us(std::int64_t ns) {
+  return static_cast<double>(ns) * 1e-3;
+}
+
+// The files the page needs: served from memory (read once at construction).
+constexpr std::array<std::pair<const char*, const char*>, 4> kFiles = {{
+    {"index.html", "text/html; charset=utf-8"},
+    {"view.js", "text/javascript; charset=utf-8"},
+    {"three.module.js", "text/javascript; charset=utf-8"},
+    {"three.core.js", "text/javascript; charset=utf-8"},
+}};
+
+struct StaticFile {
+  std::string content;
+  std::string type;
+};
+
+}  // namespace
+
+std::string view_scene_json(const ModelFile& file) {
+  std::string out = R"({"type":"scene","model":)";
+  json_string(out, model_name(file));
+  if (!file.bodies) {
+    // built-in mechanisms are written in their own (relative) coordinates with no body geometry
+    out += R"(,"dimension":2,"bodies":[],"ground_points":[],"links":[],"note":)";
+    json_string(out, "built-in mechanism '" + file.mechanism +
+                         "' has no body geometry: plots only (serve a body model, e.g. "
+                         "configs/four_bar.yaml, to see it drawn)");
+    out += '}';
+    return out;
+  }
+  const PlanarModelSpec& spec = *file.bodies;
+  // every body-frame point something attaches to: the centre of mass first, then joint and force
+  // element points, without duplicates
+  std::vector<std::vector<Eigen::Vector2d>> points(spec.bodies.size(),
+                                                   std::vector<Eigen::Vector2d>{{0.0, 0.0}});
+  std::vector<Eigen::Vector2d> ground;
+  auto add = [&](int body, const Eigen::Vector2d& p) {
+    std::vector<Eigen::Vector2d>& list =
+        body == kGround ? ground : points[static_cast<std::size_t>(body)];
+    for (const Eigen::Vector2d& x : list) {
+      if ((x - p).norm() < 1e-12) return;
+    }
+    list.push_back(p);
+  };
+  for (const PlanarJointSpec& j : spec.joints) {
+    add(j.body_i, j.point_i);
+    add(j.body_j, j.point_j);
+  }
+  for (const PlanarForceSpec& f : spec.forces) {
+    if (f.type == PlanarForceType::kSpringDamper) {
+      add(f.body_i, f.point_i);
+      add(f.body_j, f.point_j);
+    }
+  }
+  out += R"(,"dimension":2,"bodies":[)";
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    if (b > 0) out += ',';
+    out += R"({"name":)";
+    json_string(out, spec.bodies[b].name);
+    out += R"(,"q_offset":)" + std::to_string(3 * b) + R"(,"points":[)";
+    for (std::size_t k = 0; k < points[b].size(); ++k) {
+      if (k > 0) out += ',';
+      json_point(out, points[b][k]);
+    }
+    out += "]}";
+  }
+  out += R"(],"ground_points":[)";
+  for (std::size_t k = 0; k < ground.size(); ++k) {
+    if (k > 0) out += ',';
+    json_point(out, ground[k]);
+  }
+  // springs are drawn as lines between their two points
+  out += R"(],"links":[)";
+  bool first = true;
+  for (const PlanarForceSpec& f : spec.forces) {
+    if (f.type != PlanarForceType::kSpringDamper) continue;
+    if (!first) out += ',';
+    first = false;
+    out += R"({"body_i":)" + std::to_string(f.body_i) + R"(,"point_i":)";
+    json_point(out, f.point_i);
+    out += R"(,"body_j":)" + std::to_string(f.body_j) + R"(,"point_j":)";
+    json_point(out, f.point_j);
+    out += '}';
+  }
+  out += "]}";
+  return out;
+}
+
+class WsSession;
+
+struct ViewServer::Impl {
+  Impl(const ViewConfig& cfg, const Server& srv, std::string scene_json)
+      : config(cfg), server(srv), scene(std::move(scene_json)), acceptor(io), timer(io) {}
+
+  void accept();
+  void on_frame_timer();
+  [[nodiscard]] std::string frame_json() const;
+
+  // Declaration order matters for destruction: the io_context destroys the handlers it still
+  // holds, and with them sessions whose destructors touch `open` and the counters, so those are
+  // declared (and live) before it; the acceptor and timer use the io_context and go first.
+  ViewConfig config;
+  const Server& server;
+  std::string scene;
+  std::map<std::string, StaticFile> files;  // "/index.html" -> content
+  std::atomic<std::size_t> open{0};         // connections now, any thread
+  mutable std::mutex stats_mutex;
+  ViewStats counters;                              // guarded by stats_mutex
+  std::vector<std::weak_ptr<WsSession>> sessions;  // network thread only
+  std::chrono::steady_clock::duration frame_period{};
+  std::uint16_t bound_port = 0;
+  asio::io_context io;
+  tcp::acceptor acceptor;
+  asio::steady_timer timer;
+  std::thread thread;
+};
+
+namespace {
+
+template <class F>
+void count(ViewServer::Impl& impl, F&& f) {
+  const std::lock_guard lock(impl.stats_mutex);
+  f(impl.counters);
+}
+
+}  // namespace
+
+/// One browser's WebSocket: the scene first, then frames; at most two messages queued (the one
+/// being written and the next), so a slow browser gets fresh frames, not a growing backlog.
+class WsSession : public std::enable_shared_from_this<WsSession> {
+ public:
+  WsSession(tcp::socket socket, ViewServer::Impl& impl) : ws_(std::move(socket)), impl_(impl) {
+    ++impl_.open;
+  }
+  ~WsSession() { --impl_.open; }
+  WsSession(const WsSession&) = delete;
+  WsSession& operator=(const WsSession&) = delete;
+
+  void run(http::request<http::string_body> request) {
+    ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;
+      self->impl_.sessions.push_back(self);
+      count(self->impl_, [](ViewStats& s) { ++s.ws_sessions; });
+      self->send(self->impl_.scene, true);
+      self->read();
+    });
+  }
+
+  /// Queues a message; a frame is dropped while two are queued (the scene never is).
+  void send(const std::string& message, bool must_send) {
+    if (!must_send && queue_.size() >= 2) {
+      count(impl_, [](ViewStats& s) { ++s.frames_dropped; });
+      return;
+    }
+    queue_.push_back(message);
+    if (queue_.size() == 1) write();
+  }
+
+ private:
+  void write() {
+    ws_.text(true);
+    ws_.async_write(asio::buffer(queue_.front()),
+                    [self = shared_from_this()](beast::error_code ec, std::size_t /*bytes*/) {
+                      if (ec) return;
+                      self->queue_.pop_front();
+                      if (!self->queue_.empty()) self->write();
+                    });
+  }
+
+  // The page sends nothing we act on; reading keeps the close handshake and pings working.
+  void read() {
+    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return;
+      self->buffer_.consume(self->buffer_.size());
+      self->read();
+    });
+  }
+
+  websocket::stream<beast::tcp_stream> ws_;
+  ViewServer::Impl& impl_;
+  beast::flat_buffer buffer_;
+  std::deque<std::string> queue_;
+};
+
+namespace {
+
+/// One HTTP connection: files from memory, 404 for anything else, upgrade on /ws.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket socket, ViewServer::Impl& impl)
+      : stream_(std::move(socket)), impl_(impl) {
+    ++impl_.open;
+  }
+  ~HttpSession() { --impl_.open; }
+  HttpSession(const HttpSession&) = delete;
+  HttpSession& operator=(const HttpSession&) = delete;
+
+  void read() {
+    request_ = {};
+    stream_.expires_after(std::chrono::seconds(30));
+    http::async_read(stream_, buffer_, request_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                       if (ec) return;
+                       self->handle();
+                     });
+  }
+
+ private:
+  void handle() {
+    if (websocket::is_upgrade(request_)) {
+      if (request_.target() == "/ws") {
+        stream_.expires_never();
+        std::make_shared<WsSession>(stream_.release_socket(), impl_)->run(std::move(request_));
+        return;
+      }
+    }
+    std::string target(request_.target());
+    if (const auto q = target.find('?'); q != std::string::npos) target.resize(q);
+    if (target == "/") target = "/index.html";
+    auto response = std::make_shared<http::response<http::string_body>>();
+    response->version(request_.version());
+    response->keep_alive(request_.keep_alive());
+    response->set(http::field::server, "rtmb-view");
+    response->set(http::field::cache_control, "no-store");
+    const auto it = impl_.files.find(target);
+    if (request_.method() != http::verb::get && request_.method() != http::verb::head) {
+      response->result(http::status::method_not_allowed);
+      response->set(http::field::content_type, "text/plain");
+      response->body() = "only GET\n";
+    } else if (it == impl_.files.end()) {
+      response->result(http::status::not_found);
+      response->set(http::field::content_type, "text/plain");
+      response->body() = "not found\n";
+    } else {
+      response->result(http::status::ok);
+      response->set(http::field::content_type, it->second.type);
+      if (request_.method() == http::verb::get) response->body() = it->second.content;
+    }
+    response->prepare_payload();
+    count(impl_, [](ViewStats& s) { ++s.http_requests; });
+    http::async_write(stream_, *response,
+                      [self = shared_from_this(), response](beast::error_code ec, std::size_t) {
+                        if (ec || !response->keep_alive()) {
+                          beast::error_code ignored;
+                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+                          return;
+                        }
+                        self->read();
+                      });
+  }
+
+  beast::tcp_stream stream_;
+  ViewServer::Impl& impl_;
+  beast::flat_buffer buffer_;
+  http::request<http::string_body> request_;
+};
+
+}  // namespace
+
+void ViewServer::Impl::accept() {
+  acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted) return;
+    if (!ec) {
+      if (open.load() >= config.max_clients) {
+        beast::error_code ignored;
+        socket.close(ignored);  // the page retries; the others keep their frames
+      } else {
+        std::make_shared<HttpSession>(std::move(socket), *this)->read();
+      }
+    }
+    accept();
+  });
+}
+
+std::string ViewServer::Impl::frame_json() const {
+  const ServerStats s = server.stats();
+  std::string out = R"({"type":"frame","t":)";
+  json_number(out, s.sim_time);
+  out += R"(,"step":)" + std::to_string(s.step);
+  out += R"(,"paused":)";
+  out += s.paused ? "true" : "false";
+  out += R"(,"q":[)";
+  for (std::size_t i = 0; i < s.q.size(); ++i) {
+    if (i > 0) out += ',';
+    json_number(out, s.q[i]);
+  }
+  out += R"(],"drift":)";
+  json_number(out, s.position_drift);
+  out += R"(,"velocity_drift":)";
+  json_number(out, s.velocity_drift);
+  out += R"(,"energy":)";
+  json_number(out, s.energy);
+  // step time: the loop's compute histogram (published every ~0.1 s of loop time)
+  out += R"(,"step_p50_us":)";
+  json_number(out, s.loop.compute.count > 0 ? us(s.loop.compute.p50) : NAN);
+  out += R"(,"step_p99_us":)";
+  json_number(out, s.loop.compute.count > 0 ? us(s.loop.compute.p99) : NAN);
+  // latency: tick release -> state on the socket (the engine's share of a round trip), and how
+  // long inputs waited for their tick
+  out += R"(,"turnaround_p50_us":)";
+  json_number(out, s.turnaround.count > 0 ? us(s.turnaround.p50) : NAN);
+  out += R"(,"turnaround_p99_us":)";
+  json_number(out, s.turnaround.count > 0 ? us(s.turnaround.p99) : NAN);
+  out += R"(,"input_wait_p50_us":)";
+  json_number(out, s.input_wait.count > 0 ? us(s.input_wait.p50) : NAN);
+  out += R"(,"overruns":)" + std::to_string(s.loop.counters.overruns);
+  out += R"(,"clients":)" + std::to_string(s.clients) + '}';
+  return out;
+}
+
+void ViewServer::Impl::on_frame_timer() {
+  timer.expires_after(frame_period);
+  timer.async_wait([this](beast::error_code ec) {
+    if (ec) return;
+    std::size_t live = 0;
+    std::string frame;
+    for (auto& weak : sessions) {
+      if (auto s = weak.lock()) {
+        if (frame.empty()) frame = frame_json();
+        s->send(frame, false);
+        ++live;
+      }
+    }
+    std::erase_if(sessions, [](const std::weak_ptr<WsSession>& w) { return w.expired(); });
+    if (live > 0) count(*this, [live](ViewStats& st) { st.frames_sent += live; });
+    on_frame_timer();
+  });
+}
+
+ViewServer::ViewServer(const ViewConfig& config, const Server& server, std::string scene_json)
+    : impl_(std::make_unique<Impl>(config, server, std::move(scene_json))) {
+  if (!(config.frame_rate_hz > 0.0 && config.frame_rate_hz <= 1000.0)) {
+    throw std::invalid_argument("view: frame rate must be in (0, 1000] Hz");
+  }
+  impl_->frame_period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(1.0 / config.frame_rate_hz));
+  for (const auto& [name, type] : kFiles) {
+    const std::filesystem::path path = std::filesystem::path(config.web_dir) / name;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      throw std::runtime_error("view: cannot read " + path.string() +
+                               " (the page's files are copied there by the build; give another "
+                               "directory with --web-dir)");
+    }
+    std::ostringstream content;
+    content << in.rdbuf();
+    impl_->files.emplace(std::string("/") + name, StaticFile{content.str(), type});
+  }
+  beast::error_code ec;
+  const auto address = asio::ip::make_address_v4(config.bind_address, ec);
+  if (ec) throw std::runtime_error("view: bad bind address '" + config.bind_address + "'");
+  const tcp::endpoint endpoint(address, config.port);
+  impl_->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl_->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl_->acceptor.bind(endpoint, ec);
+  if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    throw std::runtime_error("view: cannot listen on " + config.bind_address + ":" +
+                             std::to_string(config.port) + ": " + ec.message());
+  }
+  impl_->bound_port = impl_->acceptor.local_endpoint().port();
+}
+
+ViewServer::~ViewServer() {
+  stop();
+}
+
+void ViewServer::start() {
+  if (impl_->thread.joinable()) return;
+  impl_->accept();
+  impl_->on_frame_timer();
+  impl_->thread = std::thread([this] {
+    try {
+      impl_->io.run();
+    } catch (const std::exception& e) {
+      spdlog::error("view: network thread stopped: {}", e.what());
+    }
+  });
+}
+
+void ViewServer::stop() noexcept {
+  impl_->io.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+std::uint16_t ViewServer::port() const noexcept {
+  return impl_->bound_port;
+}
+
+ViewStats ViewServer::stats() const {
+  const std::lock_guard lock(impl_->stats_mutex);
+  ViewStats s = impl_->counters;
+  s.clients = impl_->open.load();
+  return s;
+}
+
+}  // namespace rtmb
