@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Record and replay (include/rtmb/record.hpp; the byte layout is in docs/record-format.md).
+#include "rtmb/record.hpp"
+
+// GCC 12 at -O3 reports bogus -Wstringop-overflow and -Wrestrict bounds for byte appends to a std::vector that
+// it has inlined into a constructor (the sizes here are the sizes of the values written).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "rtmb/engine.hpp"
+#include "rtmb/model_file.hpp"
+
+namespace rtmb {
+
+namespace {
+
+constexpr char kMagic[8] = {'R', 'T', 'M', 'B', 'R', 'E', 'C', '1'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::uint8_t kEndKind = 9;
+
+// FNV-1a 32 over bytes: the checksum of the header and of every entry. Not cryptographic; it
+// catches truncation, bit flips and stray edits, which is what a record needs.
+std::uint32_t fnv32(const unsigned char* p, std::size_t n, std::uint32_t h = 0x811c9dc5u) {
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x01000193u;
+  return h;
+}
+
+// Little-endian byte buffer (x86-64 and AArch64 are little-endian; a big-endian host would need
+// swaps here, which we do not support: checked by static_assert below).
+static_assert(std::endian::native == std::endian::little, "record files are little-endian");
+
+class Bytes {
+ public:
+  // resize + memcpy rather than vector::insert of a byte range: GCC 12 at -O3 reports a bogus
+  // -Wstringop-overflow for the latter
+  void put_raw(const void* p, std::size_t n) {
+    const std::size_t at = data.size();
+    data.resize(at + n);
+    if (n > 0) std::memcpy(data.data() + at, p, n);
+  }
+  template <class T>
+  void put(const T& x) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    put_raw(&x, sizeof(T));
+  }
+  void put_string(const std::string& s) {
+    put(static_cast<std::uint32_t>(s.size()));
+    put_raw(s.data(), s.size());
+  }
+  std::vector<unsigned char> data;
+};
+
+class Reader {
+ public:
+  Reader(const std::vector<unsigned char>& d, std::string file) : d_(d), file_(std::move(file)) {}
+
+  template <class T>
+  T get(const char* what) {
+    T x;
+    need(sizeof(T), what);
+    std::memcpy(&x, d_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return x;
+  }
+  std::string get_string(const char* what) {
+    const auto n = get<std::uint32_t>(what);
+    need(n, what);
+    std::string s(reinterpret_cast<const char*>(d_.data() + pos_), n);
+    pos_ += n;
+    return s;
+  }
+  void need(std::size_t n, const char* what) const {
+    if (d_.size() - pos_ < n) {
+      fail(std::string("truncated: the file ends inside ") + what +
+           " (the recording did not finish, or the file was cut)");
+    }
+  }
+  [[noreturn]] void fail(const std::string& why) const { fail_at(pos_, why); }
+  [[noreturn]] void fail_at(std::size_t at, const std::string& why) const {
+    throw RecordError(file_ + ": byte " + std::to_string(at) + ": " + why);
+  }
+  [[nodiscard]] std::size_t pos() const noexcept { return pos_; }
+  [[nodiscard]] bool done() const noexcept { return pos_ == d_.size(); }
+  [[nodiscard]] const unsigned char* at(std::size_t i) const noexcept { return d_.data() + i; }
+
+ private:
+  const std::vector<unsigned char>& d_;
+  std::string file_;
+  std::size_t pos_ = 0;
+};
+
+// entry: u8 kind, u8[3] 0, u32 count, i64 step, f64[count], u32 checksum of the bytes before it
+void encode_entry(Bytes& b, const RecordEntry& e) {
+  const std::size_t start = b.data.size();
+  b.put(static_cast<std::uint8_t>(e.kind));
+  b.put(std::array<std::uint8_t, 3>{});
+  b.put(e.count);
+  b.put(e.step);
+  for (std::uint32_t i = 0; i < e.count; ++i) b.put(e.values[i]);
+  b.put(fnv32(b.data.data() + start, b.data.size() - start));
+}
+
+}  // namespace
+
+std::string build_id() {
+  std::string id = "rtmb 0.1.0";
+#if defined(__clang__)
+  id += " (clang " __clang_version__ ")";
+#elif defined(__GNUC__)
+  id += " (gcc " __VERSION__ ")";
+#endif
+  return id;
+}
+
+// ---- Recorder (simulation thread) -------------------------------------------------------------
+
+Recorder::Recorder(int n_inputs) : n_inputs_(n_inputs), ring_(std::make_unique<Ring>()) {
+  if (n_inputs < 0 || n_inputs > kRecordMaxInputs) {
+    throw std::invalid_argument("record: " + std::to_string(n_inputs) + " inputs (at most " +
+                                std::to_string(kRecordMaxInputs) + ")");
+  }
+  last_.count = static_cast<std::uint32_t>(n_inputs);  // u = 0 before any input
+}
+
+void Recorder::inputs(VecCRef u) noexcept {
+  const int n = std::min<int>(n_inputs_, static_cast<int>(u.size()));
+  // bitwise comparison: a replay must see exactly the doubles the step saw
+  if (std::memcmp(last_.values.data(), u.data(), sizeof(double) * static_cast<std::size_t>(n)) ==
+      0) {
+    return;
+  }
+  std::memcpy(last_.values.data(), u.data(), sizeof(double) * static_cast<std::size_t>(n));
+  last_.kind = RecordEntry::kInputs;
+  last_.step = steps_.load(std::memory_order_relaxed);
+  (void)ring_->try_push(last_);  // a refused push is counted by the ring (dropped())
+}
+
+void Recorder::reset() noexcept {
+  RecordEntry e;
+  e.kind = RecordEntry::kReset;
+  e.step = steps_.load(std::memory_order_relaxed);
+  (void)ring_->try_push(e);
+  last_.values.fill(0.0);  // the runner zeroes u on reset
+}
+
+void Recorder::stepped(const State& s) noexcept {
+  state_hash_.add(s);
+  hash_.store(state_hash_.value(), std::memory_order_release);
+  steps_.store(steps_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+}
+
+// ---- RecordWriter -------------------------------------------------------------------------------
+
+RecordWriter::RecordWriter(const std::string& path, const RecordHeader& h, Recorder& recorder)
+    : path_(path), recorder_(recorder) {
+  file_ = std::fopen(path.c_str(), "wb");
+  if (file_ == nullptr) {
+    throw std::runtime_error("record: cannot create " + path + ": " + std::strerror(errno));
+  }
+  Bytes body;
+  body.put_string(h.model_path);
+  body.put_string(h.model_text);
+  body.put_string(h.mechanism);
+  body.put_string(h.method);
+  body.put_string(h.stabilizer);
+  body.put(h.dt);
+  body.put(static_cast<std::uint32_t>(h.n_inputs));
+  body.put_string(h.build);
+  Bytes head;
+  head.put_raw(kMagic, sizeof kMagic);
+  head.put(kVersion);
+  head.put(static_cast<std::uint32_t>(body.data.size()));
+  head.put_raw(body.data.data(), body.data.size());
+  head.put(fnv32(body.data.data(), body.data.size()));
+  if (std::fwrite(head.data.data(), 1, head.data.size(), file_) != head.data.size() ||
+      std::fflush(file_) != 0) {
+    std::fclose(file_);
+    file_ = nullptr;
+    throw std::runtime_error("record: cannot write " + path + ": " + std::strerror(errno));
+  }
+}
+
+RecordWriter::~RecordWriter() {
+  (void)finish();
+}
+
+void RecordWriter::start() {
+  if (thread_.joinable() || finished_) return;
+  thread_ = std::thread([this] {
+    while (!stop_.load(std::memory_order_acquire)) {
+      drain();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+}
+
+void RecordWriter::drain() {
+  RecordEntry e;
+  Bytes b;
+  b.data.reserve(64 * 1024);
+  while (recorder_.ring().try_pop(e)) {
+    encode_entry(b, e);
+    ++written_;
+  }
+  if (b.data.empty() || file_ == nullptr) return;
+  if (std::fwrite(b.data.data(), 1, b.data.size(), file_) != b.data.size()) ++errors_;
+}
+
+bool RecordWriter::finish() {
+  if (finished_) return errors_.load() == 0;
+  finished_ = true;
+  stop_.store(true, std::memory_order_release);
+  if (thread_.joinable()) thread_.join();
+  drain();
+  if (file_ == nullptr) return false;
+  // end: u8 9, u8[3] 0, u32 0, i64 steps, u64 hash, u64 dropped, u64 entries, u32 checksum
+  Bytes b;
+  b.put(kEndKind);
+  b.put(std::array<std::uint8_t, 3>{});
+  b.put(std::uint32_t{0});
+  b.put(recorder_.steps());
+  b.put(recorder_.hash());
+  b.put(recorder_.dropped());
+  b.put(written_.load());
+  b.put(fnv32(b.data.data(), b.data.size()));
+  if (std::fwrite(b.data.data(), 1, b.data.size(), file_) != b.data.size()) ++errors_;
+  if (std::fclose(file_) != 0) ++errors_;
+  file_ = nullptr;
+  return errors_.load() == 0;
+}
+
+// ---- reading ------------------------------------------------------------------------------------
+
+RecordFile read_record(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw RecordError(path + ": cannot open: " + std::strerror(errno));
+  const std::vector<unsigned char> d((std::istreambuf_iterator<char>(in)),
+                                     std::istreambuf_iterator<char>());
+  Reader r(d, path);
+  RecordFile rec;
+  if (d.size() < sizeof kMagic || std::memcmp(d.data(), kMagic, sizeof kMagic) != 0) {
+    r.fail("not an rtmb record (bad magic; expected \"RTMBREC1\")");
+  }
+  (void)r.get<std::array<char, 8>>("the magic");
+  const auto version = r.get<std::uint32_t>("the header");
+  if (version != kVersion) {
+    r.fail("record version " + std::to_string(version) + ", this build reads version " +
+           std::to_string(kVersion));
+  }
+  const auto body_bytes = r.get<std::uint32_t>("the header");
+  const std::size_t body_start = r.pos();
+  r.need(body_bytes + 4u, "the header");
+  {
+    const std::uint32_t want = fnv32(r.at(body_start), body_bytes);
+    std::uint32_t got;
+    std::memcpy(&got, r.at(body_start + body_bytes), 4);
+    if (got != want) r.fail_at(body_start, "header checksum mismatch: the header is corrupt");
+  }
+  RecordHeader& h = rec.header;
+  h.model_path = r.get_string("the header");
+  h.model_text = r.get_string("the header");
+  h.mechanism = r.get_string("the header");
+  h.method = r.get_string("the header");
+  h.stabilizer = r.get_string("the header");
+  h.dt = r.get<double>("the header");
+  h.n_inputs = static_cast<int>(r.get<std::uint32_t>("the header"));
+  h.build = r.get_string("the header");
+  if (r.pos() != body_start + body_bytes) r.fail("header length does not match its fields");
+  (void)r.get<std::uint32_t>("the header checksum");
+  if (h.n_inputs < 0 || h.n_inputs > kRecordMaxInputs) r.fail("bad input count in the header");
+
+  std::int64_t last_step = 0;
+  for (;;) {
+    const std::size_t start = r.pos();
+    if (r.done()) {
+      r.fail("truncated after " + std::to_string(rec.entries.size()) +
+             " entries: no end record (the recording did not finish, or the file was cut)");
+    }
+    const auto kind = r.get<std::uint8_t>("an entry");
+    (void)r.get<std::array<std::uint8_t, 3>>("an entry");
+    const auto count = r.get<std::uint32_t>("an entry");
+    if (kind == kEndKind) {
+      rec.steps = r.get<std::int64_t>("the end record");
+      rec.state_hash = r.get<std::uint64_t>("the end record");
+      rec.dropped = r.get<std::uint64_t>("the end record");
+      const auto entries = r.get<std::uint64_t>("the end record");
+      const std::uint32_t want = fnv32(r.at(start), r.pos() - start);
+      if (r.get<std::uint32_t>("the end record") != want) {
+        r.fail_at(start, "end record checksum mismatch: the end record is corrupt");
+      }
+      if (entries != rec.entries.size()) {
+        r.fail_at(start, "the end record counts " + std::to_string(entries) +
+                             " entries, the file has " + std::to_string(rec.entries.size()));
+      }
+      if (rec.steps < last_step)
+        r.fail_at(start, "the end record's step count is before the last entry");
+      if (!r.done()) r.fail("data after the end record");
+      return rec;
+    }
+    RecordEntry e;
+    e.kind = kind;
+    e.count = count;
+    e.step = r.get<std::int64_t>("an entry");
+    if (kind != RecordEntry::kInputs && kind != RecordEntry::kReset) {
+      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": unknown kind " +
+                           std::to_string(kind));
+    }
+    if (kind == RecordEntry::kInputs && count != static_cast<std::uint32_t>(h.n_inputs)) {
+      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": " +
+                           std::to_string(count) + " values, the header says " +
+                           std::to_string(h.n_inputs));
+    }
+    if (kind == RecordEntry::kReset && count != 0) r.fail_at(start, "reset entry with values");
+    for (std::uint32_t i = 0; i < count; ++i) e.values[i] = r.get<double>("an entry");
+    const std::uint32_t want = fnv32(r.at(start), r.pos() - start);
+    if (r.get<std::uint32_t>("an entry's checksum") != want) {
+      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) +
+                           ": checksum mismatch (the entry is corrupt)");
+    }
+    if (e.step < last_step) {
+      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": step " +
+                           std::to_string(e.step) + " is before the previous entry's " +
+                           std::to_string(last_step));
+    }
+    last_step = e.step;
+    rec.entries.push_back(e);
+  }
+}
+
+// ---- replay -------------------------------------------------------------------------------------
+
+ReplayResult replay(const RecordFile& rec, const std::function<void(std::int64_t)>& progress) {
+  const RecordHeader& h = rec.header;
+  const ModelFile file = h.model_text.empty() ? builtin_model_file(h.mechanism)
+                                              : parse_model_file(h.model_text, h.model_path);
+  const Model model(std::shared_ptr<const System>(make_system(file)), file.settings);
+  const Settings& s = model.settings();
+  if (std::string(to_string(s.method)) != h.method ||
+      std::string(to_string(s.stabilizer)) != h.stabilizer || s.dt != h.dt) {
+    throw std::invalid_argument(
+        "replay: the recorded model builds with method " + std::string(to_string(s.method)) +
+        ", stabilizer " + std::string(to_string(s.stabilizer)) + ", dt " + std::to_string(s.dt) +
+        " but the record says " + h.method + ", " + h.stabilizer + ", " + std::to_string(h.dt));
+  }
+  if (model.system().n_v() != h.n_inputs) {
+    throw std::invalid_argument("replay: the model has " + std::to_string(model.system().n_v()) +
+                                " velocity coordinates, the record " + std::to_string(h.n_inputs) +
+                                " inputs");
+  }
+  Workspace ws(model);
+  const State initial = initial_state(model);
+  State state = initial;
+  StateHash hash;
+  VecRef u = applied_force(ws);
+  u.setZero();
+  std::size_t next = 0;
+  const std::int64_t every = std::max<std::int64_t>(1, rec.steps / 100);
+  for (std::int64_t k = 0; k < rec.steps; ++k) {
+    // everything recorded "before step k" (resets and then the u that acts in step k)
+    while (next < rec.entries.size() && rec.entries[next].step == k) {
+      const RecordEntry& e = rec.entries[next++];
+      if (e.kind == RecordEntry::kReset) {
+        state = initial;
+        u.setZero();
+      } else {
+        for (int i = 0; i < h.n_inputs; ++i) u[i] = e.values[static_cast<std::size_t>(i)];
+      }
+    }
+    (void)step(model, state, ws);
+    hash.add(state);
+    if (progress && (k + 1) % every == 0) progress(k + 1);
+  }
+  ReplayResult out;
+  out.steps = rec.steps;
+  out.state_hash = hash.value();
+  out.identical = rec.dropped == 0 && out.state_hash == rec.state_hash;
+  out.final_state = state;
+  return out;
+}
+
+}  // namespace rtmb

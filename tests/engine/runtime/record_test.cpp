@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Record and replay (include/rtmb/record.hpp): a run recorded through the Recorder/RecordWriter
+// pair replays bit for bit; the hash notices a single changed input; broken files give errors
+// that say what is wrong and where.
+#include "rtmb/record.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "rtmb/engine.hpp"
+#include "rtmb/model_file.hpp"
+
+namespace rtmb {
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("rtmb_record_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& path, const std::vector<char>& b) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(b.data(), static_cast<std::streamsize>(b.size()));
+}
+
+struct Recording {
+  std::string path;
+  State final_state;
+  std::int64_t steps = 0;
+};
+
+// Records `ticks` ticks of the body-coordinate slider-crank the way the server does (u written
+// before a tick's steps, two steps per tick), with a changing force, a pause in the inputs and a
+// reset half way.
+Recording record_run(const std::string& name, int ticks) {
+  const std::string model_path = std::string(RTMB_SOURCE_DIR) + "/configs/slider_crank_body.yaml";
+  const ModelFile file = load_model_file(model_path);
+  const Model model(std::shared_ptr<const System>(make_system(file)), file.settings);
+  Workspace ws(model);
+  const State initial = initial_state(model);
+  State state = initial;
+  const int n_v = model.system().n_v();
+
+  Recorder recorder(n_v);
+  RecordHeader h;
+  h.model_path = model_path;
+  h.model_text = read_text(model_path);
+  h.method = std::string(to_string(model.settings().method));
+  h.stabilizer = std::string(to_string(model.settings().stabilizer));
+  h.dt = model.settings().dt;
+  h.n_inputs = n_v;
+  h.build = build_id();
+  Recording out;
+  out.path = temp_path(name);
+  RecordWriter writer(out.path, h, recorder);
+  writer.start();
+  VecRef u = applied_force(ws);
+  for (int tick = 0; tick < ticks; ++tick) {
+    if (tick == ticks / 2) {
+      state = initial;
+      u.setZero();
+      recorder.reset();
+    }
+    // a torque on the crank (q = x, y, theta per body) that changes every 3rd tick, and nothing
+    // for ticks 100..199
+    if (tick % 3 == 0 && (tick < 100 || tick >= 200)) u[2] = std::sin(0.01 * tick);
+    if (tick == 100) u.setZero();
+    recorder.inputs(u);
+    for (int s = 0; s < 2; ++s) {
+      (void)step(model, state, ws);
+      recorder.stepped(state);
+    }
+  }
+  EXPECT_TRUE(writer.finish());
+  EXPECT_EQ(recorder.dropped(), 0u);
+  out.final_state = state;
+  out.steps = recorder.steps();
+  return out;
+}
+
+TEST(RecordReplay, ReplayReproducesTheRecordedRunBitForBit) {
+  const Recording rec = record_run("roundtrip.rec", 600);
+  const RecordFile file = read_record(rec.path);
+  EXPECT_EQ(file.steps, 1200);
+  EXPECT_EQ(file.dropped, 0u);
+  EXPECT_GT(file.entries.size(), 100u);  // inputs changed often: the log is not trivial
+  const ReplayResult r = replay(file);
+  std::printf("recorded %lld steps, %zu entries, hash %016llx; replay hash %016llx\n",
+              static_cast<long long>(file.steps), file.entries.size(),
+              static_cast<unsigned long long>(file.state_hash),
+              static_cast<unsigned long long>(r.state_hash));
+  EXPECT_TRUE(r.identical);
+  EXPECT_EQ(r.state_hash, file.state_hash);
+  // and the final state itself, bit for bit
+  ASSERT_EQ(r.final_state.q.size(), rec.final_state.q.size());
+  EXPECT_EQ(std::memcmp(r.final_state.q.data(), rec.final_state.q.data(),
+                        sizeof(double) * static_cast<std::size_t>(rec.final_state.q.size())),
+            0);
+  EXPECT_EQ(std::memcmp(r.final_state.v.data(), rec.final_state.v.data(),
+                        sizeof(double) * static_cast<std::size_t>(rec.final_state.v.size())),
+            0);
+  EXPECT_EQ(r.final_state.t, rec.final_state.t);
+  std::filesystem::remove(rec.path);
+}
+
+TEST(RecordReplay, OneChangedInputChangesTheHash) {
+  const Recording rec = record_run("changed.rec", 300);
+  RecordFile file = read_record(rec.path);
+  ASSERT_GT(file.entries.size(), 10u);
+  // a micro-newton-metre more torque in one recorded sample (a change of one ulp can vanish
+  // in the rounding of f + u, which is why the hash compares states, not inputs)
+  RecordEntry& e = file.entries[5];
+  ASSERT_EQ(e.kind, RecordEntry::kInputs);
+  e.values[2] += 1e-6;
+  const ReplayResult r = replay(file);
+  EXPECT_FALSE(r.identical);
+  EXPECT_NE(r.state_hash, file.state_hash);
+  std::filesystem::remove(rec.path);
+}
+
+TEST(RecordReplay, AFullRingDropsAndCountsEntriesInsteadOfBlocking) {
+  Recorder recorder(2);
+  Vec u(2);
+  // nobody drains: the ring fills and the rest is dropped, never blocking
+  for (std::size_t i = 0; i < Recorder::kRingCapacity + 10; ++i) {
+    u << static_cast<double>(i), 1.0;
+    recorder.inputs(u);
+  }
+  EXPECT_EQ(recorder.dropped(), 10u);
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    (void)read_record(path);
+  } catch (const RecordError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RecordReplay, TruncatedAndCorruptRecordsGiveClearErrors) {
+  const Recording rec = record_run("broken.rec", 120);
+  const std::vector<char> good = read_bytes(rec.path);
+  ASSERT_GT(good.size(), 400u);
+  const std::string bad = temp_path("bad.rec");
+
+  // cut in the middle of the entries: no end record
+  write_bytes(bad,
+              std::vector<char>(good.begin(), good.begin() + static_cast<long>(good.size() - 50)));
+  std::string msg = error_of(bad);
+  std::printf("truncated: %s\n", msg.c_str());
+  EXPECT_NE(msg.find(bad + ": byte "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
+
+  // cut inside the header
+  write_bytes(bad, std::vector<char>(good.begin(), good.begin() + 30));
+  msg = error_of(bad);
+  EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
+
+  // one flipped bit in an entry value near the end
+  std::vector<char> flipped = good;
+  flipped[good.size() - 80] = static_cast<char>(flipped[good.size() - 80] ^ 0x10);
+  write_bytes(bad, flipped);
+  msg = error_of(bad);
+  std::printf("corrupt entry: %s\n", msg.c_str());
+  EXPECT_NE(msg.find("checksum mismatch"), std::string::npos) << msg;
+
+  // a changed character in the model text of the header
+  std::vector<char> header = good;
+  header[60] = static_cast<char>(header[60] ^ 0x01);
+  write_bytes(bad, header);
+  msg = error_of(bad);
+  std::printf("corrupt header: %s\n", msg.c_str());
+  EXPECT_NE(msg.find("header checksum mismatch"), std::string::npos) << msg;
+
+  // not a record at all
+  write_bytes(bad, std::vector<char>{'h', 'e', 'l', 'l', 'o', '\n', 'x', 'y', 'z'});
+  msg = error_of(bad);
+  EXPECT_NE(msg.find("not an rtmb record"), std::string::npos) << msg;
+
+  // trailing garbage after the end record
+  std::vector<char> longer = good;
+  longer.push_back('!');
+  write_bytes(bad, longer);
+  msg = error_of(bad);
+  EXPECT_NE(msg.find("after the end record"), std::string::npos) << msg;
+
+  EXPECT_NE(error_of(temp_path("does-not-exist.rec")).find("cannot open"), std::string::npos);
+  std::filesystem::remove(bad);
+  std::filesystem::remove(rec.path);
+}
+
+}  // namespace
+}  // namespace rtmb
