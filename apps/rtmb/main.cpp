@@ -8,6 +8,7 @@
 #include "apps/rtmb/compare_command.hpp"
 #include "apps/rtmb/gen_command.hpp"
 #include "apps/rtmb/latency_command.hpp"
+#include "apps/rtmb/replay_command.hpp"
 #include "apps/rtmb/run_command.hpp"
 #include "apps/rtmb/serve_command.hpp"
 
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
   rtmb::app::add_compare_command(app, compare_options, &exit_code);
   rtmb::app::GenOptions gen_options;
   rtmb::app::add_gen_command(app, gen_options, &exit_code);
+  rtmb::app::ReplayOptions replay_options;
+  rtmb::app::add_replay_command(app, replay_options, &exit_code);
 
   try {
     app.parse(argc, argv);
