@@ -4,8 +4,8 @@
 // Record and replay (include/rtmb/record.hpp; the byte layout is in docs/record-format.md).
 #include "rtmb/record.hpp"
 
-// GCC 12 at -O3 reports bogus -Wstringop-overflow and -Wrestrict bounds for byte appends to a std::vector that
-// it has inlined into a constructor (the sizes here are the sizes of the values written).
+// GCC 12 at -O3 reports bogus -Wstringop-overflow and -Wrestrict bounds for byte appends to a
+// std::vector that it has inlined into a constructor (the sizes are those of the values written).
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #pragma GCC diagnostic ignored "-Wrestrict"
