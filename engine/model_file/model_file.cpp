@@ -520,6 +520,29 @@ void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   }
 }
 
+// A translational spring-damper along a prismatic joint's axis (`prismatic_spring_damper`).
+void read_axial_spring(const Reader& r,
+                       const YAML::Node& e,
+                       const std::string& p,
+                       const PlanarModelSpec& spec,
+                       PlanarForceSpec& f) {
+  r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_position"});
+  f.type = PlanarForceType::kAxialSpring;
+  const YAML::Node jn = required(r, e, p, "joint", "a prismatic joint's name");
+  const std::string joint = r.string(jn, p + ".joint");
+  const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
+                               [&joint](const PlanarJointSpec& j) { return j.name == joint; });
+  if (it == spec.joints.end() || it->type != PlanarJointType::kPrismatic) {
+    r.fail(jn, p + ".joint", "'" + joint + "' is not a prismatic joint of this model");
+  }
+  f.joint = static_cast<int>(it - spec.joints.begin());
+  f.body_i = it->body_i;
+  f.body_j = it->body_j;
+  if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
+  if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+  if (const YAML::Node m = e["rest_position"]) f.rest = r.number(m, p + ".rest_position");
+}
+
 void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   if (!n.IsSequence()) r.fail(n, "forces", "expected a list of force elements");
   for (std::size_t k = 0; k < n.size(); ++k) {
@@ -560,6 +583,8 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
       if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
       if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
       if (const YAML::Node m = e["rest_angle"]) f.rest = r.number(m, p + ".rest_angle");
+    } else if (t == "prismatic_spring_damper") {
+      read_axial_spring(r, e, p, spec, f);
     } else if (t == "force") {
       r.check_keys(e, p, {"name", "type", "body", "point", "force"});
       f.type = PlanarForceType::kForce;
@@ -576,7 +601,8 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     } else {
       r.fail(type, p + ".type",
              "unknown force type '" + t +
-                 "' (valid: gravity, spring_damper, rotational_spring_damper, force, torque)");
+                 "' (valid: gravity, spring_damper, rotational_spring_damper, "
+                 "prismatic_spring_damper, force, torque)");
     }
     spec.forces.push_back(std::move(f));
   }

@@ -187,6 +187,33 @@ void evaluate_joint(const PlanarJointSpec& jt,
   }
 }
 
+// The displacement s = a_w . (p_j - p_i) along a prismatic joint's axis, its rate and gradient
+// (the blocks of the prismatic driver row): the coordinate of an axial spring-damper.
+struct Axial {
+  double s = 0.0;
+  double ds = 0.0;  // s' = grad s . v
+  Vec3 gi = Vec3::Zero();
+  Vec3 gj = Vec3::Zero();
+};
+
+Axial axial(const PlanarJointSpec& jt, VecCRef q, VecCRef v) noexcept {
+  const Vec3 qi = body_block(q, jt.body_i);
+  const Vec3 qj = body_block(q, jt.body_j);
+  const Vec3 vi = body_block(v, jt.body_i);
+  const Vec3 vj = body_block(v, jt.body_j);
+  const Vec2 uj = rotate(qj.z(), jt.point_j);
+  const Vec2 pi = qi.head<2>() + rotate(qi.z(), jt.point_i);
+  const Vec2 pj = qj.head<2>() + uj;
+  JointBlocks b;
+  direction_row(jt.axis, 0, qi, qj, vi, vj, uj, pi, pj, b);
+  Axial a;
+  a.s = b.g(0);
+  a.gi = b.gi.row(0).transpose();
+  a.gj = b.gj.row(0).transpose();
+  a.ds = a.gi.dot(vi) + a.gj.dot(vj);
+  return a;
+}
+
 bool is_driver(PlanarJointType type) noexcept {
   return type == PlanarJointType::kRevoluteDriver || type == PlanarJointType::kPrismaticDriver;
 }
@@ -267,8 +294,16 @@ PlanarModelSpec validated(PlanarModelSpec spec) {
       throw std::invalid_argument(what + ": length must be > 0");
     }
   }
-  for (const PlanarForceSpec& f : spec.forces) {
+  for (PlanarForceSpec& f : spec.forces) {
     const std::string what = "force '" + f.name + "'";
+    if (f.type == PlanarForceType::kAxialSpring) {
+      if (f.joint < 0 || f.joint >= static_cast<int>(spec.joints.size()) ||
+          spec.joints[static_cast<std::size_t>(f.joint)].type != PlanarJointType::kPrismatic) {
+        throw std::invalid_argument(what + ": joint index is not a prismatic joint");
+      }
+      f.body_i = spec.joints[static_cast<std::size_t>(f.joint)].body_i;
+      f.body_j = spec.joints[static_cast<std::size_t>(f.joint)].body_j;
+    }
     check_body(f.body_i, n, what);
     check_body(f.body_j, n, what);
     if ((f.type == PlanarForceType::kSpringDamper ||
@@ -367,6 +402,15 @@ void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) c
       case PlanarForceType::kTorque:
         out_f(3 * f.body_i + 2) += f.torque;
         break;
+      case PlanarForceType::kAxialSpring: {
+        // generalized force -T grad s of the tension T = k (s - s0) + c s' (potential
+        // k (s - s0)^2 / 2, Rayleigh dissipation c s'^2 / 2)
+        const Axial a = axial(spec_.joints[static_cast<std::size_t>(f.joint)], q, v);
+        const double tension = f.stiffness * (a.s - f.rest) + f.damping * a.ds;
+        if (f.body_i != kGround) out_f.segment<3>(3 * f.body_i) -= tension * a.gi;
+        if (f.body_j != kGround) out_f.segment<3>(3 * f.body_j) -= tension * a.gj;
+        break;
+      }
     }
   }
 }
@@ -480,6 +524,13 @@ double PlanarMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcep
       case PlanarForceType::kTorque:
         e -= f.torque * q(3 * f.body_i + 2);
         break;
+      case PlanarForceType::kAxialSpring: {
+        // s depends on q only (the velocity argument, here q again, only feeds s')
+        const double stretch =
+            axial(spec_.joints[static_cast<std::size_t>(f.joint)], q, q).s - f.rest;
+        e += 0.5 * f.stiffness * stretch * stretch;
+        break;
+      }
     }
   }
   return e;

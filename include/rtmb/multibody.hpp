@@ -69,6 +69,10 @@ enum class PlanarForceType {
   kRotationalSpring,  ///< rotational spring-damper between the two bodies of a revolute joint
   kForce,             ///< constant world-frame force on a body point
   kTorque,            ///< constant torque on a body
+  /// Translational spring-damper along a prismatic joint's axis: tension
+  /// T = k (s - s0) + c s' on the displacement s = a_w . (p_j - p_i) of its points
+  /// (`joint`, body_i/body_j/points/axis taken from that joint).
+  kAxialSpring,
 };
 
 struct PlanarForceSpec {
@@ -81,9 +85,11 @@ struct PlanarForceSpec {
   Eigen::Vector2d vector = Eigen::Vector2d::Zero();   ///< gravity [m/s^2] or force [N], world
   double stiffness = 0.0;                             ///< k [N/m] or [N m/rad]
   double damping = 0.0;                               ///< c [N s/m] or [N m s/rad]
-  double rest = 0.0;      ///< rest length [m] or rest angle theta_j - theta_i [rad]
+  double rest =
+      0.0;  ///< rest length [m], rest angle theta_j - theta_i [rad], rest displacement [m]
   double actuator = 0.0;  ///< constant actuator force along the spring [N] (> 0 pushes apart)
   double torque = 0.0;    ///< kTorque [N m]
+  int joint = -1;         ///< kAxialSpring: index into joints (a prismatic joint)
 };
 
 struct PlanarModelSpec {

@@ -3,7 +3,8 @@
 //
 // Drivers (rtmb/multibody.hpp, rtmb/time_function.hpp) keep the step contract: a body model with
 // every time function (constant, ramp, sine, polynomial, table) on revolute and prismatic
-// drivers steps 10 000 times, and calls every System evaluation, without touching the heap.
+// drivers (and an axial spring-damper on a driven prismatic joint) steps 10 000 times, and
+// calls every System evaluation, without touching the heap.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -67,6 +68,7 @@ joints:
     driver: {type: constant, value: 0.2}
 forces:
   - {type: gravity, vector: [0, -9.81]}
+  - {type: prismatic_spring_damper, joint: jb, stiffness: 10, damping: 0.5, rest_position: 0.1}
 )";
 
 std::shared_ptr<const System> driven() {
@@ -125,7 +127,7 @@ TEST(DriverAllocations, EveryEvaluationAllocatesNothing) {
       sys->constraint_rate(t, s.q, gt);
       sys->curvature(t, s.q, s.v, L);
       sys->velocity_constraint_jacobian(t, s.q, s.v, H);
-      sum += g.sum() + gt.sum() + L.sum();
+      sum += g.sum() + gt.sum() + L.sum() + sys->energy(t, s.q, s.v);
     }
     counts = scope.counts();
   }

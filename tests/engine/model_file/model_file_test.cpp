@@ -176,6 +176,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: revolute\n"
                 "    body_i: ground\n    body_j: a\n    stiffness: 3\n",
                 "rig.yaml:7:5:", "joints[0].stiffness", "unknown key"},
+        BadCase{"axial spring on a revolute joint",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n"
+                "  - {name: pin, type: revolute, body_i: ground, body_j: a}\nforces:\n"
+                "  - {type: prismatic_spring_damper, joint: pin, stiffness: 1}\n",
+                "rig.yaml:6:44:", "forces[0].joint", "'pin' is not a prismatic joint"},
         // drivers
         BadCase{"driver on a distance joint",
                 "bodies:\n  - {name: a, mass: 1, inertia: 1, pose: [1, 0, 0]}\njoints:\n"
