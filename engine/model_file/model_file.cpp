@@ -389,14 +389,90 @@ void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   }
 }
 
+// A driver's time function (docs/model-format.md, "Drivers"): `type` selects the other keys.
+TimeFunction read_time_function(const Reader& r, const YAML::Node& n, const std::string& p) {
+  const YAML::Node type = required(r, n, p, "type", "time function type");
+  const std::string t = r.string(type, p + ".type");
+  auto optional = [&](const char* key, double fallback) {
+    const YAML::Node m = n[key];
+    return m ? r.number(m, Reader::join(p, key)) : fallback;
+  };
+  if (t == "constant") {
+    r.check_keys(n, p, {"type", "value"});
+    return TimeFunction::constant(r.number(required(r, n, p, "value", "rad or m"), p + ".value"));
+  }
+  if (t == "ramp") {
+    r.check_keys(n, p, {"type", "value", "start", "rate"});
+    const double rate = r.number(required(r, n, p, "rate", "rad/s or m/s"), p + ".rate");
+    return TimeFunction::ramp(optional("value", 0.0), optional("start", 0.0), rate);
+  }
+  if (t == "sine") {
+    r.check_keys(n, p, {"type", "amplitude", "frequency", "phase", "offset"});
+    const double amplitude = r.number(required(r, n, p, "amplitude", "rad or m"), p + ".amplitude");
+    const double frequency = r.positive(required(r, n, p, "frequency", "Hz"), p + ".frequency");
+    return TimeFunction::sine(amplitude, frequency, optional("phase", 0.0),
+                              optional("offset", 0.0));
+  }
+  if (t == "polynomial") {
+    r.check_keys(n, p, {"type", "coefficients"});
+    const YAML::Node c = required(r, n, p, "coefficients", "c0, c1, ... of c0 + c1 t + ...");
+    const std::string key = p + ".coefficients";
+    if (!c.IsSequence() || c.size() == 0) r.fail(c, key, "expected a non-empty list of numbers");
+    std::vector<double> coefficients;
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      coefficients.push_back(r.number(c[k], key + "[" + std::to_string(k) + "]"));
+    }
+    return TimeFunction::polynomial(std::move(coefficients));
+  }
+  if (t == "table") {
+    r.check_keys(n, p, {"type", "points"});
+    const YAML::Node pts = required(r, n, p, "points", "[time, value] pairs");
+    const std::string key = p + ".points";
+    if (!pts.IsSequence() || pts.size() < 2) {
+      r.fail(pts, key, "expected a list of at least 2 [time, value] pairs");
+    }
+    std::vector<double> times;
+    std::vector<double> values;
+    for (std::size_t k = 0; k < pts.size(); ++k) {
+      const std::string at = key + "[" + std::to_string(k) + "]";
+      const Eigen::Vector2d tv = r.vec<2>(pts[k], at);
+      if (k > 0 && !(tv(0) > times.back())) {
+        r.fail(pts[k][0], at, "times must be strictly increasing");
+      }
+      times.push_back(tv(0));
+      values.push_back(tv(1));
+    }
+    return TimeFunction::table(std::move(times), std::move(values));
+  }
+  r.fail(type, p + ".type",
+         "unknown time function '" + t + "' (valid: constant, ramp, sine, polynomial, table)");
+}
+
+// The driver of joint `jt` (a revolute or prismatic joint) from its `driver:` mapping: one more
+// constraint row, coordinate(q) - f(t) = 0, on the same bodies and points, named "<joint>.driver".
+PlanarJointSpec read_driver(const Reader& r,
+                            const YAML::Node& n,
+                            const std::string& p,
+                            const PlanarJointSpec& jt) {
+  if (jt.type != PlanarJointType::kRevolute && jt.type != PlanarJointType::kPrismatic) {
+    r.fail(n, p, "only revolute and prismatic joints can be driven");
+  }
+  PlanarJointSpec d = jt;
+  d.name = jt.name + ".driver";
+  d.type = jt.type == PlanarJointType::kRevolute ? PlanarJointType::kRevoluteDriver
+                                                 : PlanarJointType::kPrismaticDriver;
+  d.motion = read_time_function(r, n, p);
+  return d;
+}
+
 void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   if (!n.IsSequence()) r.fail(n, "joints", "expected a list of joints");
   for (std::size_t k = 0; k < n.size(); ++k) {
     const YAML::Node j = n[k];
     const std::string p = "joints[" + std::to_string(k) + "]";
-    r.check_keys(
-        j, p,
-        {"name", "type", "body_i", "body_j", "point_i", "point_j", "axis", "angle", "length"});
+    r.check_keys(j, p,
+                 {"name", "type", "body_i", "body_j", "point_i", "point_j", "axis", "angle",
+                  "length", "driver"});
     PlanarJointSpec jt;
     jt.name = item_name(r, j, p, p);
     for (const PlanarJointSpec& other : spec.joints) {
@@ -436,8 +512,35 @@ void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     } else if (distance) {
       r.fail(j, p + ".length", "missing (the distance to keep, m)");
     }
+    const YAML::Node driver = j["driver"];
+    PlanarJointSpec driven;
+    if (driver) driven = read_driver(r, driver, p + ".driver", jt);
     spec.joints.push_back(std::move(jt));
+    if (driver) spec.joints.push_back(std::move(driven));
   }
+}
+
+// A translational spring-damper along a prismatic joint's axis (`prismatic_spring_damper`).
+void read_axial_spring(const Reader& r,
+                       const YAML::Node& e,
+                       const std::string& p,
+                       const PlanarModelSpec& spec,
+                       PlanarForceSpec& f) {
+  r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_position"});
+  f.type = PlanarForceType::kAxialSpring;
+  const YAML::Node jn = required(r, e, p, "joint", "a prismatic joint's name");
+  const std::string joint = r.string(jn, p + ".joint");
+  const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
+                               [&joint](const PlanarJointSpec& j) { return j.name == joint; });
+  if (it == spec.joints.end() || it->type != PlanarJointType::kPrismatic) {
+    r.fail(jn, p + ".joint", "'" + joint + "' is not a prismatic joint of this model");
+  }
+  f.joint = static_cast<int>(it - spec.joints.begin());
+  f.body_i = it->body_i;
+  f.body_j = it->body_j;
+  if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
+  if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+  if (const YAML::Node m = e["rest_position"]) f.rest = r.number(m, p + ".rest_position");
 }
 
 void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
@@ -480,6 +583,8 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
       if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
       if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
       if (const YAML::Node m = e["rest_angle"]) f.rest = r.number(m, p + ".rest_angle");
+    } else if (t == "prismatic_spring_damper") {
+      read_axial_spring(r, e, p, spec, f);
     } else if (t == "force") {
       r.check_keys(e, p, {"name", "type", "body", "point", "force"});
       f.type = PlanarForceType::kForce;
@@ -496,7 +601,8 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     } else {
       r.fail(type, p + ".type",
              "unknown force type '" + t +
-                 "' (valid: gravity, spring_damper, rotational_spring_damper, force, torque)");
+                 "' (valid: gravity, spring_damper, rotational_spring_damper, "
+                 "prismatic_spring_damper, force, torque)");
     }
     spec.forces.push_back(std::move(f));
   }

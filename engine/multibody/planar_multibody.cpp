@@ -7,12 +7,14 @@
 // r_b in R^2, and rotation A(th). A point with body-frame coordinates s is at p = r + u with
 // u = A(th) s. With S = [0 -1; 1 0] (a quarter turn), dA/dth = S A, so
 //     dp/dq_b = [I, S u],   p' = r' + w S u,   d(p')/dq_b = [0, -w u]   (S S = -I),
-// where w = th'. Every constraint here is scleronomic (g_t = 0), so the remainder of
-// d^2 g/dt^2 = G v' + L is L = g_qq(v, v) = d(G v)/dq v = H v, with H = d(G v)/dq the block
-// velocity_constraint_jacobian() returns. Each joint therefore evaluates, for its two bodies i
-// and j, fixed-size blocks g (up to 3 rows), G_i, G_j, H_i, H_j (3 x 3); the System scatters them
-// into the global rows of the joint and the columns of its bodies. Nothing here allocates after
-// construction: the blocks are Eigen fixed-size matrices on the stack.
+// where w = th'. Every joint's geometric part c(q) is scleronomic, so its share of the remainder
+// of d^2 g/dt^2 = G v' + L is c_qq(v, v) = d(G v)/dq v = H v, with H = d(G v)/dq the block
+// velocity_constraint_jacobian() returns. Drivers are g = c(q) - f(t): G and H are those of c,
+// g_t = -f'(t) and L gains g_tt = -f''(t) (g_tq = 0); evaluate_joint() computes c only and the
+// System subtracts f, so the blocks do not depend on t. Each joint therefore evaluates, for its two
+// bodies i and j, fixed-size blocks g (up to 3 rows), G_i, G_j, H_i, H_j (3 x 3); the System
+// scatters them into the global rows of the joint and the columns of its bodies. Nothing here
+// allocates after construction: the blocks are Eigen fixed-size matrices on the stack.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -74,6 +76,40 @@ struct JointBlocks {
   Mat3 hj = Mat3::Zero();  // d(G v)/dq_j
 };
 
+// Row r of the blocks of g = n . (p_j - p_i), n = A_i c the world image of a direction c fixed
+// in body i (the prismatic joint's normal row and the prismatic driver's displacement row). With
+// w = r_j + u_j - r_i (= d + u_i) and dn/dth_i = S n:
+//   dg/dq_i = [-n^T, (S n).w],  dg/dq_j = [n^T, n.(S u_j)]
+//   G v = n.(r_j' - r_i') + w_j n.(S u_j) + w_i (S n).w, differentiated:
+//   H_i = [-w_i (S n)^T, (S n).(r_j' - r_i') + w_j n.u_j - w_i n.w]
+//   H_j = [ w_i (S n)^T, (w_i - w_j) n.u_j]
+void direction_row(const Vec2& c,
+                   int r,
+                   const Vec3& qi,
+                   const Vec3& qj,
+                   const Vec3& vi,
+                   const Vec3& vj,
+                   const Vec2& uj,
+                   const Vec2& pi,
+                   const Vec2& pj,
+                   JointBlocks& b) noexcept {
+  const double wi = vi.z();
+  const double wj = vj.z();
+  const Vec2 n = rotate(qi.z(), c);
+  const Vec2 sn = perp(n);
+  const Vec2 w = qj.head<2>() + uj - qi.head<2>();
+  const Vec2 dr = vj.head<2>() - vi.head<2>();
+  b.g(r) = n.dot(pj - pi);
+  b.gi.block<1, 2>(r, 0) = -n.transpose();
+  b.gi(r, 2) = sn.dot(w);
+  b.gj.block<1, 2>(r, 0) = n.transpose();
+  b.gj(r, 2) = n.dot(perp(uj));
+  b.hi.block<1, 2>(r, 0) = -wi * sn.transpose();
+  b.hi(r, 2) = sn.dot(dr) + wj * n.dot(uj) - wi * n.dot(w);
+  b.hj.block<1, 2>(r, 0) = wi * sn.transpose();
+  b.hj(r, 2) = (wi - wj) * n.dot(uj);
+}
+
 void evaluate_joint(const PlanarJointSpec& jt,
                     const Vec3& qi,
                     const Vec3& qj,
@@ -109,32 +145,26 @@ void evaluate_joint(const PlanarJointSpec& jt,
       }
       break;
     }
-    case PlanarJointType::kPrismatic: {
-      // g_1 = n . d with n = A_i S a the world normal of the axis and d = p_j - p_i: p_j stays on
-      // the line through p_i along the axis. With w = r_j + u_j - r_i (= d + u_i):
-      //   dg_1/dq_i = [-n^T, (S n).w],  dg_1/dq_j = [n^T, n.(S u_j)]
-      //   G v = n.(r_j' - r_i') + w_j n.(S u_j) + w_i (S n).w, differentiated:
-      //   H_i = [-w_i (S n)^T, (S n).(r_j' - r_i') + w_j n.u_j - w_i n.w]
-      //   H_j = [ w_i (S n)^T, (w_i - w_j) n.u_j]
-      // g_2 = th_j - th_i - angle keeps the bodies from turning relative to each other.
-      const Vec2 n = rotate(qi.z(), perp(jt.axis));
-      const Vec2 sn = perp(n);
-      const Vec2 w = qj.head<2>() + uj - qi.head<2>();
-      const Vec2 dr = vj.head<2>() - vi.head<2>();
-      b.g(0) = n.dot(pj - pi);
-      b.gi.block<1, 2>(0, 0) = -n.transpose();
-      b.gi(0, 2) = sn.dot(w);
-      b.gj.block<1, 2>(0, 0) = n.transpose();
-      b.gj(0, 2) = n.dot(perp(uj));
-      b.hi.block<1, 2>(0, 0) = -wi * sn.transpose();
-      b.hi(0, 2) = sn.dot(dr) + wj * n.dot(uj) - wi * n.dot(w);
-      b.hj.block<1, 2>(0, 0) = wi * sn.transpose();
-      b.hj(0, 2) = (wi - wj) * n.dot(uj);
+    case PlanarJointType::kPrismatic:
+      // g_1 = n . (p_j - p_i) with n = A_i S axis, the world normal of the axis: p_j stays on the
+      // line through p_i along the axis; g_2 = th_j - th_i - angle keeps the bodies from turning
+      // relative to each other.
+      direction_row(perp(jt.axis), 0, qi, qj, vi, vj, uj, pi, pj, b);
       b.g(1) = qj.z() - qi.z() - jt.angle;
       b.gi(1, 2) = -1.0;
       b.gj(1, 2) = 1.0;
       break;
-    }
+    case PlanarJointType::kRevoluteDriver:
+      // g = th_j - th_i (- f(t), subtracted by the caller): linear, H = 0
+      b.g(0) = qj.z() - qi.z();
+      b.gi(0, 2) = -1.0;
+      b.gj(0, 2) = 1.0;
+      break;
+    case PlanarJointType::kPrismaticDriver:
+      // g = a_w . (p_j - p_i) (- f(t), subtracted by the caller): the displacement along the
+      // world axis a_w = A_i axis
+      direction_row(jt.axis, 0, qi, qj, vi, vj, uj, pi, pj, b);
+      break;
     case PlanarJointType::kDistance: {
       // g = (d.d - l^2) / (2 l), d = p_j - p_i: equals |d| - l to first order and has units of
       // length, but is smooth even at d = 0. G v = d.d'/l, so
@@ -157,6 +187,37 @@ void evaluate_joint(const PlanarJointSpec& jt,
   }
 }
 
+// The displacement s = a_w . (p_j - p_i) along a prismatic joint's axis, its rate and gradient
+// (the blocks of the prismatic driver row): the coordinate of an axial spring-damper.
+struct Axial {
+  double s = 0.0;
+  double ds = 0.0;  // s' = grad s . v
+  Vec3 gi = Vec3::Zero();
+  Vec3 gj = Vec3::Zero();
+};
+
+Axial axial(const PlanarJointSpec& jt, VecCRef q, VecCRef v) noexcept {
+  const Vec3 qi = body_block(q, jt.body_i);
+  const Vec3 qj = body_block(q, jt.body_j);
+  const Vec3 vi = body_block(v, jt.body_i);
+  const Vec3 vj = body_block(v, jt.body_j);
+  const Vec2 uj = rotate(qj.z(), jt.point_j);
+  const Vec2 pi = qi.head<2>() + rotate(qi.z(), jt.point_i);
+  const Vec2 pj = qj.head<2>() + uj;
+  JointBlocks b;
+  direction_row(jt.axis, 0, qi, qj, vi, vj, uj, pi, pj, b);
+  Axial a;
+  a.s = b.g(0);
+  a.gi = b.gi.row(0).transpose();
+  a.gj = b.gj.row(0).transpose();
+  a.ds = a.gi.dot(vi) + a.gj.dot(vj);
+  return a;
+}
+
+bool is_driver(PlanarJointType type) noexcept {
+  return type == PlanarJointType::kRevoluteDriver || type == PlanarJointType::kPrismaticDriver;
+}
+
 void check_body(int b, int n_bodies, const std::string& what) {
   if (b < kGround || b >= n_bodies) {
     throw std::invalid_argument(what + ": body index " + std::to_string(b) + " out of range");
@@ -173,6 +234,8 @@ int constraint_rows(PlanarJointType type) noexcept {
     case PlanarJointType::kFixed:
       return 3;
     case PlanarJointType::kDistance:
+    case PlanarJointType::kRevoluteDriver:
+    case PlanarJointType::kPrismaticDriver:
       return 1;
   }
   return 0;
@@ -188,6 +251,10 @@ std::string_view to_string(PlanarJointType type) noexcept {
       return "fixed";
     case PlanarJointType::kDistance:
       return "distance";
+    case PlanarJointType::kRevoluteDriver:
+      return "revolute_driver";
+    case PlanarJointType::kPrismaticDriver:
+      return "prismatic_driver";
   }
   return "?";
 }
@@ -218,7 +285,7 @@ PlanarModelSpec validated(PlanarModelSpec spec) {
     check_body(j.body_i, n, what);
     check_body(j.body_j, n, what);
     if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
-    if (j.type == PlanarJointType::kPrismatic) {
+    if (j.type == PlanarJointType::kPrismatic || j.type == PlanarJointType::kPrismaticDriver) {
       const double a = j.axis.norm();
       if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero axis");
       j.axis /= a;
@@ -227,8 +294,16 @@ PlanarModelSpec validated(PlanarModelSpec spec) {
       throw std::invalid_argument(what + ": length must be > 0");
     }
   }
-  for (const PlanarForceSpec& f : spec.forces) {
+  for (PlanarForceSpec& f : spec.forces) {
     const std::string what = "force '" + f.name + "'";
+    if (f.type == PlanarForceType::kAxialSpring) {
+      if (f.joint < 0 || f.joint >= static_cast<int>(spec.joints.size()) ||
+          spec.joints[static_cast<std::size_t>(f.joint)].type != PlanarJointType::kPrismatic) {
+        throw std::invalid_argument(what + ": joint index is not a prismatic joint");
+      }
+      f.body_i = spec.joints[static_cast<std::size_t>(f.joint)].body_i;
+      f.body_j = spec.joints[static_cast<std::size_t>(f.joint)].body_j;
+    }
     check_body(f.body_i, n, what);
     check_body(f.body_j, n, what);
     if ((f.type == PlanarForceType::kSpringDamper ||
@@ -327,17 +402,37 @@ void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) c
       case PlanarForceType::kTorque:
         out_f(3 * f.body_i + 2) += f.torque;
         break;
+      case PlanarForceType::kAxialSpring: {
+        // generalized force -T grad s of the tension T = k (s - s0) + c s' (potential
+        // k (s - s0)^2 / 2, Rayleigh dissipation c s'^2 / 2)
+        const Axial a = axial(spec_.joints[static_cast<std::size_t>(f.joint)], q, v);
+        const double tension = f.stiffness * (a.s - f.rest) + f.damping * a.ds;
+        if (f.body_i != kGround) out_f.segment<3>(3 * f.body_i) -= tension * a.gi;
+        if (f.body_j != kGround) out_f.segment<3>(3 * f.body_j) -= tension * a.gj;
+        break;
+      }
     }
   }
 }
 
-void PlanarMultibody::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
+void PlanarMultibody::constraints(double t, VecCRef q, VecRef out_g) const noexcept {
   JointBlocks b;
   const Vec3 zero = Vec3::Zero();
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
     evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), zero, zero, b);
     out_g.segment(rows_[k], constraint_rows(jt.type)) = b.g.head(constraint_rows(jt.type));
+    // a driver's row is coordinate(q) - f(t)
+    if (is_driver(jt.type)) out_g(rows_[k]) -= jt.motion.evaluate(t).f;
+  }
+}
+
+void PlanarMultibody::constraint_rate(double t, VecCRef /*q*/, VecRef out_gt) const noexcept {
+  // g_t = -f'(t) on the driver rows; every other joint is scleronomic
+  out_gt.setZero();
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const PlanarJointSpec& jt = spec_.joints[k];
+    if (is_driver(jt.type)) out_gt(rows_[k]) = -jt.motion.evaluate(t).df;
   }
 }
 
@@ -354,8 +449,9 @@ void PlanarMultibody::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noex
   }
 }
 
-void PlanarMultibody::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
-  // L = g_qq(v, v) = H_i v_i + H_j v_j per joint (g_t = 0)
+void PlanarMultibody::curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
+  // L = g_tt + 2 g_tq v + g_qq(v, v) (Chin §1.1): g_qq(v, v) = H_i v_i + H_j v_j per joint; a
+  // driver's g_t = -f'(t) does not depend on q (g_tq = 0) and adds g_tt = -f''(t)
   JointBlocks b;
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
@@ -365,6 +461,7 @@ void PlanarMultibody::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L
     evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), vi, vj, b);
     const Vec3 l = b.hi * vi + b.hj * vj;
     out_L.segment(rows_[k], rows) = l.head(rows);
+    if (is_driver(jt.type)) out_L(rows_[k]) -= jt.motion.evaluate(t).ddf;
   }
 }
 
@@ -427,6 +524,13 @@ double PlanarMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcep
       case PlanarForceType::kTorque:
         e -= f.torque * q(3 * f.body_i + 2);
         break;
+      case PlanarForceType::kAxialSpring: {
+        // s depends on q only (the velocity argument, here q again, only feeds s')
+        const double stretch =
+            axial(spec_.joints[static_cast<std::size_t>(f.joint)], q, q).s - f.rest;
+        e += 0.5 * f.stiffness * stretch * stretch;
+        break;
+      }
     }
   }
   return e;
@@ -472,14 +576,16 @@ std::vector<std::string> assemble(PlanarModelSpec& spec, double tolerance, int m
                     std::to_string(g.lpNorm<Eigen::Infinity>()) + " in " +
                     std::to_string(iterations) + " Newton iteration(s)");
   }
-  // velocities: the minimum-norm change that satisfies G v = 0
+  // velocities: the minimum-norm change that satisfies G v + g_t = 0 (g_t = -f'(0) of drivers)
   sys.jacobian(0.0, s.q, G);
-  Vec gv = G * s.v;
+  Vec gt(sys.n_lambda());
+  sys.constraint_rate(0.0, s.q, gt);
+  Vec gv = G * s.v + gt;
   if (gv.lpNorm<Eigen::Infinity>() > tolerance) {
     s.v -= G.completeOrthogonalDecomposition().solve(gv);
-    notes.push_back("initial velocity projected onto G v = 0: |G v|_inf " +
+    notes.push_back("initial velocity projected onto G v + g_t = 0: |G v + g_t|_inf " +
                     std::to_string(gv.lpNorm<Eigen::Infinity>()) + " -> " +
-                    std::to_string((G * s.v).lpNorm<Eigen::Infinity>()));
+                    std::to_string((G * s.v + gt).lpNorm<Eigen::Infinity>()));
   }
   for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
     spec.bodies[b].pose = s.q.segment<3>(3 * static_cast<Eigen::Index>(b));

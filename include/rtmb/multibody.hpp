@@ -6,10 +6,12 @@
 // `bodies:` compile to (docs/model-format.md, "Bodies, joints and forces"; equations in
 // docs/architecture.md). Each body has q_b = (x, y, theta): the world position of its centre of
 // mass and its rotation angle, v_b = q_b'. The mass matrix is block diagonal, M = diag(m, m, J)
-// per body, and every joint adds its constraint rows g(q) = 0 (scleronomic: g_t = 0).
+// per body, and every joint adds its constraint rows g(q) = 0. All joints are scleronomic
+// (g_t = 0) except the drivers, which prescribe a joint coordinate as a function of time:
+// g = coordinate(q) - f(t) (rtmb/time_function.hpp).
 //
-// Planar only: spatial bodies, spherical/universal/cylindrical/planar joints, joint motors and
-// drivers are later slices of issue 4.
+// Planar only: spatial bodies, spherical/universal/cylindrical/planar joints and joint motors
+// are other slices of issue 4.
 
 #include <Eigen/Core>
 #include <memory>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "rtmb/system.hpp"
+#include "rtmb/time_function.hpp"
 
 namespace rtmb {
 
@@ -34,7 +37,17 @@ struct PlanarBodySpec {
   Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  ///< (x', y', theta') [m/s, m/s, rad/s]
 };
 
-enum class PlanarJointType { kRevolute, kPrismatic, kFixed, kDistance };
+enum class PlanarJointType {
+  kRevolute,
+  kPrismatic,
+  kFixed,
+  kDistance,
+  /// Driver of a revolute joint (1 row): theta_j - theta_i - f(t) = 0, f = `motion`.
+  kRevoluteDriver,
+  /// Driver of a prismatic joint (1 row): a_w . (p_j - p_i) - f(t) = 0 with a_w = A(theta_i) axis
+  /// the world sliding direction: the displacement of point_j along the axis from point_i.
+  kPrismaticDriver,
+};
 
 /// A joint between body i and body j (either may be kGround) at points given in the body frames.
 struct PlanarJointSpec {
@@ -47,6 +60,7 @@ struct PlanarJointSpec {
   Eigen::Vector2d axis = Eigen::Vector2d::UnitX();    ///< prismatic: sliding axis in i's frame
   double angle = 0.0;   ///< prismatic, fixed: the kept relative angle theta_j - theta_i [rad]
   double length = 0.0;  ///< distance: |p_j - p_i| [m], > 0
+  TimeFunction motion;  ///< drivers: the prescribed coordinate f(t) [rad or m]
 };
 
 enum class PlanarForceType {
@@ -55,6 +69,10 @@ enum class PlanarForceType {
   kRotationalSpring,  ///< rotational spring-damper between the two bodies of a revolute joint
   kForce,             ///< constant world-frame force on a body point
   kTorque,            ///< constant torque on a body
+  /// Translational spring-damper along a prismatic joint's axis: tension
+  /// T = k (s - s0) + c s' on the displacement s = a_w . (p_j - p_i) of its points
+  /// (`joint`, body_i/body_j/points/axis taken from that joint).
+  kAxialSpring,
 };
 
 struct PlanarForceSpec {
@@ -67,9 +85,11 @@ struct PlanarForceSpec {
   Eigen::Vector2d vector = Eigen::Vector2d::Zero();   ///< gravity [m/s^2] or force [N], world
   double stiffness = 0.0;                             ///< k [N/m] or [N m/rad]
   double damping = 0.0;                               ///< c [N s/m] or [N m s/rad]
-  double rest = 0.0;      ///< rest length [m] or rest angle theta_j - theta_i [rad]
+  double rest =
+      0.0;  ///< rest length [m], rest angle theta_j - theta_i [rad], rest displacement [m]
   double actuator = 0.0;  ///< constant actuator force along the spring [N] (> 0 pushes apart)
   double torque = 0.0;    ///< kTorque [N m]
+  int joint = -1;         ///< kAxialSpring: index into joints (a prismatic joint)
 };
 
 struct PlanarModelSpec {
@@ -79,7 +99,8 @@ struct PlanarModelSpec {
   std::vector<PlanarForceSpec> forces;
 };
 
-/// Number of constraint rows of a joint type: revolute 2, prismatic 2, fixed 3, distance 1.
+/// Number of constraint rows of a joint type: revolute 2, prismatic 2, fixed 3, distance 1,
+/// drivers 1.
 [[nodiscard]] int constraint_rows(PlanarJointType type) noexcept;
 [[nodiscard]] std::string_view to_string(PlanarJointType type) noexcept;
 
@@ -95,11 +116,11 @@ class AssemblyError : public std::runtime_error {
   std::vector<std::string> joints_;
 };
 
-/// Makes the initial poses and velocities of `spec` consistent: Newton projection of q onto
-/// g(q) = 0 with the minimum-norm correction dq = -G^+ g (at most `max_iterations`), then the
-/// velocities onto G v = 0 (v -= G^+ G v). Returns a note for each correction made (empty when
-/// the given state was consistent to `tolerance`). Throws AssemblyError when |g|_inf stays above
-/// `tolerance`. Setup-only.
+/// Makes the initial poses and velocities of `spec` consistent at t = 0: Newton projection of q
+/// onto g(0, q) = 0 with the minimum-norm correction dq = -G^+ g (at most `max_iterations`), then
+/// the velocities onto G v + g_t = 0 (v -= G^+ (G v + g_t); g_t = -f'(0) on driver rows). Returns a
+/// note for each correction made (empty when the given state was consistent to `tolerance`). Throws
+/// AssemblyError when |g|_inf stays above `tolerance`. Setup-only.
 std::vector<std::string> assemble(PlanarModelSpec& spec,
                                   double tolerance = 1e-10,
                                   int max_iterations = 20);
@@ -121,6 +142,9 @@ class PlanarMultibody final : public System {
   void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
+  /// g_t: -f'(t) on every driver row, 0 elsewhere.
+  void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept override;
+  /// L = g_qq(v, v) + g_tt with g_tt = -f''(t) on the driver rows (g_tq = 0).
   void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
   void velocity_constraint_jacobian(double t,
                                     VecCRef q,

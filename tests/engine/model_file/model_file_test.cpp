@@ -162,7 +162,70 @@ INSTANTIATE_TEST_SUITE_P(
                 "  - {name: pivot, type: revolute, body_i: ground, body_j: a, point_j: [-0.5, 0]}\n"
                 "  - {name: reach, type: distance, body_i: ground, point_i: [10, 0], body_j: a, "
                 "point_j: [0.5, 0], length: 1}\n",
-                "rig.yaml:4:3:", "joints", "reach"}));
+                "rig.yaml:4:3:", "joints", "reach"},
+        BadCase{"force on an unknown body",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\nforces:\n  - type: torque\n"
+                "    body: b\n    torque: 1\n",
+                "rig.yaml:5:11:", "forces[0].body", "unknown body 'b'"},
+        BadCase{"inertia of the wrong type",
+                "bodies:\n  - name: a\n    mass: 1\n    inertia: [1, 0, 0]\n",
+                "rig.yaml:4:14:", "bodies[0].inertia", "expected a number"},
+        BadCase{"missing inertia", "bodies:\n  - name: a\n    mass: 1\n",
+                "rig.yaml:2:5:", "bodies[0].inertia", "missing"},
+        BadCase{"unknown joint key",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: revolute\n"
+                "    body_i: ground\n    body_j: a\n    stiffness: 3\n",
+                "rig.yaml:7:5:", "joints[0].stiffness", "unknown key"},
+        BadCase{"axial spring on a revolute joint",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n"
+                "  - {name: pin, type: revolute, body_i: ground, body_j: a}\nforces:\n"
+                "  - {type: prismatic_spring_damper, joint: pin, stiffness: 1}\n",
+                "rig.yaml:6:44:", "forces[0].joint", "'pin' is not a prismatic joint"},
+        // drivers
+        BadCase{"driver on a distance joint",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1, pose: [1, 0, 0]}\njoints:\n"
+                "  - type: distance\n    body_i: ground\n    body_j: a\n    length: 1\n"
+                "    driver: {type: constant, value: 1}\n",
+                "rig.yaml:8:13:", "joints[0].driver", "only revolute and prismatic"},
+        BadCase{"unknown time function",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: revolute\n"
+                "    body_i: ground\n    body_j: a\n    driver: {type: cosine, value: 1}\n",
+                "rig.yaml:7:20:", "joints[0].driver.type", "unknown time function 'cosine'"},
+        BadCase{"ramp without a rate",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: revolute\n"
+                "    body_i: ground\n    body_j: a\n    driver: {type: ramp, start: 1}\n",
+                "rig.yaml:7:13:", "joints[0].driver.rate", "missing"},
+        BadCase{"unknown driver key",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: revolute\n"
+                "    body_i: ground\n    body_j: a\n    driver: {type: sine, amplitude: 1, "
+                "frequency: 2, period: 3}\n",
+                "rig.yaml:7:54:", "joints[0].driver.period", "unknown key"},
+        BadCase{"non-positive sine frequency",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: revolute\n"
+                "    body_i: ground\n    body_j: a\n    driver: {type: sine, amplitude: 1, "
+                "frequency: 0}\n",
+                "rig.yaml:7:51:", "joints[0].driver.frequency", "must be > 0"},
+        BadCase{"polynomial coefficients of the wrong type",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: revolute\n"
+                "    body_i: ground\n    body_j: a\n    driver: {type: polynomial, coefficients: "
+                "3}\n",
+                "rig.yaml:7:46:", "joints[0].driver.coefficients", "non-empty list"},
+        BadCase{"table times not increasing",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: revolute\n"
+                "    body_i: ground\n    body_j: a\n    driver:\n      type: table\n"
+                "      points: [[0, 0], [1, 0.5], [1, 0.7]]\n",
+                "rig.yaml:9:35:", "joints[0].driver.points[2]", "strictly increasing"},
+        BadCase{"table point of the wrong shape",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n  - type: revolute\n"
+                "    body_i: ground\n    body_j: a\n    driver:\n      type: table\n"
+                "      points: [[0, 0], [1]]\n",
+                "rig.yaml:9:24:", "joints[0].driver.points[1]", "expected a list of 2 numbers"},
+        BadCase{"driver conflicting with a weld",
+                "bodies:\n  - {name: a, mass: 1, inertia: 1}\njoints:\n"
+                "  - {name: weld, type: fixed, body_i: ground, body_j: a, angle: 0.5}\n"
+                "  - name: hinge\n    type: revolute\n    body_i: ground\n    body_j: a\n"
+                "    driver: {type: constant, value: 0}\n",
+                "rig.yaml:4:3:", "joints", "weld, hinge.driver"}));
 
 TEST(ModelFile, MissingFileIsNamed) {
   try {

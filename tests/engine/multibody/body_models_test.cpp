@@ -113,7 +113,8 @@ INSTANTIATE_TEST_SUITE_P(Files,
                          ConservativeExample,
                          ::testing::Values("pendulum_body.yaml",
                                            "slider_crank_body.yaml",
-                                           "four_bar.yaml"));
+                                           "four_bar.yaml",
+                                           "double_pendulum_body.yaml"));
 
 TEST(BodyModels, EveryExampleFileLoadsAndStaysOnTheConstraints) {
   std::vector<std::filesystem::path> files;
