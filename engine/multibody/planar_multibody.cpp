@@ -18,10 +18,16 @@
 #include <cmath>
 #include <utility>
 
+#include "engine/multibody/planar_joint_blocks.hpp"
 #include "rtmb/multibody.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {
+
+using planar_detail::body_block;
+using planar_detail::evaluate_joint;
+using planar_detail::JointBlocks;
+
 namespace {
 
 using Vec2 = Eigen::Vector2d;
@@ -37,12 +43,6 @@ Vec2 rotate(double th, const Vec2& s) noexcept {
   const double c = std::cos(th);
   const double sn = std::sin(th);
   return {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};
-}
-
-// q_b (or v_b) of body b; the ground is at rest at the origin
-Vec3 body_block(VecCRef x, int b) noexcept {
-  if (b == kGround) return Vec3::Zero();
-  return x.segment<3>(3 * b);
 }
 
 // A spring-damper's ends: u = A(th) s on each body and d = p_j - p_i between the points.
@@ -65,21 +65,15 @@ double spring_angle(const PlanarForceSpec& f, VecCRef q) noexcept {
   return body_block(q, f.body_j).z() - body_block(q, f.body_i).z() - f.rest;
 }
 
-// The blocks of one joint at (q_i, q_j, v_i, v_j); rows beyond constraint_rows(type) are unused.
-struct JointBlocks {
-  Vec3 g = Vec3::Zero();
-  Mat3 gi = Mat3::Zero();  // dg/dq_i
-  Mat3 gj = Mat3::Zero();  // dg/dq_j
-  Mat3 hi = Mat3::Zero();  // d(G v)/dq_i
-  Mat3 hj = Mat3::Zero();  // d(G v)/dq_j
-};
+}  // namespace
 
-void evaluate_joint(const PlanarJointSpec& jt,
-                    const Vec3& qi,
-                    const Vec3& qj,
-                    const Vec3& vi,
-                    const Vec3& vj,
-                    JointBlocks& b) noexcept {
+// shared with planar_sparse.cpp through planar_joint_blocks.hpp
+void planar_detail::evaluate_joint(const PlanarJointSpec& jt,
+                                   const Vec3& qi,
+                                   const Vec3& qj,
+                                   const Vec3& vi,
+                                   const Vec3& vj,
+                                   JointBlocks& b) noexcept {
   b = JointBlocks{};
   const Vec2 ui = rotate(qi.z(), jt.point_i);
   const Vec2 uj = rotate(qj.z(), jt.point_j);
@@ -156,6 +150,8 @@ void evaluate_joint(const PlanarJointSpec& jt,
     }
   }
 }
+
+namespace {
 
 void check_body(int b, int n_bodies, const std::string& what) {
   if (b < kGround || b >= n_bodies) {
@@ -257,6 +253,7 @@ PlanarMultibody::PlanarMultibody(PlanarModelSpec spec)
     rows_.push_back(row);
     row += constraint_rows(j.type);
   }
+  build_sparse_slots();
 }
 
 void PlanarMultibody::initial_state(State& out) const {
