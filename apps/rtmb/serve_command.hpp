@@ -26,6 +26,7 @@ struct ServeOptions {
   double spin_us = 0.0;          ///< wake this early and spin to each deadline [us]
   std::string overrun = "skip";  ///< skip | catchup | degrade | halt
   int halt_after = 3;            ///< halt: consecutive overruns
+  std::string solver;            ///< KKT solver auto | dense | sparse; empty: the model file's
 };
 
 void add_serve_command(CLI::App& app, ServeOptions& options, int* exit_code);
