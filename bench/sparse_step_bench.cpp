@@ -18,6 +18,7 @@
 #include <benchmark/benchmark.h>
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -62,8 +63,10 @@ void bm_chain_step(
 }
 
 /// Registers BM_ChainStep/<label>/<solver>/<monitor|nomonitor>/<N> for a System family.
-void register_scaling(const std::string& label, const SystemFactory& factory) {
-  for (int n : {3, 5, 10, 20, 30, 100, 300, 1000}) {
+void register_scaling(const std::string& label,
+                      const SystemFactory& factory,
+                      std::initializer_list<int> sizes) {
+  for (int n : sizes) {
     for (KktSolver solver : {KktSolver::kSparse, KktSolver::kDense}) {
       if (solver == KktSolver::kDense && n > 100) continue;  // O(n^3): seconds per step
       for (bool monitor : {true, false}) {
@@ -78,9 +81,19 @@ void register_scaling(const std::string& label, const SystemFactory& factory) {
 }
 
 const int kRegistered = [] {
-  register_scaling("planar_loop", [](int n) -> std::shared_ptr<const System> {
-    return std::make_shared<PlanarMultibody>(rtmb::testing::planar_chain_spec(n, true));
-  });
+  register_scaling(
+      "planar_loop",
+      [](int n) -> std::shared_ptr<const System> {
+        return std::make_shared<PlanarMultibody>(rtmb::testing::planar_chain_spec(n, true));
+      },
+      {3, 5, 10, 20, 30, 100, 300, 1000});
+  // the smallest models, for the crossover: open chains of 1 and 2 links (n_v = 3, 6)
+  register_scaling(
+      "planar_open",
+      [](int n) -> std::shared_ptr<const System> {
+        return std::make_shared<PlanarMultibody>(rtmb::testing::planar_chain_spec(n, false));
+      },
+      {1, 2});
   return 0;
 }();
 

@@ -108,22 +108,25 @@ void PlanarMultibody::mass_values(double /*t*/,
 void PlanarMultibody::jacobian_values(double /*t*/,
                                       VecCRef q,
                                       std::span<double> out) const noexcept {
+  // scatter of the blocks: the joint's rows are contiguous in each of its bodies' columns, so
+  // each of the three columns is one short copy (no per-entry slot look-up)
   planar_detail::JointBlocks blocks;
   const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
+  double* dst = out.data();
+  const auto scatter = [dst](const Eigen::Matrix3d& block, const int* slots, int rows) {
+    for (int c = 0; c < 3; ++c) {
+      double* col = dst + slots[c];
+      for (int r = 0; r < rows; ++r) col[r] = block(r, c);
+    }
+  };
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
-    const int rows = constraint_rows(jt.type);
     planar_detail::evaluate_joint(jt, planar_detail::body_block(q, jt.body_i),
                                   planar_detail::body_block(q, jt.body_j), zero, zero, blocks);
+    const int rows = constraint_rows(jt.type);
     const std::array<int, 6>& slots = jacobian_slots_[k];
-    for (int c = 0; c < 3; ++c) {
-      const int si = slots[static_cast<std::size_t>(c)];
-      const int sj = slots[static_cast<std::size_t>(3 + c)];
-      for (int r = 0; r < rows; ++r) {
-        if (si >= 0) out[static_cast<std::size_t>(si + r)] = blocks.gi(r, c);
-        if (sj >= 0) out[static_cast<std::size_t>(sj + r)] = blocks.gj(r, c);
-      }
-    }
+    if (jt.body_i != kGround) scatter(blocks.gi, slots.data(), rows);
+    if (jt.body_j != kGround) scatter(blocks.gj, slots.data() + 3, rows);
   }
 }
 

@@ -13,6 +13,10 @@
 
 namespace rtmb {
 
+// Measured crossover (docs/architecture.md "The sparse path"): RK4 + PStab step time of planar
+// chains, dense vs sparse, bench/sparse_step_bench.cpp.
+const int kSparseCrossoverNv = 9;
+
 namespace {
 
 constexpr std::array<std::pair<std::string_view, Method>, 18> kMethods{{

@@ -102,9 +102,9 @@ enum class KktSolver {
 };
 
 /// n_v from which `auto` picks the sparse solver: the crossover measured with
-/// bench/sparse_step_bench.cpp (RK4 + PStab on pinned planar chains, dense vs sparse step time;
-/// docs/architecture.md "Sparse path").
-inline constexpr int kSparseCrossoverNv = 30;
+/// bench/sparse_step_bench.cpp (RK4 + PStab on planar chains, dense vs sparse step time;
+/// docs/architecture.md "The sparse path"). Defined in engine/step/model.cpp.
+extern const int kSparseCrossoverNv;
 
 [[nodiscard]] std::string_view to_string(Method m) noexcept;
 [[nodiscard]] std::string_view to_string(KktSolver s) noexcept;
