@@ -14,8 +14,10 @@
 namespace rtmb {
 
 // Measured crossover (docs/architecture.md "The sparse path"): RK4 + PStab step time of planar
-// chains, dense vs sparse, bench/sparse_step_bench.cpp.
-const int kSparseCrossoverNv = 9;
+// chains, dense vs sparse, bench/sparse_step_bench.cpp. Sparse was faster at every size measured,
+// down to one body (n_v = 3: 1.22 vs 1.46 us CPU per step), so auto takes it for any body model
+// that has a sparse structure.
+const int kSparseCrossoverNv = 3;
 
 namespace {
 
