@@ -51,6 +51,20 @@ TEST(SolverOption, RunReportsTheResolvedSolver) {
   EXPECT_EQ(json_field(andrews.last_line, "solver"), "\"dense\"");
 }
 
+TEST(SolverOption, AdaptiveDopri5RunsOnTheSparsePath) {
+  // the adaptive DOPRI5 has its own Dynamics and stabilizer (engine/integrate/dopri5.cpp)
+  const std::string args = " --method dopri5 --rtol 1e-8 --t-end 1 --quiet";
+  const auto sparse = run_rtmb("run " + kFourBar + args + " --solver sparse");
+  const auto dense = run_rtmb("run " + kFourBar + args + " --solver dense");
+  ASSERT_EQ(sparse.exit_code, 0) << sparse.out;
+  ASSERT_EQ(dense.exit_code, 0) << dense.out;
+  EXPECT_EQ(json_field(sparse.last_line, "solver"), "\"sparse\"");
+  // same accepted/rejected steps: the error estimates differ by roundoff only
+  EXPECT_EQ(json_field(sparse.last_line, "nstep"), json_field(dense.last_line, "nstep"));
+  EXPECT_EQ(json_field(sparse.last_line, "nfcn"), json_field(dense.last_line, "nfcn"));
+  EXPECT_LT(std::stod(json_field(sparse.last_line, "max_position_drift")), 1e-12);
+}
+
 TEST(SolverOption, SparseWhereUnsupportedExitsTwoWithTheReason) {
   auto r = run_rtmb("run andrews --solver sparse --t-end 0.001");
   EXPECT_EQ(r.exit_code, 2) << r.out;
