@@ -42,13 +42,14 @@ SANITIZER_ENV := ASAN_OPTIONS=halt_on_error=1:print_stacktrace=1:detect_leaks=1:
 FORMAT_DIRS := $(wildcard engine net include tests bench apps fuzz)
 FIND_SOURCES = find $(FORMAT_DIRS) -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print0
 
-.PHONY: help deps build test run bench sanitize fuzz-smoke format format-check clean
+.PHONY: help deps build test run bench bench-scaling sanitize fuzz-smoke format format-check clean
 
 help:
 	@echo "make run           build, then serve configs/default.yaml in real time for 10 s with a local demo client (rtmb $(RUN_ARGS))"
 	@echo "make test          build, then run all tests with ctest"
 	@echo "make build         configure (first time only) and build everything into $(BUILD_DIR)/"
 	@echo "make bench         build, then run the benchmarks (extra flags: BENCH_ARGS=...)"
+	@echo "make bench-scaling step time vs body count, sparse vs dense, fitted exponent"
 	@echo "make sanitize      ASan+UBSan build in $(ASAN_BUILD_DIR)/, then run all tests there"
 	@echo "make fuzz-smoke    clang libFuzzer build in $(FUZZ_BUILD_DIR)/, each fuzzer for $(FUZZ_SECONDS) s"
 	@echo "make format        clang-format our sources in place"
@@ -79,6 +80,13 @@ run: build
 
 bench: build
 	$(BUILD_DIR)/bin/rtmb_bench $(BENCH_ARGS)
+
+# step time vs body count, sparse vs dense (bench/sparse_step_bench.cpp), and the fitted exponent
+bench-scaling: build
+	$(BUILD_DIR)/bin/rtmb_bench --benchmark_filter='BM_ChainStep' --benchmark_repetitions=5 \
+	  --benchmark_report_aggregates_only=true --benchmark_out=$(BUILD_DIR)/scaling.json \
+	  --benchmark_out_format=json
+	python3 scripts/fit_scaling.py $(BUILD_DIR)/scaling.json
 
 # The environment applies to the build too: gtest_discover_tests runs the test binaries at build
 # time to list their tests.

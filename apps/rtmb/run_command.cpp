@@ -157,6 +157,12 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
       ->check(CLI::PositiveNumber);
   run->add_flag("--mass-weighted", o.correction_mass_weighted,
                 "dc-b/dc-c/dc-d: mass-weighted instead of unweighted minimum-norm corrections");
+  run->add_option("--solver", o.solver,
+                  "KKT solver: auto (sparse for body models from n_v >= " +
+                      std::to_string(kSparseCrossoverNv) +
+                      " where the method and stabilizer have a sparse path), dense, sparse")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "dense", "sparse"}));
   run->add_option("--csv", o.csv, "Write t, q, v, drifts and energy to this CSV file");
   run->add_option("--every", o.every, "CSV: one row every N steps")
       ->capture_default_str()
@@ -258,6 +264,7 @@ int run_offline(const RunOptions& o) {
     settings.projection_tolerance = o.projection_tolerance;
     settings.projection_max_iterations = o.projection_max_iterations;
     settings.correction_mass_weighted = o.correction_mass_weighted;
+    settings.solver = *parse_solver(o.solver);
     if (file) {
       // the file's integration settings, except what the command line gave
       const Settings cli = settings;
@@ -275,6 +282,7 @@ int run_offline(const RunOptions& o) {
       if (given("--proj-iter")) settings.projection_max_iterations = cli.projection_max_iterations;
       if (given("--mass-weighted"))
         settings.correction_mass_weighted = cli.correction_mass_weighted;
+      if (given("--solver")) settings.solver = cli.solver;
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rtmb run: %s\n", e.what());
@@ -339,8 +347,8 @@ int run_offline(const RunOptions& o) {
     } else {
       std::printf("model %s (%s)\n", info->name.data(), info->description.data());
     }
-    std::printf("method %s, stabilizer %s, %s\n", o.method.c_str(),
-                to_string(settings.stabilizer).data(),
+    std::printf("method %s, stabilizer %s, solver %s, %s\n", o.method.c_str(),
+                to_string(settings.stabilizer).data(), to_string(model.solver()).data(),
                 adaptive ? ("rtol " + std::to_string(o.rtol)).c_str()
                          : ("dt " + std::to_string(settings.dt) + " s").c_str());
     std::printf("t = %.6g s after %ld steps, %ld RHS evaluations, %.3f s wall (%.3g us/step)\n",
@@ -362,6 +370,7 @@ int run_offline(const RunOptions& o) {
     json.field("model", file ? model_name(*file) : std::string(info->name))
         .field("method", to_string(settings.method))
         .field("stabilizer", to_string(settings.stabilizer))
+        .field("solver", to_string(model.solver()))
         .field("dt", adaptive ? std::nan("") : settings.dt)
         .field("t", s.t)
         .field("steps", tally.steps)

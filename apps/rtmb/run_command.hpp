@@ -27,6 +27,7 @@ struct RunOptions {
   double projection_tolerance = 1e-12;
   int projection_max_iterations = 20;
   bool correction_mass_weighted = false;
+  std::string solver = "auto";  ///< KKT solver: auto | dense | sparse
   std::string csv;
   long every = 1;
   MechanismOptions mechanism;

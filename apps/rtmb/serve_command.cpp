@@ -123,6 +123,10 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
   cmd->add_option("--halt-after", o.halt_after, "halt: consecutive overruns that stop the server")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--solver", o.solver,
+                  "KKT solver: auto, dense or sparse (default: the model file's "
+                  "integration.solver, auto)")
+      ->check(CLI::IsMember({"auto", "dense", "sparse"}));
   cmd->add_flag("--demo", o.demo,
                 "Also run a local demo client: a 1 kHz device on loopback that drives input "
                 "channel 0 with a slow sine and measures input->state latency (make run)");
@@ -147,6 +151,7 @@ int serve(const ServeOptions& o) {
     std::fprintf(stderr, "rtmb serve: %s\n", e.what());
     return 2;
   }
+  if (!o.solver.empty()) config.model_file->settings.solver = *parse_solver(o.solver);
   config.model = model_name(*config.model_file);
   for (const std::string& note : config.model_file->notes) {
     std::fprintf(stderr, "rtmb serve: %s: %s\n", config.model_file->path.c_str(), note.c_str());

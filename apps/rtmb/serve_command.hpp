@@ -28,6 +28,7 @@ struct ServeOptions {
   int halt_after = 3;            ///< halt: consecutive overruns
   int view_port = -1;            ///< live browser view on this HTTP port (0: any); -1: off
   std::string web_dir;           ///< the view's page files; empty: the build tree's web/
+  std::string solver;            ///< KKT solver auto | dense | sparse; empty: the model file's
 };
 
 void add_serve_command(CLI::App& app, ServeOptions& options, int* exit_code);

@@ -4,9 +4,9 @@
 
 namespace rtmb {
 
-Dynamics::Dynamics(const System& system)
+Dynamics::Dynamics(const System& system, KktSolver solver)
     : system_(system),
-      kkt_(system.n_v(), system.n_lambda()),
+      kkt_(system, solver),
       f_(Vec::Zero(system.n_v())),
       applied_(Vec::Zero(system.n_v())),
       rhs_(Vec::Zero(system.n_lambda())),
@@ -24,8 +24,7 @@ void Dynamics::evaluate(
   ++status.rhs_evaluations;
 
   // assemble K = [M G^T; G 0] and the force side
-  system_.mass(t, q, kkt_.mass_block());
-  system_.jacobian(t, q, kkt_.jacobian_block());
+  kkt_.load(t, q);
   system_.forces(t, q, v, f_);
   f_ += applied_;
 
@@ -34,7 +33,7 @@ void Dynamics::evaluate(
   rhs_ = -rhs_;
   if (gamma1_ != 0.0) {
     system_.constraint_rate(t, q, g_);
-    g_.noalias() += kkt_.jacobian() * v;
+    kkt_.add_jacobian_product(v, g_);
     rhs_ -= gamma1_ * g_;
   }
   if (gamma2_ != 0.0) {

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
-#include "engine/kkt/dense_kkt.hpp"
+#include "engine/kkt/kkt_backend.hpp"
 #include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
 
@@ -19,9 +19,11 @@ namespace rtmb {
 /// The Baumgarte terms (g1, g2) = B(gamma1, gamma2) realise g'' + g1 g' + g2 g = 0 (Chin eq. 2.14);
 /// with both zero this is plain index reduction, whose drift the post-stabilizers remove.
 /// u is the external generalized force of applied(): the model's input channels (issue 3).
+/// The KKT system is solved by DenseKkt or, for body-coordinate models, SparseKkt in O(N)
+/// (KktBackend; `solver` is Model::solver(), never kAuto).
 class Dynamics {
  public:
-  explicit Dynamics(const System& system);
+  explicit Dynamics(const System& system, KktSolver solver = KktSolver::kDense);
 
   /// Enables Baumgarte stabilization B(gamma1, gamma2) [1/s, 1/s^2]; (0, 0) disables it.
   void set_baumgarte(double gamma1, double gamma2) noexcept;
@@ -43,7 +45,7 @@ class Dynamics {
 
  private:
   const System& system_;
-  DenseKkt kkt_;
+  KktBackend kkt_;
   double gamma1_ = 0.0;
   double gamma2_ = 0.0;
   Vec f_;        ///< applied forces, n_v

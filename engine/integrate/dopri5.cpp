@@ -22,9 +22,9 @@ struct AdaptiveDopri5::Impl {
   Impl(const Model& m, const AdaptiveOptions& o)
       : model(m),
         options(o),
-        dynamics(m.system()),
-        stabilizer(make_stabilizer(m.system(), m.settings())),
-        monitor(m.system()),
+        dynamics(m.system(), m.solver()),
+        stabilizer(make_stabilizer(m.system(), m.settings(), m.solver())),
+        monitor(m.system(), m.solver()),
         nq(m.system().n_q()),
         nv(m.system().n_v()),
         y(Vec::Zero(nq + nv)),

@@ -227,26 +227,38 @@ bool SparseKkt::factor() noexcept {
   //     D_k = C(k,k) - sum_i L(k,i) y_i.
   // y_ is a dense scratch vector that is all zero on entry and on exit.
   factored_ = false;
+  // raw pointers: the stores into y and l_val then provably leave the index arrays alone
   const double* val = values_.data();
   double* y = y_.data();
   const int* l_row = l_row_.data();
+  const int* l_ptr = l_ptr_.data();
+  const int* c_ptr = c_ptr_.data();
+  const int* c_row = c_row_.data();
+  const int* c_src = c_src_.data();
+  const int* r_ptr = r_ptr_.data();
+  const int* r_col = r_col_.data();
+  const int* r_slot = r_slot_.data();
+  const int* order = order_.data();
   double* l_val = l_val_.data();
   double* inv_d = inv_d_.data();
-  for (int k = 0; k < n_; ++k) {
+  const int n = n_;
+  const int n_v = n_v_;
+  for (int k = 0; k < n; ++k) {
     // scatter column k of upper(C); its diagonal is the last entry (rows ascending, row <= k,
     // and the constructor made every diagonal structural)
-    const int c_last = c_ptr_[k + 1] - 1;
-    for (int p = c_ptr_[k]; p < c_last; ++p) y[c_row_[p]] = val[c_src_[p]];
-    double d = val[c_src_[c_last]];
+    const int c_last = c_ptr[k + 1] - 1;
+    for (int p = c_ptr[k]; p < c_last; ++p) y[c_row[p]] = val[c_src[p]];
+    double d = val[c_src[c_last]];
     const double diag = d;
     double scale = std::abs(d);
-    for (int r = r_ptr_[k]; r < r_ptr_[k + 1]; ++r) {
-      const int i = r_col_[r];
-      const int slot = r_slot_[r];
+    const int r_end = r_ptr[k + 1];
+    for (int r = r_ptr[k]; r < r_end; ++r) {
+      const int i = r_col[r];
+      const int slot = r_slot[r];
       const double yi = y[i];
       y[i] = 0.0;
       // entries of column i above `slot` are rows < k: the triangular solve's update of y
-      for (int p = l_ptr_[i]; p < slot; ++p) y[l_row[p]] -= l_val[p] * yi;
+      for (int p = l_ptr[i]; p < slot; ++p) y[l_row[p]] -= l_val[p] * yi;
       const double lki = yi * inv_d[i];  // a multiply: divisions would dominate the row
       l_val[slot] = lki;
       const double term = lki * yi;
@@ -259,9 +271,8 @@ bool SparseKkt::factor() noexcept {
     // arithmetic, so it is measured against M(v,v); a constraint pivot is a cancelling sum of
     // terms and is measured against their magnitude. Written so that NaN fails. Returning early
     // leaves y_ all zero: row k's loop consumed every entry the scatter wrote.
-    const bool pivot_ok = order_[static_cast<std::size_t>(k)] < n_v_
-                              ? diag > 0.0 && d > kPivotTol * diag
-                              : d < -kPivotTol * scale;
+    const bool pivot_ok =
+        order[k] < n_v ? diag > 0.0 && d > kPivotTol * diag : d < -kPivotTol * scale;
     if (!pivot_ok) return false;
   }
   factored_ = true;
@@ -271,18 +282,23 @@ bool SparseKkt::factor() noexcept {
 void SparseKkt::solve_in_place() noexcept {
   double* x = x_.data();
   const int* l_row = l_row_.data();
+  const int* l_ptr = l_ptr_.data();
   const double* l_val = l_val_.data();
+  const double* inv_d = inv_d_.data();
+  const int n = n_;
   // L z = P b (no test for x_i == 0: it was a fifth of solve() time, mispredicted)
-  for (int i = 0; i < n_; ++i) {
+  for (int i = 0; i < n; ++i) {
     const double xi = x[i];
-    for (int p = l_ptr_[i]; p < l_ptr_[i + 1]; ++p) x[l_row[p]] -= l_val[p] * xi;
+    const int end = l_ptr[i + 1];
+    for (int p = l_ptr[i]; p < end; ++p) x[l_row[p]] -= l_val[p] * xi;
   }
   // D w = z
-  for (int k = 0; k < n_; ++k) x[k] *= inv_d_[static_cast<std::size_t>(k)];
+  for (int k = 0; k < n; ++k) x[k] *= inv_d[k];
   // L^T u = w
-  for (int i = n_ - 1; i >= 0; --i) {
+  for (int i = n - 1; i >= 0; --i) {
     double s = x[i];
-    for (int p = l_ptr_[i]; p < l_ptr_[i + 1]; ++p) s -= l_val[p] * x[l_row[p]];
+    const int end = l_ptr[i + 1];
+    for (int p = l_ptr[i]; p < end; ++p) s -= l_val[p] * x[l_row[p]];
     x[i] = s;
   }
 }

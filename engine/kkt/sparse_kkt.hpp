@@ -57,6 +57,11 @@ class SparseKkt {
     return {values_.data() + n_mass_, static_cast<std::size_t>(n_jac_)};
   }
 
+  /// Read-only view of jacobian_values() (e.g. for G v products with the loaded G). RT-safe.
+  [[nodiscard]] std::span<const double> jacobian_values() const noexcept {
+    return {values_.data() + n_mass_, static_cast<std::size_t>(n_jac_)};
+  }
+
   /// Index into mass_values() of M(row, col), row >= col, or -1 when not in the pattern. Setup
   /// helper (binary search), not meant for the per-step path: cache the slots.
   [[nodiscard]] int mass_slot(int row, int col) const;

@@ -149,7 +149,7 @@ void read_integration(const Reader& r, const YAML::Node& n, Settings& s) {
   const std::string p = "integration";
   r.check_keys(n, p,
                {"method", "stabilizer", "dt", "gamma1", "gamma2", "projection_tolerance",
-                "projection_max_iterations", "datol", "monitor"});
+                "projection_max_iterations", "datol", "monitor", "solver"});
   if (const YAML::Node m = n["method"]) {
     const std::string name = r.string(m, p + ".method");
     const auto method = parse_method(name);
@@ -179,6 +179,14 @@ void read_integration(const Reader& r, const YAML::Node& n, Settings& s) {
   }
   if (const YAML::Node m = n["datol"]) s.datol = r.non_negative(m, p + ".datol");
   if (const YAML::Node m = n["monitor"]) s.monitor = r.boolean(m, p + ".monitor");
+  if (const YAML::Node m = n["solver"]) {
+    const std::string name = r.string(m, p + ".solver");
+    const auto solver = parse_solver(name);
+    if (!solver) {
+      r.fail(m, p + ".solver", "unknown solver '" + name + "' (valid: " + solver_names() + ")");
+    }
+    s.solver = *solver;
+  }
 }
 
 void read_options(const Reader& r, const YAML::Node& n, MechanismOptions& o) {
@@ -738,6 +746,11 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
     try {
       const Model probe(sys, f.settings);
     } catch (const std::invalid_argument& e) {
+      // a sparse request the model cannot run is the solver key's fault (Model's message)
+      const YAML::Node solver = n["solver"];
+      if (solver && std::string_view(e.what()).find("solver sparse") != std::string_view::npos) {
+        r.fail(solver, "integration.solver", e.what());
+      }
       r.fail(n, "integration", e.what());
     }
   }

@@ -20,10 +20,16 @@
 #include <cmath>
 #include <utility>
 
+#include "engine/multibody/planar_joint_blocks.hpp"
 #include "rtmb/multibody.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {
+
+using planar_detail::body_block;
+using planar_detail::evaluate_joint;
+using planar_detail::JointBlocks;
+
 namespace {
 
 using Vec2 = Eigen::Vector2d;
@@ -39,12 +45,6 @@ Vec2 rotate(double th, const Vec2& s) noexcept {
   const double c = std::cos(th);
   const double sn = std::sin(th);
   return {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};
-}
-
-// q_b (or v_b) of body b; the ground is at rest at the origin
-Vec3 body_block(VecCRef x, int b) noexcept {
-  if (b == kGround) return Vec3::Zero();
-  return x.segment<3>(3 * b);
 }
 
 // A spring-damper's ends: u = A(th) s on each body and d = p_j - p_i between the points.
@@ -67,14 +67,9 @@ double spring_angle(const PlanarForceSpec& f, VecCRef q) noexcept {
   return body_block(q, f.body_j).z() - body_block(q, f.body_i).z() - f.rest;
 }
 
-// The blocks of one joint at (q_i, q_j, v_i, v_j); rows beyond constraint_rows(type) are unused.
-struct JointBlocks {
-  Vec3 g = Vec3::Zero();
-  Mat3 gi = Mat3::Zero();  // dg/dq_i
-  Mat3 gj = Mat3::Zero();  // dg/dq_j
-  Mat3 hi = Mat3::Zero();  // d(G v)/dq_i
-  Mat3 hj = Mat3::Zero();  // d(G v)/dq_j
-};
+}  // namespace
+
+namespace {
 
 // Row r of the blocks of g = n . (p_j - p_i), n = A_i c the world image of a direction c fixed
 // in body i (the prismatic joint's normal row and the prismatic driver's displacement row). With
@@ -110,12 +105,15 @@ void direction_row(const Vec2& c,
   b.hj(r, 2) = (wi - wj) * n.dot(uj);
 }
 
-void evaluate_joint(const PlanarJointSpec& jt,
-                    const Vec3& qi,
-                    const Vec3& qj,
-                    const Vec3& vi,
-                    const Vec3& vj,
-                    JointBlocks& b) noexcept {
+}  // namespace
+
+// shared with planar_sparse.cpp through planar_joint_blocks.hpp
+void planar_detail::evaluate_joint(const PlanarJointSpec& jt,
+                                   const Vec3& qi,
+                                   const Vec3& qj,
+                                   const Vec3& vi,
+                                   const Vec3& vj,
+                                   JointBlocks& b) noexcept {
   b = JointBlocks{};
   const Vec2 ui = rotate(qi.z(), jt.point_i);
   const Vec2 uj = rotate(qj.z(), jt.point_j);
@@ -186,6 +184,8 @@ void evaluate_joint(const PlanarJointSpec& jt,
     }
   }
 }
+
+namespace {
 
 // The displacement s = a_w . (p_j - p_i) along a prismatic joint's axis, its rate and gradient
 // (the blocks of the prismatic driver row): the coordinate of an axial spring-damper.
@@ -332,6 +332,7 @@ PlanarMultibody::PlanarMultibody(PlanarModelSpec spec)
     rows_.push_back(row);
     row += constraint_rows(j.type);
   }
+  build_sparse_slots();
 }
 
 void PlanarMultibody::initial_state(State& out) const {

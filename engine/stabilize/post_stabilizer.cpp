@@ -6,12 +6,12 @@
 
 namespace rtmb {
 
-PostStabilizer::PostStabilizer(const System& system, int passes, double datol)
+PostStabilizer::PostStabilizer(const System& system, int passes, double datol, KktSolver solver)
     : system_(system),
       passes_(passes),
       datol_(datol),
-      kkt_(system.n_v(), system.n_lambda()),
-      g_now_(Mat::Zero(system.n_lambda(), system.n_v())),
+      kkt_(system, solver),
+      g_now_(system, solver),
       rg_(Vec::Zero(system.n_lambda())),
       rv_(Vec::Zero(system.n_lambda())),
       dq_(Vec::Zero(system.n_v())),
@@ -19,11 +19,10 @@ PostStabilizer::PostStabilizer(const System& system, int passes, double datol)
 
 void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept {
   // K at the unstabilized point q~, and both residuals there (pass 1 is simultaneous)
-  system_.mass(t, q, kkt_.mass_block());
-  system_.jacobian(t, q, kkt_.jacobian_block());
+  kkt_.load(t, q);
   system_.constraints(t, q, rg_);
   system_.constraint_rate(t, q, rv_);
-  rv_.noalias() += kkt_.jacobian() * v;
+  kkt_.add_jacobian_product(v, rv_);
 
   // DATOL: skip when the drift is already below the user's threshold
   if (datol_ > 0.0 &&
@@ -41,9 +40,8 @@ void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noe
     if (pass > 0) {
       // residuals at the corrected point; the factored matrix stays frozen at q~
       system_.constraints(t, q, rg_);
-      system_.jacobian(t, q, g_now_);
       system_.constraint_rate(t, q, rv_);
-      rv_.noalias() += g_now_ * v;
+      g_now_.add(t, q, v, rv_);
     }
     kkt_.solve_correction(rg_, dq_);
     kkt_.solve_correction(rv_, dv_);

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
-#include "engine/kkt/dense_kkt.hpp"
+#include "engine/kkt/kkt_backend.hpp"
 #include "engine/stabilize/stabilizer.hpp"
 
 namespace rtmb {
@@ -21,9 +21,15 @@ namespace rtmb {
 ///
 /// datol > 0 skips the step's stabilization while max(||g||inf, ||G v + g_t||inf) <= datol
 /// (Chin's DATOL, §2.3); 0 stabilizes every step.
+///
+/// With KktSolver::kSparse the factorization is SparseKkt's O(N) LDL^T and G at the corrected
+/// point is kept in CSC form (JacobianProduct): no n_lambda x n_v or (n_v + n_lambda)^2 storage.
 class PostStabilizer final : public Stabilizer {
  public:
-  PostStabilizer(const System& system, int passes, double datol);
+  PostStabilizer(const System& system,
+                 int passes,
+                 double datol,
+                 KktSolver solver = KktSolver::kDense);
 
   [[nodiscard]] std::string_view name() const noexcept override {
     return passes_ == 1 ? "sboth" : "pstab";
@@ -34,12 +40,12 @@ class PostStabilizer final : public Stabilizer {
   const System& system_;
   int passes_;
   double datol_;
-  DenseKkt kkt_;
-  Mat g_now_;  ///< G at the current iterate (pass 2), n_lambda x n_v
-  Vec rg_;     ///< position residual g, n_lambda
-  Vec rv_;     ///< velocity residual G v + g_t, n_lambda
-  Vec dq_;     ///< position correction, n_v
-  Vec dv_;     ///< velocity correction, n_v
+  KktBackend kkt_;
+  JacobianProduct g_now_;  ///< G at the current iterate (pass 2)
+  Vec rg_;                 ///< position residual g, n_lambda
+  Vec rv_;                 ///< velocity residual G v + g_t, n_lambda
+  Vec dq_;                 ///< position correction, n_v
+  Vec dv_;                 ///< velocity correction, n_v
 };
 
 }  // namespace rtmb

@@ -6,17 +6,18 @@ namespace rtmb {
 
 ProjectionStabilizer::ProjectionStabilizer(const System& system,
                                            double tolerance,
-                                           int max_iterations)
+                                           int max_iterations,
+                                           KktSolver solver)
     : system_(system),
       tolerance_(tolerance),
       max_iterations_(max_iterations),
-      kkt_(system.n_v(), system.n_lambda()),
+      kkt_(system, solver),
       r_(Vec::Zero(system.n_lambda())),
       dq_(Vec::Zero(system.n_v())) {}
 
 void ProjectionStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept {
   // positions: simplified Newton with K frozen at q~
-  if (!kkt_.factor_at(system_, t, q, status)) return;
+  if (!kkt_.factor_at(t, q, status)) return;
   for (int it = 0;; ++it) {
     system_.constraints(t, q, r_);
     if (r_.lpNorm<Eigen::Infinity>() <= tolerance_) break;
@@ -30,9 +31,9 @@ void ProjectionStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& statu
   }
 
   // velocities: exact linear projection with K at the projected q
-  if (!kkt_.factor_at(system_, t, q, status)) return;
+  if (!kkt_.factor_at(t, q, status)) return;
   system_.constraint_rate(t, q, r_);
-  r_.noalias() += kkt_.jacobian() * v;
+  kkt_.add_jacobian_product(v, r_);
   kkt_.solve_correction(r_, dq_);
   v -= dq_;
 }

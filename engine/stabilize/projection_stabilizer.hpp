@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
-#include "engine/kkt/dense_kkt.hpp"
+#include "engine/kkt/kkt_backend.hpp"
 #include "engine/stabilize/stabilizer.hpp"
 
 namespace rtmb {
@@ -21,7 +21,11 @@ namespace rtmb {
 /// evaluations and a second factorization.
 class ProjectionStabilizer final : public Stabilizer {
  public:
-  ProjectionStabilizer(const System& system, double tolerance, int max_iterations);
+  /// solver: the KKT solver of both factorizations (Model::solver(), dense or sparse).
+  ProjectionStabilizer(const System& system,
+                       double tolerance,
+                       int max_iterations,
+                       KktSolver solver = KktSolver::kDense);
 
   [[nodiscard]] std::string_view name() const noexcept override { return "project"; }
   void apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept override;
@@ -30,7 +34,7 @@ class ProjectionStabilizer final : public Stabilizer {
   const System& system_;
   double tolerance_;
   int max_iterations_;
-  DenseKkt kkt_;
+  KktBackend kkt_;
   Vec r_;   ///< residual, n_lambda
   Vec dq_;  ///< correction, n_v
 };

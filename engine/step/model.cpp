@@ -8,9 +8,16 @@
 #include <string>
 #include <utility>
 
+#include "rtmb/sparse_pattern.hpp"
 #include "rtmb/status.hpp"
 
 namespace rtmb {
+
+// Measured crossover (docs/architecture.md "The sparse path"): RK4 + PStab step time of planar
+// chains, dense vs sparse, bench/sparse_step_bench.cpp. Sparse was faster at every size measured,
+// down to one body (n_v = 3: 1.22 vs 1.46 us CPU per step), so auto takes it for any body model
+// that has a sparse structure.
+const int kSparseCrossoverNv = 3;
 
 namespace {
 
@@ -52,6 +59,12 @@ constexpr std::array<std::pair<std::string_view, StabilizerKind>, 14> kStabilize
     {"partition", StabilizerKind::kPartition},
 }};
 
+constexpr std::array<std::pair<std::string_view, KktSolver>, 3> kSolvers{{
+    {"auto", KktSolver::kAuto},
+    {"dense", KktSolver::kDense},
+    {"sparse", KktSolver::kSparse},
+}};
+
 template <typename Table>
 std::string join_names(const Table& table) {
   std::string out;
@@ -80,6 +93,49 @@ std::string_view to_string(StabilizerKind s) noexcept {
     if (value == s) return name;
   }
   return "?";
+}
+
+std::string_view to_string(KktSolver s) noexcept {
+  for (const auto& [name, value] : kSolvers) {
+    if (value == s) return name;
+  }
+  return "?";
+}
+
+std::optional<KktSolver> parse_solver(std::string_view name) noexcept {
+  for (const auto& [n, value] : kSolvers) {
+    if (n == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::string solver_names() {
+  return join_names(kSolvers);
+}
+
+std::string sparse_unsupported_reason(const System& system, const Settings& settings) {
+  SparsePattern mass_lower;
+  SparsePattern jacobian;
+  if (!system.sparse_structure(mass_lower, jacobian)) {
+    return "system '" + std::string(system.name()) +
+           "' has no sparse structure (only body models with every mass and inertia > 0 have "
+           "one)";
+  }
+  if (is_implicit(settings.method)) {
+    return "the implicit method " + std::string(to_string(settings.method)) +
+           " has no sparse path (dense iteration matrix)";
+  }
+  switch (settings.stabilizer) {
+    case StabilizerKind::kNone:
+    case StabilizerKind::kBaumgarte:
+    case StabilizerKind::kPStab:
+    case StabilizerKind::kSBoth:
+    case StabilizerKind::kProject:
+      return {};
+    default:
+      return "stabilizer " + std::string(to_string(settings.stabilizer)) +
+             " has no sparse path (sparse: none, baumgarte, pstab, sboth, project)";
+  }
 }
 
 std::optional<Method> parse_method(std::string_view name) noexcept {
@@ -136,6 +192,19 @@ Model::Model(std::shared_ptr<const System> system, const Settings& settings)
     if (settings_.method == Method::kWbz || settings_.method == Method::kGenAlpha) {
       require(im.rho_inf >= 0.0 && im.rho_inf <= 1.0, "rho_inf must be in [0, 1]");
     }
+  }
+
+  // KKT solver: an explicit request must be runnable; auto takes sparse where it is supported
+  // and faster (n_v at or above the measured crossover), dense otherwise
+  if (settings_.solver == KktSolver::kDense) {
+    solver_ = KktSolver::kDense;
+  } else {
+    const std::string why_not = sparse_unsupported_reason(*system_, settings_);
+    require(settings_.solver != KktSolver::kSparse || why_not.empty(), "solver sparse: " + why_not);
+    solver_ = why_not.empty() && (settings_.solver == KktSolver::kSparse ||
+                                  system_->n_v() >= kSparseCrossoverNv)
+                  ? KktSolver::kSparse
+                  : KktSolver::kDense;
   }
 }
 

@@ -55,20 +55,22 @@ std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v, int
   return nullptr;
 }
 
-std::unique_ptr<Stabilizer> make_stabilizer(const System& system, const Settings& settings) {
+std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
+                                            const Settings& settings,
+                                            KktSolver solver) {
   switch (settings.stabilizer) {
     case StabilizerKind::kNone:
     case StabilizerKind::kBaumgarte:
       return std::make_unique<NoStabilizer>();
     case StabilizerKind::kPStab:
-      return std::make_unique<PostStabilizer>(system, 2, settings.datol);
+      return std::make_unique<PostStabilizer>(system, 2, settings.datol, solver);
     case StabilizerKind::kSBoth:
-      return std::make_unique<PostStabilizer>(system, 1, settings.datol);
+      return std::make_unique<PostStabilizer>(system, 1, settings.datol, solver);
     case StabilizerKind::kSFull:
       return std::make_unique<SFullStabilizer>(system);
     case StabilizerKind::kProject:
       return std::make_unique<ProjectionStabilizer>(system, settings.projection_tolerance,
-                                                    settings.projection_max_iterations);
+                                                    settings.projection_max_iterations, solver);
     case StabilizerKind::kSymProj:  // act around the integrator (make_pipeline_integrator)
     case StabilizerKind::kSymProjM:
       return std::make_unique<NoStabilizer>();
@@ -109,17 +111,14 @@ std::unique_ptr<Integrator> make_pipeline_integrator(const System& system,
       settings.stabilizer == StabilizerKind::kSymProjM);
 }
 
-DriftMonitor::DriftMonitor(const System& system)
-    : g(Vec::Zero(system.n_lambda())),
-      gv(Vec::Zero(system.n_lambda())),
-      G(Mat::Zero(system.n_lambda(), system.n_v())) {}
+DriftMonitor::DriftMonitor(const System& system, KktSolver solver)
+    : g(Vec::Zero(system.n_lambda())), gv(Vec::Zero(system.n_lambda())), G(system, solver) {}
 
 void DriftMonitor::measure(
     const System& system, double t, VecCRef q, VecCRef v, StepStatus& status) noexcept {
   system.constraints(t, q, g);
-  system.jacobian(t, q, G);
   system.constraint_rate(t, q, gv);
-  gv.noalias() += G * v;
+  G.add(t, q, v, gv);
   status.position_drift = g.size() > 0 ? g.lpNorm<Eigen::Infinity>() : 0.0;
   status.velocity_drift = gv.size() > 0 ? gv.lpNorm<Eigen::Infinity>() : 0.0;
   status.energy =
@@ -128,10 +127,10 @@ void DriftMonitor::measure(
 
 Workspace::Impl::Impl(const Model& m)
     : model(&m),
-      dynamics(m.system()),
+      dynamics(m.system(), m.solver()),
       integrator(make_pipeline_integrator(m.system(), m.settings())),
-      stabilizer(make_stabilizer(m.system(), m.settings())),
-      monitor(m.system()),
+      stabilizer(make_stabilizer(m.system(), m.settings(), m.solver())),
+      monitor(m.system(), m.solver()),
       q_new(Vec::Zero(m.system().n_q())),
       v_new(Vec::Zero(m.system().n_v())) {
   // Baumgarte feedback in the right-hand side: the `baumgarte` stabilizer alone, or gains set

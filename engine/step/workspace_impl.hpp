@@ -26,18 +26,21 @@ namespace rtmb {
                                                                    const Settings& settings);
 
 /// Builds the post-step stabilizer for the settings (NoStabilizer for kNone and kBaumgarte).
+/// solver: Model::solver(); kSparse only for the stabilizers sparse_unsupported_reason() accepts.
 /// Setup-only.
 [[nodiscard]] std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
-                                                          const Settings& settings);
+                                                          const Settings& settings,
+                                                          KktSolver solver = KktSolver::kDense);
 
-/// Drift and energy of (t, q, v) into status. Buffers come from the caller. RT-safe.
+/// Drift and energy of (t, q, v) into status. Buffers come from the caller. RT-safe. On the
+/// sparse path G v comes from the CSC values of G (no n_lambda x n_v matrix).
 struct DriftMonitor {
-  explicit DriftMonitor(const System& system);
+  explicit DriftMonitor(const System& system, KktSolver solver = KktSolver::kDense);
   void measure(const System& system, double t, VecCRef q, VecCRef v, StepStatus& status) noexcept;
 
-  Vec g;   ///< n_lambda
-  Vec gv;  ///< n_lambda
-  Mat G;   ///< n_lambda x n_v
+  Vec g;              ///< n_lambda
+  Vec gv;             ///< n_lambda
+  JacobianProduct G;  ///< G(t, q) v
 };
 
 /// The pieces of the step pipeline, each sized once for one Model.

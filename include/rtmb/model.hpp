@@ -92,7 +92,25 @@ enum class StabilizerKind {
   kPartition,  ///< coordinate partitioning: dependent q, v from the constraints, re-partitioned
 };
 
+/// Linear solver of the KKT systems [M G^T; G 0] on the step path (docs/architecture.md
+/// "Sparse path").
+enum class KktSolver {
+  kAuto,    ///< kSparse when supported (sparse_unsupported_reason() empty) and n_v >=
+            ///< kSparseCrossoverNv, else kDense; resolved by Model
+  kDense,   ///< DenseKkt: O((n_v + n_lambda)^3), any System, M only PD on ker G
+  kSparse,  ///< SparseKkt: O(N) for body-coordinate models with M positive definite
+};
+
+/// n_v from which `auto` picks the sparse solver: the crossover measured with
+/// bench/sparse_step_bench.cpp (RK4 + PStab on planar chains, dense vs sparse step time;
+/// docs/architecture.md "The sparse path"). Defined in engine/step/model.cpp.
+extern const int kSparseCrossoverNv;
+
 [[nodiscard]] std::string_view to_string(Method m) noexcept;
+[[nodiscard]] std::string_view to_string(KktSolver s) noexcept;
+[[nodiscard]] std::optional<KktSolver> parse_solver(std::string_view name) noexcept;
+/// "auto, dense, sparse".
+[[nodiscard]] std::string solver_names();
 [[nodiscard]] std::string_view to_string(StabilizerKind s) noexcept;
 [[nodiscard]] std::optional<Method> parse_method(std::string_view name) noexcept;
 [[nodiscard]] std::optional<StabilizerKind> parse_stabilizer(std::string_view name) noexcept;
@@ -118,21 +136,30 @@ struct Settings {
   /// dc-b/dc-c/dc-d: mass-weighted minimum-norm steps (W = M, diag(M, M)) instead of the paper's
   /// unweighted ones. Tolerance and iteration limit: projection_tolerance, _max_iterations.
   bool correction_mass_weighted = false;
-  ImplicitSettings implicit;  ///< implicit index-3 methods only
+  ImplicitSettings implicit;            ///< implicit index-3 methods only
+  KktSolver solver = KktSolver::kAuto;  ///< KKT solver of the step (explicit methods)
 };
 
+/// Why the sparse KKT path cannot run `system` with `settings` (no sparse structure, an implicit
+/// method, a stabilizer without a sparse path), or an empty string when it can. Setup-only.
+[[nodiscard]] std::string sparse_unsupported_reason(const System& system, const Settings& settings);
+
 /// The immutable description the step runs on: a System and its settings.
-/// Construction validates the settings (std::invalid_argument with the offending field).
+/// Construction validates the settings (std::invalid_argument with the offending field; for
+/// solver sparse where unsupported, the message starts "invalid settings: solver sparse").
 class Model {
  public:
   Model(std::shared_ptr<const System> system, const Settings& settings);
 
   [[nodiscard]] const System& system() const noexcept { return *system_; }
   [[nodiscard]] const Settings& settings() const noexcept { return settings_; }
+  /// The KKT solver the step uses: settings().solver with kAuto resolved (kDense or kSparse).
+  [[nodiscard]] KktSolver solver() const noexcept { return solver_; }
 
  private:
   std::shared_ptr<const System> system_;
   Settings settings_;
+  KktSolver solver_ = KktSolver::kDense;
 };
 
 }  // namespace rtmb

@@ -14,7 +14,9 @@
 // are other slices of issue 4.
 
 #include <Eigen/Core>
+#include <array>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -154,9 +156,21 @@ class PlanarMultibody final : public System {
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
 
+  // Sparse structure (engine/multibody/planar_sparse.cpp): M = diag(m, m, J) per body, and per
+  // joint a rows x 3 block of G for each of its (non-ground) bodies. False when a body has zero
+  // mass or inertia: the sparse KKT cannot factor a massless coordinate (sparse_kkt.hpp).
+  bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const override;
+  void mass_values(double t, VecCRef q, std::span<double> out) const noexcept override;
+  void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept override;
+
  private:
+  void build_sparse_slots();  // planar_sparse.cpp
+
   PlanarModelSpec spec_;
   std::vector<int> rows_;  // first constraint row per joint
+  /// Per joint, the slot in jacobian_values() of G(first row, 3 b + c) for c = 0..2 of body_i
+  /// (entries 0..2) and body_j (3..5); the joint's rows follow contiguously. -1 for the ground.
+  std::vector<std::array<int, 6>> jacobian_slots_;
 };
 
 }  // namespace rtmb

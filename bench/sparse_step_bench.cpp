@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Scaling of one whole step() with the body count (issue 4): RK4 + PStab on a planar N-link
+// chain with its tip pinned (the model of `rtmb gen chain --n N --loop`), sparse KKT solver for
+// N = 3 .. 1000, dense for N <= 100 side by side (the crossover that Settings::solver `auto`
+// uses, kSparseCrossoverNv), monitor on (the default) and off. Any System factory can be
+// registered (register_scaling), so spatial chains can be added without touching the loop.
+//
+// Counters: bodies = N, ns_per_body = (time per step) / N, and items_per_second = bodies per
+// second. The exponent of time vs N comes from scripts/fit_scaling.py on the JSON output:
+//
+//   make bench-scaling
+//
+// runs ./build/bin/rtmb_bench --benchmark_filter='BM_ChainStep' --benchmark_repetitions=5
+// --benchmark_report_aggregates_only=true --benchmark_out=build/scaling.json
+// --benchmark_out_format=json, then python3 scripts/fit_scaling.py build/scaling.json.
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <string>
+
+#include "rtmb/engine.hpp"
+#include "rtmb/multibody.hpp"
+#include "tests/support/planar_chain_spec.hpp"
+
+namespace {
+
+using namespace rtmb;
+
+using SystemFactory = std::function<std::shared_ptr<const System>(int n)>;
+
+void bm_chain_step(
+    benchmark::State& bs, const SystemFactory& factory, int n, KktSolver solver, bool monitor) {
+  Settings settings;
+  settings.method = Method::kRk4;
+  settings.stabilizer = StabilizerKind::kPStab;
+  settings.dt = 1e-3;
+  settings.solver = solver;
+  settings.monitor = monitor;
+  const Model model(factory(n), settings);
+  if (model.solver() != solver) {
+    bs.SkipWithError("solver not available for this system");
+    return;
+  }
+  Workspace ws(model);
+  State s = initial_state(model);
+  for (int i = 0; i < 20; ++i) (void)step(model, s, ws);  // warm: away from the start pose
+  const State start = s;
+  long k = 0;
+  for (auto _ : bs) {
+    // restart every 1000 steps (1 s of motion) so that all runs time the same motion
+    if (++k % 1000 == 0) s = start;  // same-size assignment: no allocation
+    benchmark::DoNotOptimize(step(model, s, ws));
+  }
+  bs.SetItemsProcessed(bs.iterations() * n);
+  bs.counters["bodies"] = n;
+  bs.counters["ns_per_body"] = benchmark::Counter(
+      static_cast<double>(n) * 1e-9,
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+/// Registers BM_ChainStep/<label>/<solver>/<monitor|nomonitor>/<N> for a System family.
+void register_scaling(const std::string& label,
+                      const SystemFactory& factory,
+                      std::initializer_list<int> sizes) {
+  for (int n : sizes) {
+    for (KktSolver solver : {KktSolver::kSparse, KktSolver::kDense}) {
+      if (solver == KktSolver::kDense && n > 100) continue;  // O(n^3): seconds per step
+      for (bool monitor : {true, false}) {
+        const std::string name = "BM_ChainStep/" + label + "/" + std::string(to_string(solver)) +
+                                 "/" + (monitor ? "monitor" : "nomonitor") + "/" +
+                                 std::to_string(n);
+        benchmark::RegisterBenchmark(name.c_str(), bm_chain_step, factory, n, solver, monitor)
+            ->Unit(benchmark::kMicrosecond);
+      }
+    }
+  }
+}
+
+const int kRegistered = [] {
+  register_scaling(
+      "planar_loop",
+      [](int n) -> std::shared_ptr<const System> {
+        return std::make_shared<PlanarMultibody>(rtmb::testing::planar_chain_spec(n, true));
+      },
+      {3, 5, 10, 20, 30, 100, 300, 1000});
+  // the smallest models, for the crossover: open chains of 1 and 2 links (n_v = 3, 6)
+  register_scaling(
+      "planar_open",
+      [](int n) -> std::shared_ptr<const System> {
+        return std::make_shared<PlanarMultibody>(rtmb::testing::planar_chain_spec(n, false));
+      },
+      {1, 2});
+  return 0;
+}();
+
+}  // namespace

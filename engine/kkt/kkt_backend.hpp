@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "engine/kkt/dense_kkt.hpp"
+#include "engine/kkt/sparse_kkt.hpp"
+#include "rtmb/model.hpp"
+#include "rtmb/sparse_pattern.hpp"
+#include "rtmb/status.hpp"
+#include "rtmb/system.hpp"
+
+namespace rtmb {
+
+/// The KKT solver of one pipeline stage, DenseKkt or SparseKkt (Settings::solver, resolved by
+/// Model). Why a two-way switch and not a virtual interface: there are exactly two solvers, the
+/// callers are few (Dynamics, PostStabilizer, ProjectionStabilizer), and a branch on a bool that
+/// never changes is free next to a factorization; the storage of the solver not chosen is never
+/// allocated (a sparse workspace holds no (n_v + n_lambda)^2 matrix).
+///
+/// Per evaluation: load(t, q) writes M(t,q) and G(t,q) (dense blocks, or the values of the
+/// System's sparse_structure() in CSC order), factor(), then solve()/solve_correction() any
+/// number of times. Everything after construction is allocation-free.
+class KktBackend {
+ public:
+  /// solver is KktSolver::kDense or kSparse (Model resolves kAuto). Sparse needs
+  /// system.sparse_structure() (std::invalid_argument otherwise). Setup-only.
+  KktBackend(const System& system, KktSolver solver);
+
+  [[nodiscard]] bool is_sparse() const noexcept { return sparse_.has_value(); }
+
+  /// Writes M(t,q) and G(t,q) into the matrix the next factor() factors. RT-safe.
+  void load(double t, VecCRef q) noexcept;
+  /// Factors the loaded K; false when singular (then solve() gives NaN or garbage). RT-safe.
+  [[nodiscard]] bool factor() noexcept;
+  /// load(t, q), factor(), counting the factorization in status and flagging kSingularKkt.
+  [[nodiscard]] bool factor_at(double t, VecCRef q, StepStatus& status) noexcept;
+  /// K [x; mu] = [a; b] with the last factorization. RT-safe.
+  void solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept;
+  /// top(K^-1 [0; r]) = M^-1 G^T (G M^-1 G^T)^-1 r (Chin eq. 4.15). RT-safe.
+  void solve_correction(VecCRef r, VecRef out_dx) noexcept;
+  /// out += G v with the G of the last load(). RT-safe.
+  void add_jacobian_product(VecCRef v, VecRef out) const noexcept;
+
+ private:
+  const System& system_;
+  std::optional<DenseKkt> dense_;
+  std::optional<SparseKkt> sparse_;
+  std::vector<int> g_outer_;  ///< sparse: CSC column starts of G
+  std::vector<int> g_inner_;  ///< sparse: CSC row indices of G
+};
+
+/// G(t, q) v without a factorization, for the drift monitor and PStab's second pass: a dense
+/// n_lambda x n_v buffer on the dense path, the CSC values of sparse_structure() on the sparse
+/// path (O(nnz), no n_lambda x n_v storage). RT-safe after construction.
+class JacobianProduct {
+ public:
+  JacobianProduct(const System& system, KktSolver solver);
+  /// out += G(t, q) v. RT-safe.
+  void add(double t, VecCRef q, VecCRef v, VecRef out) noexcept;
+
+ private:
+  const System& system_;
+  bool sparse_;
+  Mat dense_;                   ///< dense: G, n_lambda x n_v
+  std::vector<int> outer_;      ///< sparse: CSC column starts
+  std::vector<int> inner_;      ///< sparse: CSC row indices
+  std::vector<double> values_;  ///< sparse: values of G
+};
+
+/// The System's sparse structure as SparseKkt patterns; throws std::invalid_argument when it has
+/// none. Setup-only.
+void sparse_patterns(const System& system, SparsePattern& mass_lower, SparsePattern& jacobian);
+
+/// out += G v for G given by its CSC structure and values. RT-safe.
+void csc_multiply_add(const std::vector<int>& outer,
+                      const std::vector<int>& inner,
+                      const double* values,
+                      VecCRef v,
+                      VecRef out) noexcept;
+
+}  // namespace rtmb

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Sparse structure of a planar multibody model (System::sparse_structure, issue 4).
+//
+// In absolute coordinates M = diag(m_1, m_1, J_1, ..., m_N, m_N, J_N) and joint k's rows
+// r_k .. r_k + n_k - 1 of G have non-zeros only in the three columns of each of its two bodies
+// (the blocks G_i, G_j of evaluate_joint, planar_multibody.cpp). Column 3 b + c of G therefore
+// holds, for every joint touching body b in joint order, that joint's n_k consecutive rows:
+// ascending, as CSC requires, because joint rows are numbered in joint order. The slot of each
+// block is found once here (build_sparse_slots) so that jacobian_values() is a plain scatter of
+// the same blocks the dense jacobian() writes: O(N) and bit-identical values.
+//
+// Structural zeros: an entry of G_i that happens to be 0 (e.g. the x column of a distance row
+// when d is vertical) stays in the pattern; the pattern must not depend on q.
+#include <Eigen/Core>
+#include <array>
+#include <span>
+#include <vector>
+
+#include "engine/multibody/planar_joint_blocks.hpp"
+#include "rtmb/multibody.hpp"
+#include "rtmb/sparse_pattern.hpp"
+
+namespace rtmb {
+
+namespace {
+
+// The joints touching each body, in joint order.
+std::vector<std::vector<int>> joints_of_bodies(const PlanarModelSpec& spec) {
+  std::vector<std::vector<int>> out(spec.bodies.size());
+  for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+    for (const int b : {spec.joints[k].body_i, spec.joints[k].body_j}) {
+      if (b != kGround) out[static_cast<std::size_t>(b)].push_back(static_cast<int>(k));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void PlanarMultibody::build_sparse_slots() {
+  // column starts of G (as sparse_structure writes them), then each joint's offset in the
+  // columns of its bodies
+  const auto per_body = joints_of_bodies(spec_);
+  jacobian_slots_.assign(spec_.joints.size(), {-1, -1, -1, -1, -1, -1});
+  int start = 0;  // first slot of column 3 b
+  for (std::size_t b = 0; b < per_body.size(); ++b) {
+    int column_rows = 0;
+    for (const int k : per_body[b]) column_rows += constraint_rows(spec_.joints[k].type);
+    int offset = 0;
+    for (const int k : per_body[b]) {
+      const PlanarJointSpec& jt = spec_.joints[static_cast<std::size_t>(k)];
+      const int side = jt.body_i == static_cast<int>(b) ? 0 : 3;
+      for (int c = 0; c < 3; ++c) {
+        jacobian_slots_[static_cast<std::size_t>(k)][static_cast<std::size_t>(side + c)] =
+            start + c * column_rows + offset;
+      }
+      offset += constraint_rows(jt.type);
+    }
+    start += 3 * column_rows;
+  }
+}
+
+bool PlanarMultibody::sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const {
+  // a zero mass or inertia is a massless coordinate: valid for the dense pivoted LU (M positive
+  // definite on ker G suffices, Chin Lemma 4.1), but not for the sparse LDL^T without pivoting
+  for (const PlanarBodySpec& b : spec_.bodies) {
+    if (!(b.mass > 0.0) || !(b.inertia > 0.0)) return false;
+  }
+  const int n = n_v();
+  mass_lower.rows = n;
+  mass_lower.cols = n;
+  mass_lower.outer.resize(static_cast<std::size_t>(n) + 1);
+  mass_lower.inner.resize(static_cast<std::size_t>(n));
+  for (int c = 0; c <= n; ++c) mass_lower.outer[static_cast<std::size_t>(c)] = c;
+  for (int c = 0; c < n; ++c) mass_lower.inner[static_cast<std::size_t>(c)] = c;
+
+  jacobian.rows = n_lambda();
+  jacobian.cols = n;
+  jacobian.outer.assign(1, 0);
+  jacobian.inner.clear();
+  const auto per_body = joints_of_bodies(spec_);
+  for (const auto& joints : per_body) {
+    for (int c = 0; c < 3; ++c) {
+      for (const int k : joints) {
+        const int rows = constraint_rows(spec_.joints[static_cast<std::size_t>(k)].type);
+        for (int r = 0; r < rows; ++r)
+          jacobian.inner.push_back(rows_[static_cast<std::size_t>(k)] + r);
+      }
+      jacobian.outer.push_back(static_cast<int>(jacobian.inner.size()));
+    }
+  }
+  return true;
+}
+
+void PlanarMultibody::mass_values(double /*t*/,
+                                  VecCRef /*q*/,
+                                  std::span<double> out) const noexcept {
+  // diagonal pattern: slot c is M(c, c)
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    out[3 * b] = spec_.bodies[b].mass;
+    out[3 * b + 1] = spec_.bodies[b].mass;
+    out[3 * b + 2] = spec_.bodies[b].inertia;
+  }
+}
+
+void PlanarMultibody::jacobian_values(double /*t*/,
+                                      VecCRef q,
+                                      std::span<double> out) const noexcept {
+  // scatter of the blocks: the joint's rows are contiguous in each of its bodies' columns, so
+  // each of the three columns is one short copy (no per-entry slot look-up)
+  planar_detail::JointBlocks blocks;
+  const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
+  double* dst = out.data();
+  const auto scatter = [dst](const Eigen::Matrix3d& block, const int* slots, int rows) {
+    for (int c = 0; c < 3; ++c) {
+      double* col = dst + slots[c];
+      for (int r = 0; r < rows; ++r) col[r] = block(r, c);
+    }
+  };
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const PlanarJointSpec& jt = spec_.joints[k];
+    planar_detail::evaluate_joint(jt, planar_detail::body_block(q, jt.body_i),
+                                  planar_detail::body_block(q, jt.body_j), zero, zero, blocks);
+    const int rows = constraint_rows(jt.type);
+    const std::array<int, 6>& slots = jacobian_slots_[k];
+    if (jt.body_i != kGround) scatter(blocks.gi, slots.data(), rows);
+    if (jt.body_j != kGround) scatter(blocks.gj, slots.data() + 3, rows);
+  }
+}
+
+}  // namespace rtmb
