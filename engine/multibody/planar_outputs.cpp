@@ -257,8 +257,12 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
         const bool on_j = jt.body_j != kGround;
         const int body = on_j ? jt.body_j : jt.body_i;
         const Eigen::Vector2d& point = on_j ? jt.point_j : jt.point_i;
-        const Vec3 q_c = -(b.G.block(row, 3 * body, rows, 3).transpose() *
-                           b.dynamics.lambda().segment(row, rows));
+        // row by row with fixed-size blocks: a dynamic-size product here would allocate its
+        // temporary
+        Vec3 q_c = Vec3::Zero();
+        for (int k_row = row; k_row < row + rows; ++k_row) {
+          q_c -= b.G.block<1, 3>(k_row, 3 * body).transpose() * b.dynamics.lambda()(k_row);
+        }
         const Vec2 force = q_c.head<2>();
         const double tz = q_c.z() - perp(rotated(s.q(3 * body + 2), point)).dot(force);
         const double sign = on_j ? 1.0 : -1.0;
