@@ -189,8 +189,9 @@ TEST(InputBindings, CouplingIsMinusGradientOfItsPotentialPlusDamper) {
   EXPECT_EQ(f.head<3>().norm(), 0.0);
 }
 
-// A rod of mass m whose centre of mass is L = 1 from a pin at the origin (body x axis along the
-// rod, pin at body point (-1, 0)), under gravity, its centre pulled by a coupling to p*.
+// A rod of mass m and length 2 on a pin at the origin (body x axis along the rod, pin at body
+// point (-1, 0), centre of mass 1 from the pin), under gravity, its tip (body point (1, 0), 2 from
+// the pin) pulled by a coupling to p*.
 PlanarModelSpec coupled_pendulum(double k, double c) {
   PlanarModelSpec spec;
   spec.bodies.push_back(body("rod", 1.0, 0.05, {0.0, -1.0, -std::numbers::pi / 2}));
@@ -199,28 +200,28 @@ PlanarModelSpec coupled_pendulum(double k, double c) {
   g.type = PlanarForceType::kGravity;
   g.vector = {0.0, -9.81};
   spec.forces.push_back(g);
-  spec.forces.push_back(coupling(0, {0.0, 0.0}, k, c, {0.0, -1.0}));
+  spec.forces.push_back(coupling(0, {1.0, 0.0}, k, c, {0.0, -2.0}));
   PlanarInputSpec tx = input(PlanarInputType::kCouplingX);
   tx.element = 1;
   tx.initial = 0.0;
   PlanarInputSpec ty = input(PlanarInputType::kCouplingY);
   ty.element = 1;
-  ty.initial = -1.0;
+  ty.initial = -2.0;
   spec.inputs = {tx, ty};
   return spec;
 }
 
 class CouplingEquilibrium : public ::testing::TestWithParam<Method> {};
 
-// V(th) = m g sin th + k |(cos th, sin th) - p*|^2 / 2 has V' = m g cos th + k (t_x sin th -
-// t_y cos th) = 0, i.e. tan th* = (k t_y - m g) / (k t_x): the minimum for t_x > 0 is
-// th* = atan2(k t_y - m g, k t_x).
+// V(th) = m g sin th + k |2 (cos th, sin th) - p*|^2 / 2 has V' = m g cos th + 2 k (t_x sin th -
+// t_y cos th) = 0, i.e. tan th* = (2 k t_y - m g) / (2 k t_x): the minimum for t_x > 0 is
+// th* = atan2(2 k t_y - m g, 2 k t_x).
 TEST_P(CouplingEquilibrium, PendulumSettlesAtClosedFormAngle) {
   const double k = 20.0;
   const Vec2 target(0.8, -0.2);
   const double m = 1.0;
   const double g = 9.81;
-  const double th_star = std::atan2(k * target.y() - m * g, k * target.x());
+  const double th_star = std::atan2(2.0 * k * target.y() - m * g, 2.0 * k * target.x());
 
   Settings st;
   st.method = GetParam();
@@ -232,7 +233,7 @@ TEST_P(CouplingEquilibrium, PendulumSettlesAtClosedFormAngle) {
   State s = initial_state(model);
   sys->set_inputs(std::vector<double>{target.x(), target.y()});
   StepStatus status;
-  for (int i = 0; i < 7500; ++i) {  // 15 s: the damper (c = 4) has removed e^-30 of the motion
+  for (int i = 0; i < 7500; ++i) {  // 15 s: the damper (c = 4 at the tip) removes ~e^-100
     status = step(model, s, ws);
     ASSERT_TRUE(status.ok()) << i;
   }
