@@ -31,6 +31,7 @@
 #include "net/flat_json.hpp"
 #include "rtmb/engine.hpp"
 #include "rtmb/mechanisms.hpp"
+#include "rtmb/outputs.hpp"
 #include "rtmb/runtime.hpp"
 #include "rtmb/runtime_inputs.hpp"
 
@@ -57,6 +58,7 @@ struct SimBundle {
   State initial;
   std::unique_ptr<SnapshotSlot> inner = std::make_unique<SnapshotSlot>();
   std::unique_ptr<InputChannelBank> bank;
+  std::unique_ptr<OutputEvaluator> outputs;  // the model's named output channels; null: q, v
   std::unique_ptr<SimulationRunner> runner;
 };
 
@@ -127,7 +129,7 @@ class SimDriver {
   // kHalt's safe state: no input force acts any more, and subscribers get a last, paused state
   static void safe_state(void* context, const LoopCounters& /*counters*/) noexcept {
     auto* self = static_cast<SimDriver*>(context);
-    applied_force(*self->b_->ws).setZero();
+    self->b_->runner->halt_inputs();  // applied force and named force/torque channels
     self->paused_ = true;
     self->publish();
   }
@@ -201,6 +203,7 @@ class SimDriver {
     std::fill(current_.v.begin(), current_.v.end(), 0.0);
     std::copy_n(st.q.data(), nq, current_.q.begin());
     std::copy_n(st.v.data(), nv, current_.v.begin());
+    b_->runner->evaluate_outputs(current_);
   }
 
   void publish() noexcept {
@@ -570,15 +573,18 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   b->model = std::make_unique<Model>(std::shared_ptr<const System>(make_system(file)), settings);
   const System& sys = b->model->system();
   const std::string name = model_name(file);
-  if (sys.n_q() + sys.n_v() > static_cast<int>(kMaxStateChannels)) {
+  if (file.outputs.empty() && sys.n_q() + sys.n_v() > static_cast<int>(kMaxStateChannels)) {
     throw std::invalid_argument(
         "model '" + name + "' has " + std::to_string(sys.n_q() + sys.n_v()) +
         " state channels; the state stream carries at most " + std::to_string(kMaxStateChannels));
   }
-  if (file.inputs.size() != static_cast<std::size_t>(sys.n_v()) || sys.n_v() > kMaxInputChannels) {
-    throw std::invalid_argument("model '" + name + "' needs one input channel per velocity (" +
-                                std::to_string(sys.n_v()) + ", at most " +
-                                std::to_string(kMaxInputChannels) + ")");
+  // named channels (System::n_inputs() > 0), else one generalized force per velocity
+  const int n_channels = sys.n_inputs() > 0 ? sys.n_inputs() : sys.n_v();
+  if (file.inputs.size() != static_cast<std::size_t>(n_channels) ||
+      n_channels > kMaxInputChannels) {
+    throw std::invalid_argument("model '" + name + "' needs " + std::to_string(n_channels) +
+                                " input channels (at most " + std::to_string(kMaxInputChannels) +
+                                "), the file gives " + std::to_string(file.inputs.size()));
   }
   int substeps = 1;
   if (period_ns > 0) {
@@ -595,12 +601,16 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   schema_out.substeps = substeps;
   schema_out.rate_hz = 1.0 / (substeps * settings.dt);
   const bool units_given = !file.output_units.empty();
-  for (int i = 0; i < sys.n_q(); ++i) {
+  // named output channels replace q and v in the stream (docs/protocol.md, "State payload")
+  for (const auto& [channel, unit] : output_channels(file.outputs)) {
+    schema_out.outputs.push_back({channel, unit});
+  }
+  for (int i = 0; file.outputs.empty() && i < sys.n_q(); ++i) {
     schema_out.outputs.push_back(
         {"q" + std::to_string(i),
          units_given ? file.output_units[static_cast<std::size_t>(i)] : "m|rad"});
   }
-  for (int i = 0; i < sys.n_v(); ++i) {
+  for (int i = 0; file.outputs.empty() && i < sys.n_v(); ++i) {
     schema_out.outputs.push_back(
         {"v" + std::to_string(i),
          units_given ? file.output_units[static_cast<std::size_t>(sys.n_q() + i)] : "m/s|rad/s"});
@@ -615,6 +625,8 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   rc.stop_on_non_finite = false;
   b->runner =
       std::make_unique<SimulationRunner>(*b->model, b->state, *b->ws, *inputs, *b->inner, rc);
+  b->outputs = make_output_evaluator(file, sys);
+  b->runner->set_output_evaluator(b->outputs.get());
   if (period_ns > 0 && b->runner->period_ns() != period_ns) {
     throw std::invalid_argument("model '" + name + "' steps dt = " + std::to_string(settings.dt) +
                                 " s, which does not divide the running loop's period of " +
@@ -868,6 +880,7 @@ void Server::Impl::forward(const ServerSnapshot& snap) {
   bool finite = std::isfinite(s.t);
   for (int i = 0; i < s.n_q; ++i) finite = finite && std::isfinite(s.q[i]);
   for (int i = 0; i < s.n_v; ++i) finite = finite && std::isfinite(s.v[i]);
+  for (int i = 0; i < s.n_outputs; ++i) finite = finite && std::isfinite(s.outputs[i]);
   net_stats.state_finite = finite;
   if (!finite) return;  // never happens with the engine's guard; a receiver would reject it
   for (Subscriber& sub : subscribers) {
@@ -903,8 +916,12 @@ void Server::Impl::send_state(Subscriber& sub, const ServerSnapshot& snap) {
     m.echo.applied_step = static_cast<std::uint64_t>(snap.echo_step);
   }
   std::uint16_t n = 0;
-  for (int i = 0; i < s.n_q; ++i) m.channels[n++] = s.q[i];
-  for (int i = 0; i < s.n_v; ++i) m.channels[n++] = s.v[i];
+  if (s.n_outputs > 0) {
+    for (int i = 0; i < s.n_outputs; ++i) m.channels[n++] = s.outputs[i];
+  } else {
+    for (int i = 0; i < s.n_q; ++i) m.channels[n++] = s.q[i];
+    for (int i = 0; i < s.n_v; ++i) m.channels[n++] = s.v[i];
+  }
   m.channel_count = n;
   const std::size_t bytes = encode_state(m, tx_buffer);
   sub.sent_any = true;

@@ -6,6 +6,8 @@
 // ModelFileError that names file, line, column and the dotted key.
 #include "rtmb/model_file.hpp"
 
+#include "rtmb/runtime_simulation.hpp"
+
 // GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
 // the messages built here are plain `std::string + literal` expressions.
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
@@ -221,7 +223,7 @@ MissPolicy parse_policy(const Reader& r, const YAML::Node& n, const std::string&
 void read_channel(const Reader& r, const YAML::Node& n, const std::string& p, InputChannelSpec& c) {
   r.check_keys(n, p,
                {"name", "unit", "kind", "policy", "initial_value", "extrapolate_horizon_ms",
-                "decay_tau_ms", "safe_after_misses", "safe_value", "min", "max"});
+                "decay_tau_ms", "safe_after_misses", "safe_value", "min", "max", "drive"});
   InputChannelConfig& cfg = c.config;
   if (const YAML::Node m = n["name"]) {
     c.name = r.string(m, p + ".name");
@@ -269,6 +271,18 @@ void read_inputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_v) {
   if (!channels) return;
   const std::string key = p + ".channels";
   if (!channels.IsSequence()) r.fail(channels, key, "expected a list of channels");
+  if (f.bodies && !f.bodies->inputs.empty()) {
+    // named channels (read_input_drives): one per drive, defaults from each drive
+    n_v = static_cast<int>(f.bodies->inputs.size());
+  } else {
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+      if (channels[i].IsMap() && channels[i]["drive"]) {
+        r.fail(channels[i]["drive"], key + "[" + std::to_string(i) + "].drive",
+               "only for body models ('bodies'); a built-in mechanism's channel i is the "
+               "generalized force on coordinate i");
+      }
+    }
+  }
   if (static_cast<int>(channels.size()) != n_v) {
     r.fail(channels, key,
            "lists " + std::to_string(channels.size()) + " channels; model '" + model_name(f) +
@@ -293,8 +307,17 @@ void read_inputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_v) {
 
 void read_outputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_q, int n_v) {
   const std::string p = "outputs";
-  r.check_keys(n, p, {"units"});
+  r.check_keys(n, p, {"units", "channels"});
   const YAML::Node units = n["units"];
+  if (n["channels"]) {
+    if (!f.bodies) r.fail(n["channels"], p + ".channels", "only for body models ('bodies')");
+    if (units) {
+      r.fail(units, p + ".units",
+             "not with 'channels' (each output channel has its own unit); the stream carries "
+             "the channels instead of q and v");
+    }
+    return;  // read by read_output_channels
+  }
   if (!units) return;
   if (!units.IsSequence() || static_cast<int>(units.size()) != n_q + n_v) {
     r.fail(units, p + ".units",
@@ -551,6 +574,12 @@ void read_axial_spring(const Reader& r,
   if (const YAML::Node m = e["rest_position"]) f.rest = r.number(m, p + ".rest_position");
 }
 
+void read_coupling(const Reader& r,
+                   const YAML::Node& e,
+                   const std::string& p,
+                   const PlanarModelSpec& spec,
+                   PlanarForceSpec& f);
+
 void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   if (!n.IsSequence()) r.fail(n, "forces", "expected a list of force elements");
   for (std::size_t k = 0; k < n.size(); ++k) {
@@ -606,13 +635,313 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
       const YAML::Node b = required(r, e, p, "body", "the body turned");
       f.body_i = body_ref(r, b, p + ".body", spec, false);
       f.torque = r.number(required(r, e, p, "torque", "N*m"), p + ".torque");
+    } else if (t == "coupling") {
+      read_coupling(r, e, p, spec, f);
     } else {
       r.fail(type, p + ".type",
              "unknown force type '" + t +
                  "' (valid: gravity, spring_damper, rotational_spring_damper, "
-                 "prismatic_spring_damper, force, torque)");
+                 "prismatic_spring_damper, force, torque, coupling)");
     }
     spec.forces.push_back(std::move(f));
+  }
+}
+
+// ---- named input and output channels (docs/model-format.md, "Named channels") --------------
+
+// "x" -> 0, "y" -> 1 at key; anything else fails.
+int axis_index(const Reader& r, const YAML::Node& n, const std::string& key) {
+  const std::string a = r.string(n, key);
+  if (a == "x") return 0;
+  if (a == "y") return 1;
+  r.fail(n, key, "unknown axis '" + a + "' (valid: x, y)");
+}
+
+// Index of the element of `items` whose name is at n, or fail with `what`.
+template <typename Items, typename Accept>
+int find_named(const Reader& r,
+               const YAML::Node& n,
+               const std::string& key,
+               const Items& items,
+               Accept accept,
+               const std::string& what) {
+  const std::string name = r.string(n, key);
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (items[k].name == name && accept(items[k])) return static_cast<int>(k);
+  }
+  r.fail(n, key, "'" + name + "' is not " + what + " of this model");
+}
+
+int revolute_joint_ref(const Reader& r,
+                       const YAML::Node& n,
+                       const std::string& key,
+                       const PlanarModelSpec& spec) {
+  return find_named(
+      r, n, key, spec.joints,
+      [](const PlanarJointSpec& j) { return j.type == PlanarJointType::kRevolute; },
+      "a revolute joint");
+}
+
+int coupling_ref(const Reader& r,
+                 const YAML::Node& n,
+                 const std::string& key,
+                 const PlanarModelSpec& spec) {
+  return find_named(
+      r, n, key, spec.forces,
+      [](const PlanarForceSpec& f) { return f.type == PlanarForceType::kCoupling; },
+      "a coupling force element");
+}
+
+// forces[k] of type coupling: a spring-damper from a body point to a target position
+void read_coupling(const Reader& r,
+                   const YAML::Node& e,
+                   const std::string& p,
+                   const PlanarModelSpec& spec,
+                   PlanarForceSpec& f) {
+  r.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target"});
+  f.type = PlanarForceType::kCoupling;
+  f.body_i = body_ref(r, required(r, e, p, "body", "the body coupled"), p + ".body", spec, false);
+  if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
+  f.stiffness = r.non_negative(required(r, e, p, "stiffness", "N/m"), p + ".stiffness");
+  if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+  // NaN: the point's assembled start position (default_coupling_targets)
+  f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
+  if (const YAML::Node m = e["target"]) f.vector = r.vec<2>(m, p + ".target");
+}
+
+void default_coupling_targets(PlanarModelSpec& spec) {
+  Vec q(3 * static_cast<Eigen::Index>(spec.bodies.size()));
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    q.segment<3>(3 * static_cast<Eigen::Index>(b)) = spec.bodies[b].pose;
+  }
+  for (PlanarForceSpec& f : spec.forces) {
+    if (f.type == PlanarForceType::kCoupling && !f.vector.allFinite()) {
+      f.vector = point_position(q, f.body_i, f.point_i);
+    }
+  }
+}
+
+// The `drive` of one channel: what it acts on.
+PlanarInputSpec read_drive(const Reader& r,
+                           const YAML::Node& d,
+                           const std::string& p,
+                           const PlanarModelSpec& spec) {
+  PlanarInputSpec in;
+  if (!d.IsMap()) r.fail(d, p, "expected a mapping with a 'type'");
+  const YAML::Node type = required(r, d, p, "type", "force, torque, motor or coupling");
+  const std::string t = r.string(type, p + ".type");
+  if (t == "force") {
+    r.check_keys(d, p, {"type", "body", "point", "axis", "direction"});
+    in.type = PlanarInputType::kForce;
+    in.body = body_ref(r, required(r, d, p, "body", "the body pushed"), p + ".body", spec, false);
+    if (const YAML::Node m = d["point"]) in.point = r.vec<2>(m, p + ".point");
+    if (d["axis"] && d["direction"]) r.fail(d["direction"], p + ".direction", "not with 'axis'");
+    if (const YAML::Node m = d["axis"]) {
+      in.direction =
+          axis_index(r, m, p + ".axis") == 0 ? Eigen::Vector2d::UnitX() : Eigen::Vector2d::UnitY();
+    }
+    if (const YAML::Node m = d["direction"]) {
+      in.direction = r.vec<2>(m, p + ".direction");
+      if (!(in.direction.norm() > 0.0)) r.fail(m, p + ".direction", "must not be zero");
+    }
+  } else if (t == "torque") {
+    r.check_keys(d, p, {"type", "body"});
+    in.type = PlanarInputType::kTorque;
+    in.body = body_ref(r, required(r, d, p, "body", "the body turned"), p + ".body", spec, false);
+  } else if (t == "motor") {
+    r.check_keys(d, p, {"type", "joint", "limit"});
+    in.type = PlanarInputType::kMotor;
+    in.joint = revolute_joint_ref(r, required(r, d, p, "joint", "a revolute joint's name"),
+                                  p + ".joint", spec);
+    if (const YAML::Node m = d["limit"]) in.limit = r.positive(m, p + ".limit");
+  } else if (t == "coupling") {
+    r.check_keys(d, p, {"type", "element", "axis"});
+    in.element = coupling_ref(r, required(r, d, p, "element", "a coupling force element's name"),
+                              p + ".element", spec);
+    const int axis = axis_index(r, required(r, d, p, "axis", "x or y"), p + ".axis");
+    in.type = axis == 0 ? PlanarInputType::kCouplingX : PlanarInputType::kCouplingY;
+    in.initial = spec.forces[static_cast<std::size_t>(in.element)].vector(axis);
+  } else {
+    r.fail(type, p + ".type",
+           "unknown drive type '" + t + "' (valid: force, torque, motor, coupling)");
+  }
+  return in;
+}
+
+// inputs.channels with `drive` keys: the body model's named channels (PlanarModelSpec::inputs).
+// All channels have a drive or none has (then channel i is the force on coordinate i).
+void read_input_drives(const Reader& r, const YAML::Node& inputs, PlanarModelSpec& spec) {
+  if (!inputs.IsMap()) return;  // read_inputs reports it
+  const YAML::Node channels = inputs["channels"];
+  if (!channels || !channels.IsSequence()) return;
+  std::size_t driven = 0;
+  for (std::size_t i = 0; i < channels.size(); ++i) {
+    if (channels[i].IsMap() && channels[i]["drive"]) ++driven;
+  }
+  if (driven == 0) return;
+  const std::string key = "inputs.channels";
+  if (channels.size() > static_cast<std::size_t>(kMaxInputChannels)) {
+    r.fail(channels, key, "at most " + std::to_string(kMaxInputChannels) + " channels");
+  }
+  for (std::size_t i = 0; i < channels.size(); ++i) {
+    const YAML::Node n = channels[i];
+    const std::string p = key + "[" + std::to_string(i) + "]";
+    if (!n.IsMap()) r.fail(n, p, "expected a mapping");
+    const YAML::Node d = n["drive"];
+    if (!d) {
+      r.fail(n, p + ".drive",
+             "missing: when one channel has a drive, every channel needs one (force, torque, "
+             "motor, coupling)");
+    }
+    PlanarInputSpec in = read_drive(r, d, p + ".drive", spec);
+    in.name = "u" + std::to_string(i);
+    if (const YAML::Node m = n["name"]) in.name = r.string(m, p + ".name");
+    if (const YAML::Node m = n["initial_value"]) in.initial = r.number(m, p + ".initial_value");
+    spec.inputs.push_back(std::move(in));
+  }
+  try {
+    const PlanarMultibody probe(spec);
+  } catch (const std::invalid_argument& e) {
+    r.fail(channels, key, e.what());
+  }
+}
+
+// The channel defaults of named inputs: unit and watchdog kind from what each drives, the
+// initial value from the drive (a coupling's target starts where its point is).
+std::vector<InputChannelSpec> named_input_channels(const PlanarModelSpec& spec) {
+  std::vector<InputChannelSpec> out(spec.inputs.size());
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
+    const PlanarInputSpec& in = spec.inputs[i];
+    InputChannelSpec& c = out[i];
+    c.name = in.name;
+    c.config.policy = MissPolicy::kHold;
+    c.config.initial_value = in.initial;
+    switch (in.type) {
+      case PlanarInputType::kForce:
+        c.unit = "N";
+        c.config.kind = InputKind::kForce;
+        break;
+      case PlanarInputType::kTorque:
+      case PlanarInputType::kMotor:
+        c.unit = "N*m";
+        c.config.kind = InputKind::kTorque;
+        break;
+      case PlanarInputType::kCouplingX:
+      case PlanarInputType::kCouplingY:
+        c.unit = "m";
+        c.config.kind = InputKind::kPosition;  // a target: the watchdog must not zero it
+        break;
+    }
+  }
+  return out;
+}
+
+PlanarOutputType parse_output_kind(const Reader& r, const YAML::Node& n, const std::string& key) {
+  static const std::pair<const char*, PlanarOutputType> kKinds[] = {
+      {"pose", PlanarOutputType::kPose},
+      {"velocity", PlanarOutputType::kVelocity},
+      {"point_position", PlanarOutputType::kPointPosition},
+      {"point_velocity", PlanarOutputType::kPointVelocity},
+      {"joint_position", PlanarOutputType::kJointPosition},
+      {"joint_velocity", PlanarOutputType::kJointVelocity},
+      {"reaction", PlanarOutputType::kReaction},
+      {"coupling_force", PlanarOutputType::kCouplingForce},
+      {"position_drift", PlanarOutputType::kPositionDrift},
+      {"velocity_drift", PlanarOutputType::kVelocityDrift},
+      {"energy", PlanarOutputType::kEnergy},
+  };
+  const std::string s = r.string(n, key);
+  std::string valid;
+  for (const auto& [name, kind] : kKinds) {
+    if (s == name) return kind;
+    valid += (valid.empty() ? "" : ", ") + std::string(name);
+  }
+  r.fail(n, key, "unknown output kind '" + s + "' (valid: " + valid + ")");
+}
+
+// outputs.channels: the named outputs streamed instead of q and v
+void read_output_channels(const Reader& r,
+                          const YAML::Node& outputs,
+                          const PlanarModelSpec& spec,
+                          std::vector<PlanarOutputSpec>& out) {
+  if (!outputs.IsMap()) return;  // read_outputs reports it
+  const YAML::Node channels = outputs["channels"];
+  if (!channels) return;
+  const std::string key = "outputs.channels";
+  if (!channels.IsSequence() || channels.size() == 0) {
+    r.fail(channels, key, "expected a non-empty list of output channels");
+  }
+  for (std::size_t i = 0; i < channels.size(); ++i) {
+    const YAML::Node n = channels[i];
+    const std::string p = key + "[" + std::to_string(i) + "]";
+    r.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
+    PlanarOutputSpec o;
+    o.name = r.string(required(r, n, p, "name", "the channel's name"), p + ".name");
+    if (o.name.empty() || o.name.find(',') != std::string::npos) {
+      r.fail(n["name"], p + ".name", "must be non-empty and contain no comma");
+    }
+    const YAML::Node kind = required(r, n, p, "kind", "what the channel measures");
+    o.type = parse_output_kind(r, kind, p + ".kind");
+    const bool body_kind =
+        o.type == PlanarOutputType::kPose || o.type == PlanarOutputType::kVelocity ||
+        o.type == PlanarOutputType::kPointPosition || o.type == PlanarOutputType::kPointVelocity;
+    const bool point_kind =
+        o.type == PlanarOutputType::kPointPosition || o.type == PlanarOutputType::kPointVelocity;
+    const bool joint_kind = o.type == PlanarOutputType::kJointPosition ||
+                            o.type == PlanarOutputType::kJointVelocity ||
+                            o.type == PlanarOutputType::kReaction;
+    const bool element_kind = o.type == PlanarOutputType::kCouplingForce;
+    auto only = [&](const char* k, bool allowed, const char* what) {
+      if (n[k] && !allowed) r.fail(n[k], p + "." + k, std::string("only for ") + what);
+      if (!n[k] && allowed && std::string(k) != "point") {
+        r.fail(n, p + "." + k, std::string("missing (needed by kind '") + kind.Scalar() + "')");
+      }
+    };
+    only("body", body_kind, "pose, velocity and point outputs");
+    only("point", point_kind, "point outputs");
+    only("joint", joint_kind, "joint and reaction outputs");
+    only("element", element_kind, "coupling_force outputs");
+    if (body_kind) o.body = body_ref(r, n["body"], p + ".body", spec, false);
+    if (point_kind && n["point"]) o.point = r.vec<2>(n["point"], p + ".point");
+    if (joint_kind) {
+      o.joint = find_named(
+          r, n["joint"], p + ".joint", spec.joints,
+          [&o](const PlanarJointSpec& j) {
+            return o.type == PlanarOutputType::kReaction || j.type == PlanarJointType::kRevolute ||
+                   j.type == PlanarJointType::kPrismatic;
+          },
+          o.type == PlanarOutputType::kReaction ? "a joint" : "a revolute or prismatic joint");
+    }
+    if (element_kind) o.element = coupling_ref(r, n["element"], p + ".element", spec);
+    o.units = default_output_units(o, spec);
+    if (const YAML::Node m = n["unit"]) {
+      if (m.IsSequence()) {
+        if (m.size() != o.units.size()) {
+          r.fail(m, p + ".unit", "expected " + std::to_string(o.units.size()) + " units");
+        }
+        for (std::size_t c = 0; c < m.size(); ++c) {
+          o.units[c] = r.string(m[c], p + ".unit[" + std::to_string(c) + "]");
+        }
+      } else {
+        std::fill(o.units.begin(), o.units.end(), r.string(m, p + ".unit"));
+      }
+    }
+    out.push_back(std::move(o));
+    // names must be unique channel by channel, as hello announces them
+    const auto all = output_channels(out);
+    for (std::size_t a = 0; a + 1 < all.size(); ++a) {
+      for (std::size_t b =
+               all.size() - static_cast<std::size_t>(output_components(out.back().type));
+           b < all.size(); ++b) {
+        if (a < b && all[a].first == all[b].first) {
+          r.fail(n["name"], p + ".name", "channel '" + all[b].first + "' is already defined");
+        }
+      }
+    }
+  }
+  if (output_channels(out).size() > static_cast<std::size_t>(kSnapshotMaxOutputs)) {
+    r.fail(channels, key,
+           "at most " + std::to_string(kSnapshotMaxOutputs) + " scalar output channels");
   }
 }
 
@@ -635,10 +964,16 @@ std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
   } catch (const std::invalid_argument& e) {
     r.fail(at, "joints", e.what());
   }
+  // named channels refer to the assembled pose (a coupling's default target is where its point
+  // starts)
+  default_coupling_targets(*spec);
+  if (const YAML::Node n = root["inputs"]) read_input_drives(r, n, *spec);
+  if (const YAML::Node n = root["outputs"]) read_output_channels(r, n, *spec, f.outputs);
   return spec;
 }
 
 std::vector<InputChannelSpec> body_input_channels(const PlanarModelSpec& spec) {
+  if (!spec.inputs.empty()) return named_input_channels(spec);
   std::vector<InputChannelSpec> out =
       default_input_channels(3 * static_cast<int>(spec.bodies.size()));
   for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
@@ -767,6 +1102,15 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
 std::unique_ptr<System> make_system(const ModelFile& file) {
   if (file.bodies) return std::make_unique<PlanarMultibody>(*file.bodies);
   return make_mechanism(file.mechanism, file.options);
+}
+
+std::unique_ptr<OutputEvaluator> make_output_evaluator(const ModelFile& file, const System& sys) {
+  if (file.outputs.empty()) return nullptr;
+  const auto* body_model = dynamic_cast<const PlanarMultibody*>(&sys);
+  if (body_model == nullptr) {
+    throw std::invalid_argument("output channels need the body model the file describes");
+  }
+  return std::make_unique<PlanarOutputs>(*body_model, file.outputs);
 }
 
 std::string model_name(const ModelFile& file) {

@@ -267,6 +267,43 @@ int count_rows(const PlanarModelSpec& spec) {
   return rows;
 }
 
+// The bindings of the named input channels (PlanarModelSpec::inputs).
+void validate_inputs(PlanarModelSpec& spec) {
+  const int n = static_cast<int>(spec.bodies.size());
+  for (PlanarInputSpec& in : spec.inputs) {
+    const std::string what = "input '" + in.name + "'";
+    switch (in.type) {
+      case PlanarInputType::kForce:
+      case PlanarInputType::kTorque:
+        if (in.type == PlanarInputType::kForce) {
+          const double a = in.direction.norm();
+          if (!(a > 0.0) || !std::isfinite(a)) {
+            throw std::invalid_argument(what + ": zero direction");
+          }
+          in.direction /= a;
+        }
+        check_body(in.body, n, what);
+        if (in.body == kGround) throw std::invalid_argument(what + " acts on the ground");
+        break;
+      case PlanarInputType::kMotor:
+        if (in.joint < 0 || in.joint >= static_cast<int>(spec.joints.size()) ||
+            spec.joints[static_cast<std::size_t>(in.joint)].type != PlanarJointType::kRevolute) {
+          throw std::invalid_argument(what + ": a motor needs a revolute joint");
+        }
+        if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
+        break;
+      case PlanarInputType::kCouplingX:
+      case PlanarInputType::kCouplingY:
+        if (in.element < 0 || in.element >= static_cast<int>(spec.forces.size()) ||
+            spec.forces[static_cast<std::size_t>(in.element)].type != PlanarForceType::kCoupling) {
+          throw std::invalid_argument(what + ": needs a coupling force element");
+        }
+        break;
+    }
+    if (!std::isfinite(in.initial)) throw std::invalid_argument(what + ": initial value");
+  }
+}
+
 PlanarModelSpec validated(PlanarModelSpec spec) {
   const int n = static_cast<int>(spec.bodies.size());
   if (n == 0) throw std::invalid_argument("a planar model needs at least one body");
@@ -311,11 +348,13 @@ PlanarModelSpec validated(PlanarModelSpec spec) {
         f.body_i == f.body_j) {
       throw std::invalid_argument(what + " connects a body to itself");
     }
-    if ((f.type == PlanarForceType::kForce || f.type == PlanarForceType::kTorque) &&
+    if ((f.type == PlanarForceType::kForce || f.type == PlanarForceType::kTorque ||
+         f.type == PlanarForceType::kCoupling) &&
         f.body_i == kGround) {
       throw std::invalid_argument(what + " acts on the ground");
     }
   }
+  validate_inputs(spec);
   return spec;
 }
 
@@ -333,6 +372,83 @@ PlanarMultibody::PlanarMultibody(PlanarModelSpec spec)
     row += constraint_rows(j.type);
   }
   build_sparse_slots();
+  inputs_.reserve(spec_.inputs.size());
+  target_channels_.assign(spec_.forces.size(), {-1, -1});
+  for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
+    const PlanarInputSpec& in = spec_.inputs[i];
+    inputs_.push_back(in.initial);
+    if (in.type == PlanarInputType::kCouplingX || in.type == PlanarInputType::kCouplingY) {
+      const std::size_t axis = in.type == PlanarInputType::kCouplingX ? 0 : 1;
+      target_channels_[static_cast<std::size_t>(in.element)][axis] = static_cast<int>(i);
+    }
+  }
+}
+
+void PlanarMultibody::set_inputs(std::span<const double> u) const noexcept {
+  std::copy_n(u.begin(), std::min(u.size(), inputs_.size()), inputs_.begin());
+}
+
+Eigen::Vector2d PlanarMultibody::coupling_target(std::size_t k) const noexcept {
+  Vec2 target = spec_.forces[k].vector;
+  for (std::size_t axis = 0; axis < 2; ++axis) {
+    const int c = target_channels_[k][axis];
+    if (c >= 0) target(static_cast<Eigen::Index>(axis)) = inputs_[static_cast<std::size_t>(c)];
+  }
+  return target;
+}
+
+Eigen::Vector2d PlanarMultibody::coupling_force(std::size_t k,
+                                                VecCRef q,
+                                                VecCRef v) const noexcept {
+  // F = -k (p - p*) - c p': the target is a position only (no target velocity is streamed), so
+  // the damper acts on the absolute point velocity, a dissipative term towards rest
+  const PlanarForceSpec& f = spec_.forces[k];
+  const Vec2 p = point_position(q, f.body_i, f.point_i);
+  const Vec2 dp = point_velocity(q, v, f.body_i, f.point_i);
+  return -f.stiffness * (p - coupling_target(k)) - f.damping * dp;
+}
+
+void PlanarMultibody::add_input_forces(VecCRef q, VecRef out_f) const noexcept {
+  // generalized force of the channel-driven loads, at the held channel values u:
+  //   force:  F = u e at p = r + A s   ->  (F, (S A s).F) on the body (virtual work F.dp)
+  //   torque: u on the body's angle;  motor: +u on theta_j, -u on theta_i (equal and opposite)
+  for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
+    const PlanarInputSpec& in = spec_.inputs[i];
+    const double u = inputs_[i];
+    switch (in.type) {
+      case PlanarInputType::kForce: {
+        const Vec2 force = u * in.direction;
+        out_f.segment<2>(3 * in.body) += force;
+        out_f(3 * in.body + 2) += perp(rotate(q(3 * in.body + 2), in.point)).dot(force);
+        break;
+      }
+      case PlanarInputType::kTorque:
+        out_f(3 * in.body + 2) += u;
+        break;
+      case PlanarInputType::kMotor: {
+        const PlanarJointSpec& jt = spec_.joints[static_cast<std::size_t>(in.joint)];
+        const double tau = std::clamp(u, -in.limit, in.limit);
+        if (jt.body_j != kGround) out_f(3 * jt.body_j + 2) += tau;
+        if (jt.body_i != kGround) out_f(3 * jt.body_i + 2) -= tau;
+        break;
+      }
+      case PlanarInputType::kCouplingX:
+      case PlanarInputType::kCouplingY:
+        break;  // read by the coupling element itself
+    }
+  }
+}
+
+Eigen::Vector2d point_position(VecCRef q, int body, const Eigen::Vector2d& s) noexcept {
+  if (body == kGround) return s;
+  const Vec3 qb = q.segment<3>(3 * body);
+  return qb.head<2>() + rotate(qb.z(), s);
+}
+
+Eigen::Vector2d point_velocity(VecCRef q, VecCRef v, int body, const Eigen::Vector2d& s) noexcept {
+  if (body == kGround) return Vec2::Zero();
+  const Vec3 vb = v.segment<3>(3 * body);
+  return vb.head<2>() + vb.z() * perp(rotate(q(3 * body + 2), s));
 }
 
 void PlanarMultibody::initial_state(State& out) const {
@@ -412,8 +528,16 @@ void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) c
         if (f.body_j != kGround) out_f.segment<3>(3 * f.body_j) -= tension * a.gj;
         break;
       }
+      case PlanarForceType::kCoupling: {
+        // evaluated here, inside every force evaluation, because it depends on q and v and may
+        // be stiff (implicit methods differentiate it with the rest of f)
+        const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
+        add(f.body_i, coupling_force(k, q, v), rotate(q(3 * f.body_i + 2), f.point_i));
+        break;
+      }
     }
   }
+  add_input_forces(q, out_f);
 }
 
 void PlanarMultibody::constraints(double t, VecCRef q, VecRef out_g) const noexcept {
@@ -530,6 +654,13 @@ double PlanarMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcep
         const double stretch =
             axial(spec_.joints[static_cast<std::size_t>(f.joint)], q, q).s - f.rest;
         e += 0.5 * f.stiffness * stretch * stretch;
+        break;
+      }
+      case PlanarForceType::kCoupling: {
+        // relative to the current target: moving the target does work that is not counted here
+        const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
+        const Vec2 d = point_position(q, f.body_i, f.point_i) - coupling_target(k);
+        e += 0.5 * f.stiffness * d.squaredNorm();
         break;
       }
     }

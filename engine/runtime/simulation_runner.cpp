@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "rtmb/outputs.hpp"
 #include "rtmb/runtime_inputs.hpp"
 #include "rtmb/runtime_simulation.hpp"
 
@@ -73,10 +74,7 @@ bool SimulationRunner::on_tick(const Tick& tick) noexcept {
   drain_inputs(tick);
   if (bank_ != nullptr) {
     bank_->advance(tick.index * period_ns());
-    // channel i is the generalized force on velocity coordinate i, held over the tick's steps
-    VecRef u = applied_force(*ws_);
-    const Eigen::Index n = std::min<Eigen::Index>(bank_->channel_count(), u.size());
-    for (Eigen::Index i = 0; i < n; ++i) u[i] = bank_->value(static_cast<int>(i));
+    apply_bank_values();
   }
 
   // advance the state; a non-finite step leaves the state as it was, so stop stepping
@@ -95,8 +93,57 @@ bool SimulationRunner::on_tick(const Tick& tick) noexcept {
   return !(config_.stop_on_non_finite && has_flag(step_flags, StepFlag::kNonFinite));
 }
 
+void SimulationRunner::apply_bank_values() noexcept {
+  const System& sys = model_->system();
+  if (sys.n_inputs() > 0) {
+    // named channels: channel i is the System's input i (a force, motor or coupling target)
+    std::array<double, kMaxInputChannels> values{};
+    const int n = std::min(bank_->channel_count(), kMaxInputChannels);
+    for (int i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = bank_->value(i);
+    sys.set_inputs(std::span<const double>(values.data(), static_cast<std::size_t>(n)));
+    return;
+  }
+  // channel i is the generalized force on velocity coordinate i, held over the tick's steps
+  VecRef u = applied_force(*ws_);
+  const Eigen::Index n = std::min<Eigen::Index>(bank_->channel_count(), u.size());
+  for (Eigen::Index i = 0; i < n; ++i) u[i] = bank_->value(static_cast<int>(i));
+}
+
+void SimulationRunner::halt_inputs() noexcept {
+  applied_force(*ws_).setZero();
+  const System& sys = model_->system();
+  if (bank_ == nullptr || sys.n_inputs() == 0) return;
+  std::array<double, kMaxInputChannels> values{};
+  const int n = std::min(bank_->channel_count(), kMaxInputChannels);
+  for (int i = 0; i < n; ++i) {
+    const InputKind kind = bank_->config(i).kind;
+    const bool force = kind == InputKind::kForce || kind == InputKind::kTorque;
+    values[static_cast<std::size_t>(i)] = force ? 0.0 : bank_->value(i);
+  }
+  sys.set_inputs(std::span<const double>(values.data(), static_cast<std::size_t>(n)));
+}
+
+void SimulationRunner::set_output_evaluator(OutputEvaluator* evaluator) {
+  if (evaluator != nullptr && evaluator->count() > kSnapshotMaxOutputs) {
+    throw std::invalid_argument("the model has " + std::to_string(evaluator->count()) +
+                                " output channels; a snapshot carries at most " +
+                                std::to_string(kSnapshotMaxOutputs));
+  }
+  outputs_ = evaluator;
+}
+
+void SimulationRunner::evaluate_outputs(StateSnapshot& s) noexcept {
+  s.n_outputs = outputs_ != nullptr ? outputs_->count() : 0;
+  std::fill(s.outputs.begin(), s.outputs.end(), 0.0);
+  if (outputs_ != nullptr) outputs_->evaluate(*state_, *ws_, s.outputs);
+}
+
 void SimulationRunner::reset_inputs() noexcept {
-  if (bank_ != nullptr) bank_->reset();
+  if (bank_ != nullptr) {
+    bank_->reset();
+    // named channels go back to their initial values (a coupling to its start target)
+    if (model_->system().n_inputs() > 0) apply_bank_values();
+  }
   applied_force(*ws_).setZero();
   last_input_ = QueuedInput{};
   last_input_step_ = -1;
@@ -140,6 +187,8 @@ void SimulationRunner::publish(const Tick& tick, std::uint32_t step_flags) noexc
   s.flags = truncated ? static_cast<std::uint32_t>(SnapshotFlag::kTruncated) : 0u;
   s.degrade_level = tick.degrade_level;
   s.reserved = 0;
+  s.reserved2 = 0;
+  evaluate_outputs(s);
   snapshots_->commit();
 }
 

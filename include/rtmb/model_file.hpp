@@ -21,6 +21,7 @@
 #include "rtmb/mechanisms.hpp"
 #include "rtmb/model.hpp"
 #include "rtmb/multibody.hpp"
+#include "rtmb/multibody_outputs.hpp"
 #include "rtmb/runtime_inputs.hpp"
 
 namespace rtmb {
@@ -60,13 +61,23 @@ struct ModelFile {
   MechanismOptions options;        ///< its options
   Settings settings;               ///< integration; dt defaults to the mechanism's default_dt
   double rate_hz = 0.0;            ///< serve: loop rate [Hz]; 0: 1/dt
-  std::vector<InputChannelSpec> inputs;   ///< one per velocity coordinate, schema order
+  /// Schema order: one per velocity coordinate (generalized forces), or, for a body model with
+  /// named channels (`drive` keys), one per bodies->inputs entry.
+  std::vector<InputChannelSpec> inputs;
   std::vector<std::string> output_units;  ///< q0.., then v0..; empty: "m|rad", "m/s|rad/s"
+  /// Named output channels (`outputs.channels`, body models only); empty: the stream carries q
+  /// then v.
+  std::vector<PlanarOutputSpec> outputs;
   InputBankConfig input_bank;  ///< staleness threshold and watchdog ramp (period: serve's)
 };
 
 /// The System a model file describes: the built-in mechanism or the compiled bodies. Setup-only.
 [[nodiscard]] std::unique_ptr<System> make_system(const ModelFile& file);
+
+/// The evaluator of the file's named output channels for sys (make_system(file)), or null when
+/// the file defines none. Setup-only.
+[[nodiscard]] std::unique_ptr<OutputEvaluator> make_output_evaluator(const ModelFile& file,
+                                                                     const System& sys);
 
 /// The model's name: the mechanism, or the body model's `name` (default: the file's stem).
 [[nodiscard]] std::string model_name(const ModelFile& file);

@@ -10,11 +10,13 @@
 // (g_t = 0) except the drivers, which prescribe a joint coordinate as a function of time:
 // g = coordinate(q) - f(t) (rtmb/time_function.hpp).
 //
-// Planar only: spatial bodies, spherical/universal/cylindrical/planar joints and joint motors
-// are other slices of issue 4.
+// Planar only: spatial bodies, spherical/universal/cylindrical/planar joints are other slices of
+// issue 4. Named input channels (PlanarModelSpec::inputs) drive forces, torques, joint motors and
+// the targets of virtual couplings; named outputs are in rtmb/multibody_outputs.hpp.
 
 #include <Eigen/Core>
 #include <array>
+#include <limits>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -75,6 +77,10 @@ enum class PlanarForceType {
   /// T = k (s - s0) + c s' on the displacement s = a_w . (p_j - p_i) of its points
   /// (`joint`, body_i/body_j/points/axis taken from that joint).
   kAxialSpring,
+  /// Virtual coupling (issue 4): spring-damper from a body point p to a target position p*
+  /// (`vector`, overridden per axis by kCouplingX/kCouplingY input channels),
+  /// F = -k (p - p*) - c p' on the body; potential k |p - p*|^2 / 2 relative to the target.
+  kCoupling,
 };
 
 struct PlanarForceSpec {
@@ -94,11 +100,34 @@ struct PlanarForceSpec {
   int joint = -1;         ///< kAxialSpring: index into joints (a prismatic joint)
 };
 
+/// What a named input channel drives (issue 4); u is the channel's value.
+enum class PlanarInputType {
+  kForce,      ///< world force u * direction at `point` of `body` [N]
+  kTorque,     ///< torque u on `body` [N m]
+  kMotor,      ///< revolute `joint`: torque u on body_j, -u on body_i, clamped to +-limit [N m]
+  kCouplingX,  ///< target x of the kCoupling force element `element` [m]
+  kCouplingY,  ///< target y of the kCoupling force element `element` [m]
+};
+
+/// One named input channel of a body model: its binding and its value before the first sample.
+struct PlanarInputSpec {
+  std::string name;
+  PlanarInputType type = PlanarInputType::kForce;
+  int body = kGround;                                    ///< kForce, kTorque
+  Eigen::Vector2d point = Eigen::Vector2d::Zero();       ///< kForce: body frame [m]
+  Eigen::Vector2d direction = Eigen::Vector2d::UnitX();  ///< kForce: world, normalized on build
+  int joint = -1;    ///< kMotor: index into joints (a revolute joint)
+  int element = -1;  ///< kCouplingX/Y: index into forces (a kCoupling element)
+  double limit = std::numeric_limits<double>::infinity();  ///< kMotor: |torque| bound, > 0
+  double initial = 0.0;  ///< value until set_inputs() is called [channel unit]
+};
+
 struct PlanarModelSpec {
   std::string name = "bodies";
   std::vector<PlanarBodySpec> bodies;
   std::vector<PlanarJointSpec> joints;
   std::vector<PlanarForceSpec> forces;
+  std::vector<PlanarInputSpec> inputs;  ///< named input channels, in channel order
 };
 
 /// Number of constraint rows of a joint type: revolute 2, prismatic 2, fixed 3, distance 1,
@@ -154,7 +183,21 @@ class PlanarMultibody final : public System {
                                     MatRef out_Gv_q) const noexcept override;
   bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
+  /// T + V of the model's elements, the coupling springs' k |p - p*|^2 / 2 relative to their
+  /// current targets included; the work of input forces, torques and motors is external.
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+
+  [[nodiscard]] int n_inputs() const noexcept override {
+    return static_cast<int>(spec_.inputs.size());
+  }
+  void set_inputs(std::span<const double> u) const noexcept override;
+  /// The current input channel values, size n_inputs().
+  [[nodiscard]] std::span<const double> inputs() const noexcept { return inputs_; }
+
+  /// Target p* of the kCoupling force element k at the current inputs [m, world]. RT-safe.
+  [[nodiscard]] Eigen::Vector2d coupling_target(std::size_t k) const noexcept;
+  /// Force F = -k (p - p*) - c p' the kCoupling element k exerts on its body [N, world]. RT-safe.
+  [[nodiscard]] Eigen::Vector2d coupling_force(std::size_t k, VecCRef q, VecCRef v) const noexcept;
 
   // Sparse structure (engine/multibody/planar_sparse.cpp): M = diag(m, m, J) per body, and per
   // joint a rows x 3 block of G for each of its (non-ground) bodies. False when a body has zero
@@ -171,6 +214,23 @@ class PlanarMultibody final : public System {
   /// Per joint, the slot in jacobian_values() of G(first row, 3 b + c) for c = 0..2 of body_i
   /// (entries 0..2) and body_j (3..5); the joint's rows follow contiguously. -1 for the ground.
   std::vector<std::array<int, 6>> jacobian_slots_;
+  void add_input_forces(VecCRef q, VecRef out_f) const noexcept;
+
+  // the inputs' zero-order hold, written between steps by set_inputs (System::set_inputs)
+  mutable std::vector<double> inputs_;
+  // per force element: the input channels of its target x and y (-1: `vector` holds)
+  std::vector<std::array<int, 2>> target_channels_;
 };
+
+/// World position p = r + A(theta) s of body point s (body frame) at q; the ground's points are
+/// world points. RT-safe.
+[[nodiscard]] Eigen::Vector2d point_position(VecCRef q,
+                                             int body,
+                                             const Eigen::Vector2d& s) noexcept;
+/// Its velocity p' = r' + theta' S A(theta) s. RT-safe.
+[[nodiscard]] Eigen::Vector2d point_velocity(VecCRef q,
+                                             VecCRef v,
+                                             int body,
+                                             const Eigen::Vector2d& s) noexcept;
 
 }  // namespace rtmb

@@ -171,6 +171,10 @@ class InputChannelBank {
   /// The channel's value for the last advanced tick (initial_value before the first advance);
   /// 0 for a channel out of range. RT-safe.
   [[nodiscard]] double value(int channel) const noexcept;
+  /// The channel's settings (channel in [0, channel_count())). RT-safe.
+  [[nodiscard]] const InputChannelConfig& config(int channel) const noexcept {
+    return configs_[static_cast<std::size_t>(channel)];
+  }
   /// Where value(channel) came from on the last tick (kPolicy for a channel out of range).
   /// RT-safe.
   [[nodiscard]] InputChannelMode mode(int channel) const noexcept;

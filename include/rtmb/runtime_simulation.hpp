@@ -22,7 +22,9 @@
 // InputChannelBank attached (set_input_bank), the bank's per-channel values after its policies
 // and watchdog become the external generalized force of the step (applied_force(ws), channel i
 // on velocity coordinate i): the convention of the built-in mechanisms, whose input channel i is
-// the generalized force on coordinate i. Model files will map named channels to body points.
+// the generalized force on coordinate i. A System with named input channels (System::n_inputs()
+// > 0, body models whose channels drive forces, motors and couplings) gets the values through
+// System::set_inputs instead, channel i to its input i.
 //
 // Degrade level (OverrunPolicy::kDegrade): the runner copies Tick::degrade_level into the
 // snapshot but does not act on it yet, because the engine has no cheaper step mode to switch to
@@ -68,9 +70,12 @@ enum class SnapshotFlag : std::uint32_t {
   kTruncated = 1u << 0,
 };
 
+/// Most named output channels a StateSnapshot carries (as many as a state datagram).
+inline constexpr int kSnapshotMaxOutputs = 64;
+
 /// The state after a tick, as published to the network thread. Trivially copyable, fixed size:
-/// 112 bytes of header fields, then q and v (64 doubles each), 1136 bytes in all, no implicit
-/// padding.
+/// 120 bytes of header fields, then q, v and the output channels (64 doubles each), 1656 bytes
+/// in all, no implicit padding.
 struct StateSnapshot {
   double t = 0.0;                    ///< simulation time after the tick [s]
   std::int64_t step = 0;             ///< engine steps done since the runner started (1-based count)
@@ -92,11 +97,17 @@ struct StateSnapshot {
   std::int32_t n_v = 0;               ///< valid entries of v (<= kSnapshotMaxCoordinates)
   std::int32_t degrade_level = 0;     ///< Tick::degrade_level of the tick
   std::uint32_t reserved = 0;         ///< zero; makes the padding explicit
-  std::array<double, kSnapshotMaxCoordinates> q{};  ///< positions [m | rad]; zero past n_q
-  std::array<double, kSnapshotMaxCoordinates> v{};  ///< velocities [m/s | rad/s]; zero past n_v
+  /// Valid entries of outputs: the model's named output channels (0: it defines none, and the
+  /// stream carries q then v).
+  std::int32_t n_outputs = 0;
+  std::uint32_t reserved2 = 0;                        ///< zero; makes the padding explicit
+  std::array<double, kSnapshotMaxCoordinates> q{};    ///< positions [m | rad]; zero past n_q
+  std::array<double, kSnapshotMaxCoordinates> v{};    ///< velocities [m/s | rad/s]; zero past n_v
+  std::array<double, kSnapshotMaxOutputs> outputs{};  ///< output channels in schema order
 };
 static_assert(std::is_trivially_copyable_v<StateSnapshot>);
-static_assert(sizeof(StateSnapshot) == 112 + 2 * 8 * kSnapshotMaxCoordinates);
+static_assert(sizeof(StateSnapshot) ==
+              120 + 2 * 8 * kSnapshotMaxCoordinates + 8 * kSnapshotMaxOutputs);
 
 /// Capacity of the input ring between the network and simulation threads.
 inline constexpr std::size_t kInputRingCapacity = 1024;
@@ -124,6 +135,7 @@ struct RunnerCounters {
 };
 
 class InputChannelBank;
+class OutputEvaluator;
 
 /// The simulation thread's step: per tick, drains input samples (through the input hook),
 /// advances the state by `substeps` engine steps and publishes a StateSnapshot. Holds
@@ -152,9 +164,25 @@ class SimulationRunner {
   /// staleness watchdog act every tick. nullptr detaches. Setup-only; bank must outlive the loop.
   void set_input_bank(InputChannelBank* bank) noexcept;
 
+  /// Evaluates the model's named output channels into every published snapshot (outputs,
+  /// n_outputs), after the tick's steps; nullptr (the default): none. At most
+  /// kSnapshotMaxOutputs channels (more throws std::invalid_argument). Setup-only; evaluator
+  /// must outlive the loop.
+  void set_output_evaluator(OutputEvaluator* evaluator);
+
+  /// The output channels at the current state into s.outputs and s.n_outputs (0 without an
+  /// evaluator). For a snapshot taken outside a tick (start, reset). RT-safe.
+  void evaluate_outputs(StateSnapshot& s) noexcept;
+
   /// Puts the inputs back to their start: the bank (if any) is reset and the applied force
   /// zeroed; the latency echo is cleared. For a simulation reset. RT-safe.
   void reset_inputs() noexcept;
+
+  /// A halt's safe state: no input force acts any more. Zeroes the applied force and, for a
+  /// System with named channels, every force or torque channel's value (motors included);
+  /// position and command channels (coupling targets) keep theirs. Until the next tick that
+  /// applies the bank again. RT-safe.
+  void halt_inputs() noexcept;
 
   /// One tick: drain inputs, step, publish. Returns false when the loop should stop
   /// (kNonFinite with stop_on_non_finite). RT-safe: no allocation, lock, log or exception.
@@ -184,7 +212,10 @@ class SimulationRunner {
   InputRing* inputs_;
   SnapshotSlot* snapshots_;
   RunnerConfig config_;
+  void apply_bank_values() noexcept;
+
   InputChannelBank* bank_ = nullptr;
+  OutputEvaluator* outputs_ = nullptr;
   InputHook hook_ = nullptr;
   void* hook_context_ = nullptr;
   RunnerCounters counters_;

@@ -13,11 +13,13 @@
 // The network thread owns everything else (sessions, subscribers, counters, logging). Stats for
 // other threads are copied under a mutex by the network thread, never by the simulation thread.
 //
-// Inputs. The model file (rtmb/model_file.hpp) names one input channel per velocity coordinate;
-// channel i is the generalized force on coordinate i. Datagrams are taken only from the address
-// of a control client that said hello, then validated, sequenced, counted and queued to the
-// simulation thread, whose InputChannelBank applies each channel's late/lost policy and the
-// staleness watchdog every tick and writes the values into the step's applied force. The echo
+// Inputs. The model file (rtmb/model_file.hpp) names one input channel per velocity coordinate
+// (channel i is the generalized force on coordinate i), or a body model's named channels (forces,
+// torques, motors, coupling targets; the stream then carries its named outputs). Datagrams are
+// taken only from the address of a control client that said hello, then validated, sequenced,
+// counted and queued to the simulation thread, whose InputChannelBank applies each channel's
+// late/lost policy and the staleness watchdog every tick and writes the values into the step's
+// applied force (or the System's named inputs). The echo
 // is the last input applied from any client: with one client per server (the usual case) it is
 // that client's own.
 //

@@ -122,6 +122,23 @@ class System {
   /// nonzeros(). Only called when sparse_structure() returned true. RT-safe.
   virtual void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept;
 
+  // ---- named input channels (issue 4) --------------------------------------------------------
+  // A body model binds input channels to its elements (a force on a body point, a torque, a
+  // joint motor, the target of a virtual coupling). The channel values are input parameters held
+  // by the System (a zero-order hold over the step, like the applied force of Dynamics): every
+  // evaluation of forces() and energy() reads them, so every integrator sees the channel-driven
+  // forces in every stage, Newton iteration and finite difference without knowing about them
+  // (design notes in docs/architecture.md, "Named input channels").
+
+  /// Number of named input channels the system reads; 0 (the default): none, the inputs act
+  /// through Dynamics::applied() as generalized forces, channel i on coordinate i.
+  [[nodiscard]] virtual int n_inputs() const noexcept { return 0; }
+
+  /// Sets the channel values u (the first min(u.size(), n_inputs()) of them) that every following
+  /// evaluation uses. Called by the simulation thread between steps (SimulationRunner); a System
+  /// with inputs therefore serves one simulation at a time. RT-safe.
+  virtual void set_inputs(std::span<const double> /*u*/) const noexcept {}
+
   /// True when energy() is defined for this system.
   [[nodiscard]] virtual bool has_energy() const noexcept { return false; }
 

@@ -55,6 +55,30 @@ TEST(ServeCommand, DefaultModelWithDemoClientReportsLatencyAndDrift) {
   EXPECT_LE(position_drift, 1e-10);  // PStab keeps the slider-crank's loop closed
 }
 
+// configs/five_bar.yaml (issue 4): named channels; the demo client drives channel 0, the left
+// motor, and the pantograph's five-joint loop stays closed in the stream
+TEST(ServeCommand, FiveBarPantographServesItsNamedChannels) {
+  const std::string file = std::string(RTMB_SOURCE_DIR) + "/configs/five_bar.yaml";
+  const CommandResult r = run_serve(file + " --duration 1 --demo --port 0");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("five_bar"), std::string::npos) << r.out;
+  const std::size_t demo = r.out.find("demo client: ");
+  ASSERT_NE(demo, std::string::npos) << r.out;
+  unsigned long long sent = 0, received = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + demo, "demo client: %llu inputs sent, %llu states received",
+                        &sent, &received),
+            2)
+      << r.out;
+  EXPECT_GT(received, 10u);
+  const std::size_t drift = r.out.find("drift in the stream (max): position ");
+  ASSERT_NE(drift, std::string::npos) << r.out;
+  double position_drift = 1.0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + drift, "drift in the stream (max): position %lf",
+                        &position_drift),
+            1);
+  EXPECT_LE(position_drift, 1e-10);
+}
+
 TEST(ServeCommand, BadModelFileNamesFileLineAndKey) {
   const std::string path = ::testing::TempDir() + "rtmb_bad_model.yaml";
   std::FILE* f = std::fopen(path.c_str(), "w");

@@ -626,5 +626,46 @@ TEST(ServerLoopback, ServesABodyModelFile) {
   EXPECT_EQ(m.channel_count, 18);
 }
 
+TEST(ServerLoopback, NamedChannelsOfTheFiveBarPantograph) {
+  // configs/five_bar.yaml: hello announces the named inputs and outputs with their units, the
+  // stream carries the outputs (handle position first), and a motor torque sent over UDP by
+  // channel name's index moves the handle, which sits still without it (no gravity)
+  ServerConfig config = loopback_config();
+  config.model_file = load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/five_bar.yaml");
+  Server server(config);
+  server.start();
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+  const ClientSchema schema = client.hello();
+  ASSERT_EQ(schema.inputs,
+            (std::vector<std::string>{"motor_l", "motor_r", "target_x", "target_y"}));
+  ASSERT_EQ(schema.outputs.size(), 10u);
+  EXPECT_EQ(schema.outputs[0], "handle.x");
+  EXPECT_EQ(schema.output_units[0], "m");
+  EXPECT_EQ(schema.outputs[6], "coupling_force.fx");
+  EXPECT_EQ(schema.output_units[6], "N");
+  client.subscribe(1);
+
+  StateMessage m;
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(client.receive_state(m, 2000ms));
+  ASSERT_EQ(m.channel_count, 10);
+  const double x0 = m.channels[0];
+  const double y0 = m.channels[1];
+  // at rest where it started: on the coupling's target, which starts at the handle
+  EXPECT_NEAR(x0, config.model_file->inputs[2].config.initial_value, 1e-9);
+  EXPECT_NEAR(y0, config.model_file->inputs[3].config.initial_value, 1e-9);
+
+  // the left motor turns its crank counter-clockwise: the handle moves (first order J e_1 dth)
+  const std::array<InputSample, 1> torque{InputSample{0, 0.05}};
+  bool moved = false;
+  for (int i = 0; i < 3000 && !moved; ++i) {
+    if (i % 10 == 0) (void)client.send_input(torque);  // keep it fresh for the watchdog
+    ASSERT_TRUE(client.receive_state(m, 2000ms));
+    moved = std::hypot(m.channels[0] - x0, m.channels[1] - y0) > 1e-4;
+  }
+  EXPECT_TRUE(moved) << "handle at (" << m.channels[0] << ", " << m.channels[1] << ")";
+  EXPECT_GT(std::hypot(m.channels[6], m.channels[7]), 0.0);  // the coupling pulls back
+}
+
 }  // namespace
 }  // namespace rtmb

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Named input and output channels keep the step contract (issue 4): with input channels of every
+// binding kind (force, torque, motor, coupling target) and output channels of every kind, the
+// runner's tick path (drain the input ring, bank policies, System::set_inputs, the engine steps,
+// the outputs with their KKT solve for reactions, publish) allocates nothing, for an explicit
+// RK, an Adams, the ODE midpoint and two implicit index-3 methods (whose Newton matrix takes
+// finite differences of the channel-driven forces).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rtmb/engine.hpp"
+#include "rtmb/model_file.hpp"
+#include "rtmb/runtime_inputs.hpp"
+#include "rtmb/runtime_simulation.hpp"
+#include "tests/support/alloc_counter.hpp"
+
+namespace rtmb {
+namespace {
+
+using testing::AllocationCounts;
+using testing::AllocationScope;
+
+// The five-bar plus a force and a torque channel, and one output of every kind.
+std::string rig_text() {
+  return R"(name: rig
+bodies:
+  - {name: crank_l, mass: 0.03, inertia: 2.5e-5, pose: [-0.058803, 0.036842, 2.313203]}
+  - {name: crank_r, mass: 0.03, inertia: 2.5e-5, pose: [0.058803, 0.036842, 0.828390]}
+  - {name: distal_l, mass: 0.04, inertia: 4.8e-5, pose: [-0.046303, 0.111842, 0.689256]}
+  - {name: distal_r, mass: 0.04, inertia: 4.8e-5, pose: [0.046303, 0.111842, 2.452336]}
+joints:
+  - {name: motor_l, type: revolute, body_i: ground, body_j: crank_l, point_i: [-0.025, 0], point_j: [-0.05, 0]}
+  - {name: motor_r, type: revolute, body_i: ground, body_j: crank_r, point_i: [0.025, 0], point_j: [-0.05, 0]}
+  - {name: elbow_l, type: revolute, body_i: crank_l, body_j: distal_l, point_i: [0.05, 0], point_j: [-0.06, 0]}
+  - {name: elbow_r, type: revolute, body_i: crank_r, body_j: distal_r, point_i: [0.05, 0], point_j: [-0.06, 0]}
+  - {name: handle, type: revolute, body_i: distal_l, body_j: distal_r, point_i: [0.06, 0], point_j: [0.06, 0]}
+forces:
+  - {name: coupling, type: coupling, body: distal_l, point: [0.06, 0], stiffness: 500, damping: 2}
+inputs:
+  channels:
+    - {name: motor_l, drive: {type: motor, joint: motor_l, limit: 0.5}}
+    - {name: motor_r, drive: {type: motor, joint: motor_r}}
+    - {name: target_x, drive: {type: coupling, element: coupling, axis: x}}
+    - {name: target_y, drive: {type: coupling, element: coupling, axis: y}}
+    - {name: push, drive: {type: force, body: distal_r, point: [0.02, 0], direction: [1, 1]}}
+    - {name: twist, drive: {type: torque, body: crank_r}}
+outputs:
+  channels:
+    - {name: a, kind: pose, body: crank_l}
+    - {name: b, kind: velocity, body: crank_l}
+    - {name: c, kind: point_position, body: distal_l, point: [0.06, 0]}
+    - {name: d, kind: point_velocity, body: distal_l, point: [0.06, 0]}
+    - {name: e, kind: joint_position, joint: motor_l}
+    - {name: f, kind: joint_velocity, joint: motor_r}
+    - {name: g, kind: reaction, joint: handle}
+    - {name: h, kind: coupling_force, element: coupling}
+    - {name: i, kind: position_drift}
+    - {name: j, kind: velocity_drift}
+    - {name: k, kind: energy}
+)";
+}
+
+class ChannelTickAllocations : public ::testing::TestWithParam<Method> {};
+
+TEST_P(ChannelTickAllocations, RunnerTicksAllocateNothing) {
+  ModelFile file = parse_model_file(rig_text(), "rig.yaml");
+  file.settings.method = GetParam();
+  file.settings.dt = 5e-4;
+  file.settings.stabilizer =
+      is_implicit(GetParam()) ? StabilizerKind::kNone : StabilizerKind::kPStab;
+  const Model model(std::shared_ptr<const System>(make_system(file)), file.settings);
+  Workspace ws(model);
+  State state = initial_state(model);
+  auto inputs = std::make_unique<InputRing>();
+  auto snapshots = std::make_unique<SnapshotSlot>();
+  RunnerConfig rc;
+  rc.substeps = 2;
+  SimulationRunner runner(model, state, ws, *inputs, *snapshots, rc);
+  std::vector<InputChannelConfig> configs;
+  for (const InputChannelSpec& c : file.inputs) configs.push_back(c.config);
+  InputBankConfig bank_config;
+  bank_config.period_ns = runner.period_ns();
+  InputChannelBank bank(configs, bank_config);
+  runner.set_input_bank(&bank);
+  const std::unique_ptr<OutputEvaluator> outputs = make_output_evaluator(file, model.system());
+  ASSERT_EQ(outputs->count(), 20);
+  runner.set_output_evaluator(outputs.get());
+
+  const double values[6] = {0.02, -0.01, 0.005, 0.152, 0.1, 0.003};
+  auto tick = [&](std::int64_t k) {
+    for (std::uint32_t c = 0; c < 6; ++c) {
+      QueuedInput q;
+      q.channel = c;
+      q.value = values[c] * (1.0 + 0.1 * static_cast<double>(k % 7));
+      q.seq = static_cast<std::uint64_t>(k);
+      q.sender_time_ns = k * runner.period_ns();
+      (void)inputs->try_push(q);
+    }
+    Tick t;
+    t.index = k;
+    t.sequence = k;
+    return runner.on_tick(t);
+  };
+  for (std::int64_t k = 0; k < 20; ++k) ASSERT_TRUE(tick(k));  // warm-up outside the count
+  AllocationCounts counts;
+  bool ok = true;
+  {
+    AllocationScope scope;
+    for (std::int64_t k = 20; k < 1020; ++k) ok = tick(k) && ok;
+    runner.reset_inputs();
+    StateSnapshot extra;
+    runner.evaluate_outputs(extra);
+    counts = scope.counts();
+  }
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(counts.allocations, 0u);
+  EXPECT_EQ(counts.deallocations, 0u);
+  // the run did what it should: the channels acted and the outputs were published
+  StateSnapshot s;
+  ASSERT_TRUE(snapshots->try_read(s));
+  EXPECT_EQ(s.n_outputs, 20);
+  EXPECT_EQ(s.step, 2040);
+  EXPECT_LT(s.outputs[17], 1e-8);  // position drift
+  EXPECT_GT(std::abs(s.outputs[0] - file.bodies->bodies[0].pose.x()), 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families,
+                         ChannelTickAllocations,
+                         ::testing::Values(Method::kRk4,
+                                           Method::kMampc4,
+                                           Method::kOdeMidpoint,
+                                           Method::kMidpoint,
+                                           Method::kGenAlpha),
+                         [](const ::testing::TestParamInfo<Method>& p) {
+                           std::string n(to_string(p.param));
+                           for (char& ch : n) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace rtmb
