@@ -22,6 +22,7 @@ namespace rtmb::testing {
 struct NamedSystem {
   std::string name;
   std::shared_ptr<const System> system;
+  double dt = 1e-3;  ///< the model file's integration.dt (stiff models such as Andrews need theirs)
 };
 
 /// Every configs/*.yaml whose System has a sparse structure, sorted by file name. A file that
@@ -42,7 +43,7 @@ inline std::vector<NamedSystem> sparse_config_models(int* bodies_without_structu
     SparsePattern m;
     SparsePattern g;
     if (sys->sparse_structure(m, g)) {
-      out.push_back({p.filename().string(), std::move(sys)});
+      out.push_back({p.filename().string(), std::move(sys), file.settings.dt});
     } else if (file.bodies && bodies_without_structure != nullptr) {
       ++*bodies_without_structure;
     }

@@ -78,7 +78,7 @@ std::vector<Vec> test_points(const System& sys, unsigned seed) {
 }
 
 TEST(PlanarSparse, PatternIsWellFormedCsc) {
-  for (const auto& [name, sys] : all_models()) {
+  for (const auto& [name, sys, dt] : all_models()) {
     SparsePattern m;
     SparsePattern g;
     ASSERT_TRUE(sys->sparse_structure(m, g)) << name;
@@ -114,7 +114,7 @@ TEST(PlanarSparse, PatternIsWellFormedCsc) {
 
 TEST(PlanarSparse, ValuesEqualTheDenseMatricesExactly) {
   int checked = 0;
-  for (const auto& [name, sys] : all_models()) {
+  for (const auto& [name, sys, dt] : all_models()) {
     SparsePattern mp;
     SparsePattern gp;
     ASSERT_TRUE(sys->sparse_structure(mp, gp));
@@ -141,7 +141,7 @@ TEST(PlanarSparse, JacobianValuesMatchFiniteDifferences) {
   // and ~1e-10 roundoff (eps |g| / h) on these O(1) models
   constexpr double kH = 1e-6;
   double worst = 0.0;
-  for (const auto& [name, sys] : all_models()) {
+  for (const auto& [name, sys, dt] : all_models()) {
     if (sys->n_v() > 60) continue;  // O(n^2) evaluations: the N = 100 chain is covered above
     SparsePattern mp;
     SparsePattern gp;
