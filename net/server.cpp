@@ -19,6 +19,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -32,6 +33,7 @@
 #include "rtmb/engine.hpp"
 #include "rtmb/mechanisms.hpp"
 #include "rtmb/outputs.hpp"
+#include "rtmb/record.hpp"
 #include "rtmb/runtime.hpp"
 #include "rtmb/runtime_inputs.hpp"
 
@@ -368,6 +370,7 @@ struct Server::Impl {
                                                        double rate_hz,
                                                        std::int64_t period_ns) const;
   void collect_retired();
+  void start_recording(SimBundle& bundle);
   void arm_status();
   void forward(const ServerSnapshot& snap);
   void send_state(Subscriber& sub, const ServerSnapshot& snap);
@@ -394,6 +397,11 @@ struct Server::Impl {
       std::make_unique<LatestValue<LoopTelemetry>>();
 
   std::unique_ptr<SimDriver> driver;
+  // --record: the recorder's RT side is hooked into the first bundle's runner; the writer thread
+  // drains it into the file (rtmb/record.hpp)
+  std::unique_ptr<Recorder> recorder;
+  std::unique_ptr<RecordWriter> record_writer;
+  bool record_ok = true;
   MonotonicClock clock;
   std::unique_ptr<SimLoop> loop;
   Server::SimThreadHook sim_hook = nullptr;
@@ -641,6 +649,36 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   return b;
 }
 
+// --record: the header says what to rebuild (the model file's text, or the built-in's name) and
+// how it was stepped; the recorder takes what the runner applies (generalized forces, or the
+// model's named channels) and every step's state.
+void Server::Impl::start_recording(SimBundle& bundle) {
+  const ModelFile& file = bundle.file;
+  RecordHeader h;
+  h.model_path = file.path;
+  if (file.mechanism.empty() || file.bodies) {
+    std::ifstream in(file.path, std::ios::binary);
+    if (!in) throw std::runtime_error("record: cannot re-read the model file " + file.path);
+    h.model_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } else if (std::filesystem::is_regular_file(file.path)) {
+    // a model file naming a built-in mechanism: its text carries the settings and options
+    std::ifstream in(file.path, std::ios::binary);
+    h.model_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  h.mechanism = file.mechanism;
+  const Model& model = *bundle.model;
+  h.method = std::string(to_string(model.settings().method));
+  h.stabilizer = std::string(to_string(model.settings().stabilizer));
+  h.solver = std::string(to_string(model.solver()));
+  h.dt = model.settings().dt;
+  h.model_channels = model.system().n_inputs() > 0;
+  h.n_inputs = h.model_channels ? model.system().n_inputs() : model.system().n_v();
+  h.build = build_id();
+  recorder = std::make_unique<Recorder>(h.n_inputs);
+  record_writer = std::make_unique<RecordWriter>(config.record_path, h, *recorder);
+  bundle.runner->set_recorder(recorder.get());
+}
+
 Server::Impl::Impl(const ServerConfig& c) : config(c) {
   if (c.rate_hz < 0.0 || !std::isfinite(c.rate_hz)) {
     throw std::invalid_argument("rate must be a finite number >= 0 [Hz]");
@@ -657,6 +695,7 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   }
   bundles.push_back(make_bundle(file, c.rate_hz > 0.0 ? c.rate_hz : file.rate_hz, 0));
   SimBundle& first = *bundles.front();
+  if (!c.record_path.empty()) start_recording(first);
   schema = first.schema;
   initial_schema = first.schema;  // for Server::schema(): never changes, safe from any thread
 
@@ -867,6 +906,10 @@ void Server::Impl::publish_stats() {
     net_stats.inputs_stale = latest.inputs_stale != 0;
     net_stats.input_values.assign(latest.inputs.begin(), latest.inputs.begin() + latest.n_inputs);
   }
+  if (record_writer) {
+    net_stats.record_entries = record_writer->entries_written();
+    net_stats.record_dropped = recorder->dropped();
+  }
   net_stats.input_wait = input_wait.summarize();
   net_stats.turnaround = turnaround.summarize();
   net_stats.clients = sessions.size();
@@ -1033,7 +1076,10 @@ std::string Server::Impl::handle(Session& session, const Command& c) {
     return push_control(c, {SimControlKind::kReset, 0});
   }
   if (const auto* set = std::get_if<SetCommand>(&c.body)) return set_reply(c, *set);
-  if (const auto* load = std::get_if<LoadCommand>(&c.body)) return load_reply(c, *load);
+  if (const auto* load = std::get_if<LoadCommand>(&c.body)) {
+    if (recorder) return error_for(c, "load is not available while recording (--record)");
+    return load_reply(c, *load);
+  }
   if (const auto* sub = std::get_if<SubscribeCommand>(&c.body)) {
     asio::ip::address address = session.peer().address();
     if (sub->address) {
@@ -1241,6 +1287,7 @@ void Server::start() {
   m.arm_wake();
   m.arm_poll();
   m.arm_status();
+  if (m.record_writer) m.record_writer->start();
   m.net_thread = std::thread([&m] { m.io.run(); });
   spdlog::info("serving '{}' at {:.1f} Hz: control tcp {}:{}, state/input udp {}:{}",
                m.schema.model, m.schema.rate_hz, m.config.bind_address, tcp_port(),
@@ -1256,6 +1303,21 @@ void Server::join() {
   Impl& m = *impl_;
   if (m.sim_thread.joinable()) m.sim_thread.join();
   if (m.net_thread.joinable()) m.net_thread.join();
+  // the simulation thread has stopped: the recorder's counters are final
+  if (m.record_writer) m.record_ok = m.record_writer->finish();
+}
+
+bool Server::record_complete() const noexcept {
+  return !impl_->record_writer || (impl_->record_ok && impl_->recorder->dropped() == 0);
+}
+std::int64_t Server::record_steps() const noexcept {
+  return impl_->recorder ? impl_->recorder->steps() : 0;
+}
+std::uint64_t Server::record_entries() const noexcept {
+  return impl_->record_writer ? impl_->record_writer->entries_written() : 0;
+}
+std::uint64_t Server::record_hash() const noexcept {
+  return impl_->recorder ? impl_->recorder->hash() : 0;
 }
 
 bool Server::running() const noexcept {

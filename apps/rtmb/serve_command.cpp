@@ -136,6 +136,10 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
       ->expected(0, 1)
       ->default_str("0")
       ->check(CLI::Range(0, 65535));
+  cmd->add_option("--record", o.record,
+                  "Record every input the simulation applies, every reset and the state hash into "
+                  "FILE (written off the simulation thread); 'rtmb replay FILE' reproduces the run "
+                  "bit for bit (docs/record-format.md). 'load' is refused while recording");
   cmd->add_option("--web-dir", o.web_dir,
                   "Directory with the view's page (default: the build tree's web/, where the "
                   "build copies it)");
@@ -171,6 +175,7 @@ int serve(const ServeOptions& o) {
                    : o.overrun == "halt"    ? OverrunPolicy::kHalt
                                             : OverrunPolicy::kSkip;
   config.halt_after_overruns = o.halt_after;
+  config.record_path = o.record;
 
   std::unique_ptr<Server> server;
   try {
@@ -296,6 +301,15 @@ int serve(const ServeOptions& o) {
       static_cast<unsigned long long>(s.tcp_refused),
       static_cast<unsigned long long>(s.tcp_dropped));
   if (demo_report) print_demo(*demo_report);
+  if (!o.record.empty()) {
+    std::printf("  record %s: %lld steps, %llu entries, state hash %016llx, %llu lost%s\n",
+                o.record.c_str(), static_cast<long long>(server->record_steps()),
+                static_cast<unsigned long long>(server->record_entries()),
+                static_cast<unsigned long long>(server->record_hash()),
+                static_cast<unsigned long long>(s.record_dropped),
+                server->record_complete() ? "" : "  (INCOMPLETE: replay will not be exact)");
+    if (!server->record_complete()) return 1;
+  }
   return 0;
 }
 

@@ -132,13 +132,14 @@ Recorder::Recorder(int n_inputs) : n_inputs_(n_inputs), ring_(std::make_unique<R
   last_.count = static_cast<std::uint32_t>(n_inputs);  // u = 0 before any input
 }
 
-void Recorder::inputs(VecCRef u) noexcept {
+void Recorder::inputs(std::span<const double> u) noexcept {
   const int n = std::min<int>(n_inputs_, static_cast<int>(u.size()));
   // bitwise comparison: a replay must see exactly the doubles the step saw
-  if (std::memcmp(last_.values.data(), u.data(), sizeof(double) * static_cast<std::size_t>(n)) ==
-      0) {
+  if (!first_ && std::memcmp(last_.values.data(), u.data(),
+                             sizeof(double) * static_cast<std::size_t>(n)) == 0) {
     return;
   }
+  first_ = false;
   std::memcpy(last_.values.data(), u.data(), sizeof(double) * static_cast<std::size_t>(n));
   last_.kind = RecordEntry::kInputs;
   last_.step = steps_.load(std::memory_order_relaxed);
@@ -150,7 +151,8 @@ void Recorder::reset() noexcept {
   e.kind = RecordEntry::kReset;
   e.step = steps_.load(std::memory_order_relaxed);
   (void)ring_->try_push(e);
-  last_.values.fill(0.0);  // the runner zeroes u on reset
+  last_.values.fill(0.0);  // replay zeroes the inputs on reset
+  first_ = true;
 }
 
 void Recorder::stepped(const State& s) noexcept {
@@ -173,8 +175,10 @@ RecordWriter::RecordWriter(const std::string& path, const RecordHeader& h, Recor
   body.put_string(h.mechanism);
   body.put_string(h.method);
   body.put_string(h.stabilizer);
+  body.put_string(h.solver);
   body.put(h.dt);
   body.put(static_cast<std::uint32_t>(h.n_inputs));
+  body.put(static_cast<std::uint32_t>(h.model_channels ? 1 : 0));
   body.put_string(h.build);
   Bytes head;
   head.put_raw(kMagic, sizeof kMagic);
@@ -272,8 +276,12 @@ RecordFile read_record(const std::string& path) {
   h.mechanism = r.get_string("the header");
   h.method = r.get_string("the header");
   h.stabilizer = r.get_string("the header");
+  h.solver = r.get_string("the header");
   h.dt = r.get<double>("the header");
   h.n_inputs = static_cast<int>(r.get<std::uint32_t>("the header"));
+  const auto target = r.get<std::uint32_t>("the header");
+  if (target > 1) r.fail("bad input target in the header");
+  h.model_channels = target == 1;
   h.build = r.get_string("the header");
   if (r.pos() != body_start + body_bytes) r.fail("header length does not match its fields");
   (void)r.get<std::uint32_t>("the header checksum");
@@ -343,7 +351,13 @@ ReplayResult replay(const RecordFile& rec, const std::function<void(std::int64_t
   const RecordHeader& h = rec.header;
   const ModelFile file = h.model_text.empty() ? builtin_model_file(h.mechanism)
                                               : parse_model_file(h.model_text, h.model_path);
-  const Model model(std::shared_ptr<const System>(make_system(file)), file.settings);
+  Settings settings = file.settings;
+  if (!h.solver.empty()) {
+    const std::optional<KktSolver> solver = parse_solver(h.solver);
+    if (!solver) throw std::invalid_argument("replay: unknown solver '" + h.solver + "'");
+    settings.solver = *solver;
+  }
+  const Model model(std::shared_ptr<const System>(make_system(file)), settings);
   const Settings& s = model.settings();
   if (std::string(to_string(s.method)) != h.method ||
       std::string(to_string(s.stabilizer)) != h.stabilizer || s.dt != h.dt) {
@@ -352,10 +366,12 @@ ReplayResult replay(const RecordFile& rec, const std::function<void(std::int64_t
         ", stabilizer " + std::string(to_string(s.stabilizer)) + ", dt " + std::to_string(s.dt) +
         " but the record says " + h.method + ", " + h.stabilizer + ", " + std::to_string(h.dt));
   }
-  if (model.system().n_v() != h.n_inputs) {
-    throw std::invalid_argument("replay: the model has " + std::to_string(model.system().n_v()) +
-                                " velocity coordinates, the record " + std::to_string(h.n_inputs) +
-                                " inputs");
+  const System& sys = model.system();
+  const int width = h.model_channels ? sys.n_inputs() : sys.n_v();
+  if (width != h.n_inputs) {
+    throw std::invalid_argument("replay: the model takes " + std::to_string(width) + " " +
+                                (h.model_channels ? "named input channels" : "generalized forces") +
+                                ", the record holds " + std::to_string(h.n_inputs));
   }
   Workspace ws(model);
   const State initial = initial_state(model);
@@ -363,15 +379,19 @@ ReplayResult replay(const RecordFile& rec, const std::function<void(std::int64_t
   StateHash hash;
   VecRef u = applied_force(ws);
   u.setZero();
+  std::vector<double> zeros(static_cast<std::size_t>(h.n_inputs), 0.0);
   std::size_t next = 0;
   const std::int64_t every = std::max<std::int64_t>(1, rec.steps / 100);
   for (std::int64_t k = 0; k < rec.steps; ++k) {
-    // everything recorded "before step k" (resets and then the u that acts in step k)
+    // everything recorded "before step k": resets, then the inputs that act from step k on
     while (next < rec.entries.size() && rec.entries[next].step == k) {
       const RecordEntry& e = rec.entries[next++];
       if (e.kind == RecordEntry::kReset) {
         state = initial;
         u.setZero();
+        if (h.model_channels) sys.set_inputs(zeros);
+      } else if (h.model_channels) {
+        sys.set_inputs(std::span<const double>(e.values.data(), e.count));
       } else {
         for (int i = 0; i < h.n_inputs; ++i) u[i] = e.values[static_cast<std::size_t>(i)];
       }

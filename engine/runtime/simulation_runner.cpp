@@ -9,6 +9,7 @@
 #include <string>
 
 #include "rtmb/outputs.hpp"
+#include "rtmb/record.hpp"
 #include "rtmb/runtime_inputs.hpp"
 #include "rtmb/runtime_simulation.hpp"
 
@@ -81,6 +82,7 @@ bool SimulationRunner::on_tick(const Tick& tick) noexcept {
   std::uint32_t step_flags = 0;
   for (int i = 0; i < config_.substeps; ++i) {
     last_status_ = step(*model_, *state_, *ws_);
+    if (recorder_ != nullptr) recorder_->stepped(*state_);
     ++counters_.steps;
     step_flags |= last_status_.flags;
     if (!last_status_.ok()) ++counters_.flagged_steps;
@@ -101,12 +103,18 @@ void SimulationRunner::apply_bank_values() noexcept {
     const int n = std::min(bank_->channel_count(), kMaxInputChannels);
     for (int i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = bank_->value(i);
     sys.set_inputs(std::span<const double>(values.data(), static_cast<std::size_t>(n)));
+    if (recorder_ != nullptr) {
+      recorder_->inputs(std::span<const double>(values.data(), static_cast<std::size_t>(n)));
+    }
     return;
   }
   // channel i is the generalized force on velocity coordinate i, held over the tick's steps
   VecRef u = applied_force(*ws_);
   const Eigen::Index n = std::min<Eigen::Index>(bank_->channel_count(), u.size());
   for (Eigen::Index i = 0; i < n; ++i) u[i] = bank_->value(static_cast<int>(i));
+  if (recorder_ != nullptr) {
+    recorder_->inputs(std::span<const double>(u.data(), static_cast<std::size_t>(u.size())));
+  }
 }
 
 void SimulationRunner::halt_inputs() noexcept {
@@ -139,6 +147,8 @@ void SimulationRunner::evaluate_outputs(StateSnapshot& s) noexcept {
 }
 
 void SimulationRunner::reset_inputs() noexcept {
+  // the reset goes into the record before the inputs it starts from
+  if (recorder_ != nullptr) recorder_->reset();
   if (bank_ != nullptr) {
     bank_->reset();
     // named channels go back to their initial values (a coupling to its start target)

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -76,9 +77,15 @@ struct RecordHeader {
   std::string mechanism;   ///< built-in mechanism name when model_text is empty
   std::string method;      ///< Settings::method (checked on replay)
   std::string stabilizer;  ///< Settings::stabilizer (checked on replay)
+  std::string solver;      ///< Settings::solver as served (applied on replay: it can override the
+                           ///< file's, and dense and sparse differ in the last bits)
   double dt = 0.0;         ///< Settings::dt (checked on replay)
-  int n_inputs = 0;        ///< size of u (n_v)
-  std::string build;       ///< rtmb version and compiler of the recording build
+  int n_inputs = 0;        ///< size of the recorded input vector
+  /// What the recorded vector is: false — the generalized force u of applied_force(ws) (n_v
+  /// values; built-in mechanisms and body models without named drives); true — the model's
+  /// named input channels, System::set_inputs (n_inputs values).
+  bool model_channels = false;
+  std::string build;  ///< rtmb version and compiler of the recording build
 };
 
 /// The recorder's simulation-thread side plus the counters the writer reads.
@@ -89,10 +96,12 @@ class Recorder {
 
   explicit Recorder(int n_inputs);
 
-  /// RT side. u acts from step `step` on (steps counted by stepped()): pushed only when it
-  /// differs bitwise from the last u pushed. RT-safe.
-  void inputs(VecCRef u) noexcept;
-  /// RT side: the state was reset to the initial state and u to zero before the next step.
+  /// RT side: the input vector that acts from the next step on (steps counted by stepped()).
+  /// Pushed when it differs bitwise from the last one pushed, and always the first time and the
+  /// first time after a reset. RT-safe.
+  void inputs(std::span<const double> u) noexcept;
+  /// RT side: the state goes back to the initial state and the inputs to zero before the next
+  /// step (the following inputs() says what they are then).
   void reset() noexcept;
   /// RT side: one engine step was taken and `s` is its result.
   void stepped(const State& s) noexcept;
@@ -113,6 +122,7 @@ class Recorder {
   int n_inputs_;
   std::unique_ptr<Ring> ring_;
   RecordEntry last_{};    // last u pushed (count = n_inputs)
+  bool first_ = true;     // push the next inputs() whatever its value
   StateHash state_hash_;  // simulation thread only
   std::atomic<std::int64_t> steps_{0};
   std::atomic<std::uint64_t> hash_{StateHash{}.value()};

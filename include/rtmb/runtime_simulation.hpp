@@ -135,6 +135,7 @@ struct RunnerCounters {
 };
 
 class InputChannelBank;
+class Recorder;
 class OutputEvaluator;
 
 /// The simulation thread's step: per tick, drains input samples (through the input hook),
@@ -173,6 +174,11 @@ class SimulationRunner {
   /// The output channels at the current state into s.outputs and s.n_outputs (0 without an
   /// evaluator). For a snapshot taken outside a tick (start, reset). RT-safe.
   void evaluate_outputs(StateSnapshot& s) noexcept;
+
+  /// Records every input vector the steps see, every step's state and every reset into recorder
+  /// (include/rtmb/record.hpp; `rtmb serve --record`); nullptr (the default): no recording.
+  /// Setup-only; recorder must outlive the loop.
+  void set_recorder(Recorder* recorder) noexcept { recorder_ = recorder; }
 
   /// Puts the inputs back to their start: the bank (if any) is reset and the applied force
   /// zeroed; the latency echo is cleared. For a simulation reset. RT-safe.
@@ -216,6 +222,7 @@ class SimulationRunner {
 
   InputChannelBank* bank_ = nullptr;
   OutputEvaluator* outputs_ = nullptr;
+  Recorder* recorder_ = nullptr;  // set_recorder
   InputHook hook_ = nullptr;
   void* hook_context_ = nullptr;
   RunnerCounters counters_;

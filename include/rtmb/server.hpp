@@ -69,8 +69,12 @@ struct ServerConfig {
                                         ///< at least 10); beyond: error reply
   std::int64_t poll_period_ns = 0;      ///< how often the network thread looks for a new
                                         ///< snapshot without a wake-up; 0: 10 ms
-  bool wake_network = true;             ///< eventfd wake-up after each tick (false: poll only,
-                                        ///< then poll_period_ns 0 means half the period)
+  /// Record every input the steps see, every reset and the state hash into this file
+  /// (docs/record-format.md; `rtmb replay` re-runs it); empty: no recording. While recording,
+  /// `load` is refused (a record holds one model).
+  std::string record_path;
+  bool wake_network = true;  ///< eventfd wake-up after each tick (false: poll only,
+                             ///< then poll_period_ns 0 means half the period)
 };
 
 /// One channel of the model schema.
@@ -113,6 +117,9 @@ struct ServerStats {
   bool paused = false;               ///< the simulation is paused
   bool state_finite = true;          ///< every channel of the newest snapshot is finite
   std::uint64_t loads = 0;           ///< models loaded by `load` since start
+  std::uint64_t record_entries = 0;  ///< --record: entries written to the file so far
+  std::uint64_t record_dropped = 0;  ///< --record: entries lost (ring full; the record is then
+                                     ///< incomplete and replay says so)
   std::vector<double> input_values;  ///< each input channel's value in the newest snapshot
   bool inputs_stale = false;         ///< the whole input stream is stale (watchdog active)
   /// Input arrival -> release D(k) of the tick that applied it, per applied input datagram: the
@@ -155,6 +162,15 @@ class Server {
   [[nodiscard]] const LoopHistograms& loop_histograms() const noexcept;
   [[nodiscard]] const LoopCounters& loop_counters() const noexcept;
   [[nodiscard]] StopReason stop_reason() const noexcept;
+
+  /// --record, after join(): the end record was written (steps, state hash, losses) and the
+  /// file closed without a write error. True when not recording.
+  [[nodiscard]] bool record_complete() const noexcept;
+  /// --record, after join(): steps recorded and their state hash (rtmb replay compares it).
+  [[nodiscard]] std::int64_t record_steps() const noexcept;
+  [[nodiscard]] std::uint64_t record_hash() const noexcept;
+  /// --record, after join(): entries written to the file.
+  [[nodiscard]] std::uint64_t record_entries() const noexcept;
 
   /// For tests: called on the simulation thread right before the loop starts (begin = true) and
   /// right after it returns (begin = false). Set before start().

@@ -67,6 +67,7 @@ Recording record_run(const std::string& name, int ticks) {
   h.model_text = read_text(model_path);
   h.method = std::string(to_string(model.settings().method));
   h.stabilizer = std::string(to_string(model.settings().stabilizer));
+  h.solver = std::string(to_string(model.solver()));
   h.dt = model.settings().dt;
   h.n_inputs = n_v;
   h.build = build_id();
@@ -85,7 +86,7 @@ Recording record_run(const std::string& name, int ticks) {
     // for ticks 100..199
     if (tick % 3 == 0 && (tick < 100 || tick >= 200)) u[2] = std::sin(0.01 * tick);
     if (tick == 100) u.setZero();
-    recorder.inputs(u);
+    recorder.inputs(std::span<const double>(u.data(), static_cast<std::size_t>(u.size())));
     for (int s = 0; s < 2; ++s) {
       (void)step(model, state, ws);
       recorder.stepped(state);
@@ -144,7 +145,7 @@ TEST(RecordReplay, AFullRingDropsAndCountsEntriesInsteadOfBlocking) {
   // nobody drains: the ring fills and the rest is dropped, never blocking
   for (std::size_t i = 0; i < Recorder::kRingCapacity + 10; ++i) {
     u << static_cast<double>(i), 1.0;
-    recorder.inputs(u);
+    recorder.inputs(std::span<const double>(u.data(), 2));
   }
   EXPECT_EQ(recorder.dropped(), 10u);
 }
