@@ -22,6 +22,7 @@
 #include "rtmb/model.hpp"
 #include "rtmb/multibody.hpp"
 #include "rtmb/runtime_inputs.hpp"
+#include "rtmb/spatial.hpp"
 
 namespace rtmb {
 
@@ -56,6 +57,11 @@ struct ModelFile {
   /// Non-null when the file describes bodies (then `mechanism` is empty): the planar model,
   /// already assembled (consistent initial pose and velocity).
   std::shared_ptr<const PlanarModelSpec> bodies;
+  /// Non-null for `dimension: spatial` (then `bodies` is null): the spatial model, assembled.
+  std::shared_ptr<const SpatialModelSpec> spatial;
+  /// Empty: every constraint row. Otherwise the independent rows kept after
+  /// `redundant_constraints: remove` (make_system wraps the model in an IndependentRowsSystem).
+  std::vector<int> kept_constraint_rows;
   std::vector<std::string> notes;  ///< what the loader changed, e.g. assembly; for the caller's log
   MechanismOptions options;        ///< its options
   Settings settings;               ///< integration; dt defaults to the mechanism's default_dt
