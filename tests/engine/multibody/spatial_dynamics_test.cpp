@@ -179,6 +179,69 @@ TEST(SpatialDynamics, HeavySymmetricTopKeepsItsThreeInvariants) {
       worst_e, worst_h, worst_spin, worst_g, min_z, max_z);
 }
 
+TEST(SpatialDynamics, RotationalSpringOnARevoluteJointIsAHarmonicOscillator) {
+  // a body hinged at its centre of mass about the world axis a, spring k with rest angle phi0,
+  // starting at phi = 0 at rest: phi(t) = phi0 (1 - cos(w t)), w^2 = k / (a^T J a) (J in world
+  // axes at t = 0 = body axes here). phi is measured here from A(t) A0^T, not from the System.
+  const Eigen::Vector3d a = Eigen::Vector3d(0.2, -0.5, 1.0).normalized();
+  SpatialBodySpec body;
+  body.name = "wheel";
+  body.mass = 1.5;
+  body.inertia = tilted_inertia(0.02, 0.03, 0.05);
+  SpatialModelSpec spec;
+  spec.bodies = {body};
+  SpatialJointSpec hinge;
+  hinge.name = "hinge";
+  hinge.type = SpatialJointType::kRevolute;
+  hinge.body_i = kGround;
+  hinge.body_j = 0;
+  hinge.axis_i = a;
+  spec.joints = {hinge};
+  SpatialForceSpec spring;
+  spring.type = SpatialForceType::kRotationalSpring;
+  spring.joint = 0;
+  spring.body_i = kGround;
+  spring.body_j = 0;
+  spring.stiffness = 3.0;
+  spring.rest = 0.4;
+  spec.forces = {spring};
+  const double w = std::sqrt(spring.stiffness / a.dot(body.inertia * a));
+  for (const double damping : {0.0, 0.05}) {
+    spec.forces[0].damping = damping;
+    const auto sys = std::make_shared<SpatialMultibody>(spec);
+    const Model model(sys, rk4_pstab(1e-3));
+    Workspace ws(model);
+    State s = initial_state(model);
+    const double e0 = sys->energy(0.0, s.q, s.v);
+    double worst_phi = 0.0;
+    double worst_e = 0.0;
+    double prev_e = e0;
+    bool monotone = true;
+    for (int k = 0; k < 2000; ++k) {
+      ASSERT_TRUE(step(model, s, ws).ok());
+      const Eigen::AngleAxisd turn(rotation(s.q.segment<4>(3)));
+      const double phi = turn.angle() * (turn.axis().dot(a) >= 0.0 ? 1.0 : -1.0);
+      const double e = sys->energy(s.t, s.q, s.v);
+      monotone = monotone && e <= prev_e + 1e-12;
+      prev_e = e;
+      if (damping == 0.0) {
+        worst_phi = std::max(worst_phi, std::abs(phi - spring.rest * (1.0 - std::cos(w * s.t))));
+        worst_e = std::max(worst_e, std::abs(e - e0));
+      }
+    }
+    if (damping == 0.0) {
+      EXPECT_LE(worst_phi, 1e-9);
+      EXPECT_LE(worst_e, 1e-10 * std::abs(e0));
+      std::printf("rotational spring: |phi - phi_exact| <= %.3e rad, |dE| <= %.3e J over 2 s\n",
+                  worst_phi, worst_e);
+    } else {
+      EXPECT_TRUE(monotone);
+      EXPECT_LT(prev_e, 0.9 * e0);
+      std::printf("rotational damper: E %.6f -> %.6f J, never rising\n", e0, prev_e);
+    }
+  }
+}
+
 // ---- one mechanism per joint type: ground -joint- a -joint- b under gravity ------------------
 
 class SpatialJointMechanism : public ::testing::TestWithParam<SpatialJointType> {};
