@@ -137,6 +137,24 @@ TEST(SpatialModelFile, AnImpossiblePoseFailsNamingTheJoints) {
   EXPECT_NE(what.find("weld"), std::string::npos) << what;
 }
 
+TEST(SpatialModelFile, AnInconsistentPoseIsAssembledWithANote) {
+  // the bob 0.1 m off its pivot and turned a little: Newton puts it back on the joint
+  const std::string text =
+      replace(replace(kPendulum, "position: [0.5, 0.0, -0.5]", "position: [0.6, 0.05, -0.5]"),
+              "orientation: [1, 0, 0, 0]", "orientation: [1, 0.05, 0, 0]");
+  const ModelFile f = parse_model_file(text, "m.yaml");
+  ASSERT_GE(f.notes.size(), 1u);
+  EXPECT_EQ(f.notes.front().rfind("initial pose assembled: |g|_inf", 0), 0u) << f.notes.front();
+  const std::shared_ptr<const System> sys = make_system(f);
+  State s;
+  sys->initial_state(s);
+  Vec g(sys->n_lambda());
+  sys->constraints(0.0, s.q, g);
+  EXPECT_LE(g.lpNorm<Eigen::Infinity>(), 1e-10);
+  EXPECT_NEAR(f.spatial->bodies[0].orientation.norm(), 1.0, 1e-15);
+  std::printf("%s\n", f.notes.front().c_str());
+}
+
 // ---- redundant constraints -------------------------------------------------------------------
 
 std::string config(const std::string& name) {
