@@ -5,7 +5,9 @@
 // Model files (YAML, docs/model-format.md): what to simulate, how to integrate it, and what its
 // input channels do when samples are late or lost. A file either names one of the built-in
 // reference mechanisms (`mechanism:`) or describes planar bodies, joints and forces (`bodies:`,
-// `joints:`, `forces:`), compiled to a PlanarMultibody (rtmb/multibody.hpp).
+// `joints:`, `forces:`), compiled to a PlanarMultibody (rtmb/multibody.hpp), or, with
+// `dimension: spatial`, spatial ones compiled to a SpatialMultibody (rtmb/spatial.hpp); redundant
+// joint rows are refused or removed (rtmb/redundant_constraints.hpp).
 //
 // Errors. A bad file must never start anything and must say exactly where it is wrong: every
 // problem is a ModelFileError whose message starts with "FILE:LINE:COLUMN: key 'a.b.c': ", the
