@@ -405,6 +405,23 @@ TEST(SpatialForces, DampersDissipateAndTorquesDoTheirPower) {
     const Eigen::Vector3d wb1 = 2.0 * euler_l(x.q.segment<4>(10)) * x.v.segment<4>(10);
     EXPECT_NEAR((f - gyro).dot(x.v), world_torque.vector.dot(w0) + body_torque.vector.dot(wb1),
                 1e-12);
+
+    // a body-frame force F' at body point s does the power (A F').p' with p' from a finite
+    // difference of p(q + t v)
+    SpatialForceSpec follower;
+    follower.type = SpatialForceType::kForce;
+    follower.body_frame = true;
+    follower.body_i = 1;
+    follower.point_i = {0.2, -0.1, 0.3};
+    follower.vector = {1.5, -0.5, 2.0};
+    const SpatialMultibody pushed(with_forces({follower}));
+    pushed.forces(0.0, x.q, x.v, f);
+    auto point = [&](const Vec& q) -> Eigen::Vector3d {
+      return q.segment<3>(7) + rotation(q.segment<4>(10)) * follower.point_i;
+    };
+    const Eigen::Vector3d pd = (point(x.q + kH * x.v) - point(x.q - kH * x.v)) / (2.0 * kH);
+    const Eigen::Vector3d F = rotation(x.q.segment<4>(10)) * follower.vector;
+    EXPECT_NEAR((f - gyro).dot(x.v), F.dot(pd), 1e-8);
   }
 }
 
