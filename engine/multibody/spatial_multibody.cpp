@@ -31,12 +31,13 @@
 // (lambda_n -> lambda_n + c e'.e'); accelerations and joint multipliers are unchanged
 // (tests/engine/multibody/spatial_multibody_test.cpp proves it with a dense KKT solve).
 //
-// Forces. Lagrange's equations for this T give (Haug eq. 11.1.x; derived again in the test by
-// finite differences of T): 4 L^T J' L e'' = 8 L(e')^T J' L(e') e + Q_e - ..., i.e. the
-// gyroscopic term f_e = 8 L(e')^T J' L(e') e. A world force F at body point s has the
-// generalized force (F, B(e, s)^T F) (= -grad of V = -F.p, exact off the manifold too), a world
-// torque n gives Q_e = 2 E^T n, a body-frame torque n' gives Q_e = 2 L^T n' (virtual power
-// n.omega with omega = 2 E e', omega' = 2 L e').
+// Forces. With L(e) e' = -L(e') e and L(e') e' = 0, Lagrange's equations for this T read
+// d/dt dT/de' - dT/de = 4 L^T J' L e'' - 8 L(e')^T J' L(e') e = Q_e - (G^T lambda)_e (the
+// Euler-parameter form of Haug 1989, ch. 11; checked in the test by finite differences of T), so
+// the gyroscopic term on the right-hand side is f_e = 8 L(e')^T J' L(e') e. A world force F at body
+// point s has the generalized force (F, B(e, s)^T F) (= -grad of V = -F.p, exact off the manifold
+// too), a world torque n gives Q_e = 2 E^T n, a body-frame torque n' gives Q_e = 2 L^T n' (virtual
+// power n.omega with omega = 2 E e', omega' = 2 L e').
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>

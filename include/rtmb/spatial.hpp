@@ -99,7 +99,7 @@ struct SpatialModelSpec {
 [[nodiscard]] int constraint_rows(SpatialJointType type) noexcept;
 [[nodiscard]] std::string_view to_string(SpatialJointType type) noexcept;
 
-/// Euler-parameter matrices (Haug 1989, eq. 6.3.x): E(e) = [-eps, eps~ + e0 I],
+/// Euler-parameter matrices (Haug 1989, ch. 6): E(e) = [-eps, eps~ + e0 I],
 /// L(e) = [-eps, -eps~ + e0 I] (3 x 4), with omega = 2 E e' (world) and omega' = 2 L e' (body);
 /// A(e) = E L^T = (e0^2 - eps.eps) I + 2 eps eps^T + 2 e0 eps~ (homogeneous of degree 2, the
 /// rotation matrix for unit e). RT-safe.
