@@ -13,7 +13,7 @@ namespace rtmb::app {
 struct GenOptions {
   int links = 10;        ///< N, number of links
   bool loop = false;     ///< pin the tip to the ground (closed loop)
-  bool spatial = false;  ///< spatial bodies (not available yet: an error)
+  bool spatial = false;  ///< spatial bodies on spherical joints (dimension: spatial)
 };
 
 void add_gen_command(CLI::App& app, GenOptions& options, int* exit_code);

@@ -21,12 +21,16 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <memory>
 #include <sstream>
 #include <string_view>
 #include <utility>
+
+#include "engine/model_file/spatial_model_file.hpp"
+#include "rtmb/redundant_constraints.hpp"
 
 namespace rtmb {
 
@@ -988,6 +992,32 @@ std::vector<InputChannelSpec> body_input_channels(const PlanarModelSpec& spec) {
   return out;
 }
 
+// Who owns constraint row r of a body model, for the redundant-constraint messages: the joint
+// (planar), or the joint or the body whose normalization row it is (spatial).
+std::function<std::string(int)> row_owner(const ModelFile& f) {
+  return [&f](int r) -> std::string {
+    if (f.spatial) {
+      const SpatialMultibody sys(*f.spatial);
+      if (r < static_cast<int>(f.spatial->bodies.size())) {
+        return "body " + f.spatial->bodies[static_cast<std::size_t>(r)].name + " normalization";
+      }
+      for (std::size_t k = 0; k < f.spatial->joints.size(); ++k) {
+        if (r < sys.joint_row(k) + constraint_rows(f.spatial->joints[k].type)) {
+          return "joint " + f.spatial->joints[k].name;
+        }
+      }
+    } else if (f.bodies) {
+      const PlanarMultibody sys(*f.bodies);
+      for (std::size_t k = 0; k < f.bodies->joints.size(); ++k) {
+        if (r < sys.joint_row(k) + constraint_rows(f.bodies->joints[k].type)) {
+          return "joint " + f.bodies->joints[k].name;
+        }
+      }
+    }
+    return "row " + std::to_string(r);
+  };
+}
+
 }  // namespace
 
 std::vector<InputChannelSpec> default_input_channels(int n_v) {
@@ -1027,8 +1057,8 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
   }
   if (!root || root.IsNull()) throw ModelFileError(path + ": the file is empty");
   r.check_keys(root, "",
-               {"mechanism", "options", "name", "bodies", "joints", "forces", "integration",
-                "serve", "inputs", "outputs"});
+               {"mechanism", "options", "name", "dimension", "bodies", "joints", "forces",
+                "redundant_constraints", "integration", "serve", "inputs", "outputs"});
 
   ModelFile f;
   f.path = path;
@@ -1044,17 +1074,25 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
                "mechanism or describes bodies, not both");
       }
     }
-    f.bodies = read_body_model(r, root, f);
-    sys = std::make_shared<PlanarMultibody>(*f.bodies);
-    f.output_units.reserve(static_cast<std::size_t>(sys->n_q() + sys->n_v()));
-    for (std::size_t b = 0; b < f.bodies->bodies.size(); ++b) {
-      for (const char* u : {"m", "m", "rad"}) f.output_units.emplace_back(u);
+    if (detail::spatial_dimension(root, path)) {
+      f.spatial = detail::read_spatial_model(root, path, f.notes);
+      sys = std::make_shared<SpatialMultibody>(*f.spatial);
+      f.output_units = detail::spatial_output_units(*f.spatial);
+    } else {
+      f.bodies = read_body_model(r, root, f);
+      sys = std::make_shared<PlanarMultibody>(*f.bodies);
+      f.output_units.reserve(static_cast<std::size_t>(sys->n_q() + sys->n_v()));
+      for (std::size_t b = 0; b < f.bodies->bodies.size(); ++b) {
+        for (const char* u : {"m", "m", "rad"}) f.output_units.emplace_back(u);
+      }
+      for (std::size_t b = 0; b < f.bodies->bodies.size(); ++b) {
+        for (const char* u : {"m/s", "m/s", "rad/s"}) f.output_units.emplace_back(u);
+      }
     }
-    for (std::size_t b = 0; b < f.bodies->bodies.size(); ++b) {
-      for (const char* u : {"m/s", "m/s", "rad/s"}) f.output_units.emplace_back(u);
-    }
+    f.kept_constraint_rows = detail::resolve_redundancy(*sys, root, path, row_owner(f), f.notes);
+    sys = make_system(f);
   } else {
-    for (const char* k : {"name", "joints", "forces"}) {
+    for (const char* k : {"name", "dimension", "joints", "forces", "redundant_constraints"}) {
       if (const YAML::Node n = root[k]) r.fail(n, k, "only with 'bodies'");
     }
     if (!mech) {
@@ -1093,15 +1131,26 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
     r.check_keys(n, "serve", {"rate_hz"});
     if (const YAML::Node m = n["rate_hz"]) f.rate_hz = r.positive(m, "serve.rate_hz");
   }
-  f.inputs = f.bodies ? body_input_channels(*f.bodies) : default_input_channels(sys->n_v());
+  f.inputs = f.bodies    ? body_input_channels(*f.bodies)
+             : f.spatial ? detail::spatial_input_channels(*f.spatial)
+                         : default_input_channels(sys->n_v());
   if (const YAML::Node n = root["inputs"]) read_inputs(r, n, f, sys->n_v());
   if (const YAML::Node n = root["outputs"]) read_outputs(r, n, f, sys->n_q(), sys->n_v());
   return f;
 }
 
 std::unique_ptr<System> make_system(const ModelFile& file) {
-  if (file.bodies) return std::make_unique<PlanarMultibody>(*file.bodies);
-  return make_mechanism(file.mechanism, file.options);
+  std::unique_ptr<System> sys;
+  if (file.spatial) {
+    sys = std::make_unique<SpatialMultibody>(*file.spatial);
+  } else if (file.bodies) {
+    sys = std::make_unique<PlanarMultibody>(*file.bodies);
+  } else {
+    sys = make_mechanism(file.mechanism, file.options);
+  }
+  if (file.kept_constraint_rows.empty()) return sys;
+  return std::make_unique<IndependentRowsSystem>(std::shared_ptr<const System>(std::move(sys)),
+                                                 file.kept_constraint_rows);
 }
 
 std::unique_ptr<OutputEvaluator> make_output_evaluator(const ModelFile& file, const System& sys) {
@@ -1114,7 +1163,7 @@ std::unique_ptr<OutputEvaluator> make_output_evaluator(const ModelFile& file, co
 }
 
 std::string model_name(const ModelFile& file) {
-  return file.bodies ? file.bodies->name : file.mechanism;
+  return file.spatial ? file.spatial->name : file.bodies ? file.bodies->name : file.mechanism;
 }
 
 ModelFile load_model_file(const std::string& path) {

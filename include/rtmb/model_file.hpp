@@ -5,7 +5,9 @@
 // Model files (YAML, docs/model-format.md): what to simulate, how to integrate it, and what its
 // input channels do when samples are late or lost. A file either names one of the built-in
 // reference mechanisms (`mechanism:`) or describes planar bodies, joints and forces (`bodies:`,
-// `joints:`, `forces:`), compiled to a PlanarMultibody (rtmb/multibody.hpp).
+// `joints:`, `forces:`), compiled to a PlanarMultibody (rtmb/multibody.hpp), or, with
+// `dimension: spatial`, spatial ones compiled to a SpatialMultibody (rtmb/spatial.hpp); redundant
+// joint rows are refused or removed (rtmb/redundant_constraints.hpp).
 //
 // Errors. A bad file must never start anything and must say exactly where it is wrong: every
 // problem is a ModelFileError whose message starts with "FILE:LINE:COLUMN: key 'a.b.c': ", the
@@ -23,6 +25,7 @@
 #include "rtmb/multibody.hpp"
 #include "rtmb/multibody_outputs.hpp"
 #include "rtmb/runtime_inputs.hpp"
+#include "rtmb/spatial.hpp"
 
 namespace rtmb {
 
@@ -57,6 +60,11 @@ struct ModelFile {
   /// Non-null when the file describes bodies (then `mechanism` is empty): the planar model,
   /// already assembled (consistent initial pose and velocity).
   std::shared_ptr<const PlanarModelSpec> bodies;
+  /// Non-null for `dimension: spatial` (then `bodies` is null): the spatial model, assembled.
+  std::shared_ptr<const SpatialModelSpec> spatial;
+  /// Empty: every constraint row. Otherwise the independent rows kept after
+  /// `redundant_constraints: remove` (make_system wraps the model in an IndependentRowsSystem).
+  std::vector<int> kept_constraint_rows;
   std::vector<std::string> notes;  ///< what the loader changed, e.g. assembly; for the caller's log
   MechanismOptions options;        ///< its options
   Settings settings;               ///< integration; dt defaults to the mechanism's default_dt

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // `rtmb gen chain`: the generated model file loads, runs with its loop closed and conserves
-// energy (no damping in the chain), and bad options are refused.
+// energy (no damping in the chain), planar and spatial (--spatial), and bad options are refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -68,9 +68,44 @@ TEST(GenCommand, BadOptionsAreRefused) {
   CommandResult r = run_rtmb("gen chain --n 2 --loop");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("--loop needs --n >= 3"), std::string::npos) << r.out;
-  r = run_rtmb("gen chain --spatial");
+  r = run_rtmb("gen chain --n 2 --loop --spatial");
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("not available yet"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--loop needs --n >= 3"), std::string::npos) << r.out;
+}
+
+TEST(GenCommand, SpatialClosedChainRunsWithItsLoopClosedAndConservesEnergy) {
+  const std::string path = ::testing::TempDir() + "rtmb_gen_chain_spatial_loop.yaml";
+  generate("--n 12 --spatial --loop", path);
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  EXPECT_EQ(count(text, "dimension: spatial"), 1u);
+  EXPECT_EQ(count(text, "{name: link"), 12u);
+  EXPECT_EQ(count(text, "type: spherical"), 13u);  // 12 pivots + the tip pin
+
+  const CommandResult r = run_rtmb("run " + path + " --t-end 0.5 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.last_line.find("\"model\":\"chain_loop_spatial_12\""), std::string::npos)
+      << r.last_line;
+  EXPECT_EQ(json_number(r.last_line, "steps"), 500);
+  EXPECT_LE(json_number(r.last_line, "max_position_drift"), 1e-10);
+  const double e0 = json_number(r.last_line, "energy_start");
+  const double e1 = json_number(r.last_line, "energy_end");
+  EXPECT_LE(std::abs(e1 - e0), 1e-5 * std::abs(e0));
+  std::printf("spatial loop chain: drift %.3e, E %.10f -> %.10f J\n",
+              json_number(r.last_line, "max_position_drift"), e0, e1);
+}
+
+TEST(GenCommand, SpatialOpenChainRuns) {
+  const std::string path = ::testing::TempDir() + "rtmb_gen_chain_spatial_open.yaml";
+  generate("--n 20 --spatial", path);
+  const CommandResult r = run_rtmb("run " + path + " --t-end 0.2 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_LE(json_number(r.last_line, "max_position_drift"), 1e-10);
+  const double e0 = json_number(r.last_line, "energy_start");
+  EXPECT_LE(std::abs(json_number(r.last_line, "energy_end") - e0), 1e-7 * std::abs(e0));
 }
 
 }  // namespace

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Rank of the constraint Jacobian and the System restricted to independent rows
+// (include/rtmb/redundant_constraints.hpp). The rank comes from the singular values (the
+// numerically reliable count); which rows to keep comes from the column pivoting of a Householder
+// QR of G^T, which greedily picks the row with the largest part orthogonal to the rows already
+// picked (Golub & Van Loan, Matrix Computations, §5.4.1). Removing dependent rows does not change
+// the motion: on g = 0 their equations are implied by the kept ones, and G^T lambda ranges over
+// the same space.
+#include "rtmb/redundant_constraints.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "rtmb/state.hpp"
+
+namespace rtmb {
+
+ConstraintRank constraint_rank(const System& system, VecCRef q, double rel_tol) {
+  ConstraintRank out;
+  const int m = system.n_lambda();
+  if (m == 0) return out;
+  Mat G(m, system.n_v());
+  system.jacobian(0.0, q, G);
+  const Eigen::JacobiSVD<Mat> svd(G);
+  const Vec& sigma = svd.singularValues();
+  out.tolerance = rel_tol * (sigma.size() > 0 ? sigma(0) : 0.0);
+  for (Eigen::Index k = 0; k < sigma.size(); ++k) {
+    if (sigma(k) > out.tolerance) ++out.rank;
+  }
+  const Mat Gt = G.transpose();
+  const Eigen::ColPivHouseholderQR<Mat> qr(Gt);
+  const auto& perm = qr.colsPermutation().indices();
+  std::vector<bool> kept(static_cast<std::size_t>(m), false);
+  for (int k = 0; k < out.rank; ++k) kept[static_cast<std::size_t>(perm(k))] = true;
+  for (int r = 0; r < m; ++r) {
+    (kept[static_cast<std::size_t>(r)] ? out.independent : out.dependent).push_back(r);
+  }
+  // each dependent row as a least-squares combination of the kept rows: G_r^T = G_K^T c
+  Mat GK(G.cols(), out.rank);
+  for (int k = 0; k < out.rank; ++k) {
+    GK.col(k) = G.row(out.independent[static_cast<std::size_t>(k)]).transpose();
+  }
+  const Eigen::CompleteOrthogonalDecomposition<Mat> cod(GK);
+  for (const int r : out.dependent) {
+    const Vec c = cod.solve(Vec(G.row(r).transpose()));
+    const double scale = std::max(1.0, c.lpNorm<Eigen::Infinity>());
+    std::vector<int> group{r};
+    for (int k = 0; k < out.rank; ++k) {
+      if (std::abs(c(k)) > 1e-8 * scale)
+        group.push_back(out.independent[static_cast<std::size_t>(k)]);
+    }
+    std::sort(group.begin(), group.end());
+    out.groups.push_back(std::move(group));
+  }
+  return out;
+}
+
+namespace {
+
+int checked_rows(const System& full, const std::vector<int>& rows) {
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (rows[k] < 0 || rows[k] >= full.n_lambda() || (k > 0 && rows[k] <= rows[k - 1])) {
+      throw std::invalid_argument(
+          "IndependentRowsSystem: rows must be ascending, unique and in "
+          "range");
+    }
+  }
+  return static_cast<int>(rows.size());
+}
+
+}  // namespace
+
+IndependentRowsSystem::IndependentRowsSystem(std::shared_ptr<const System> full,
+                                             std::vector<int> rows)
+    : System(full->n_q(), full->n_v(), checked_rows(*full, rows)),
+      full_(std::move(full)),
+      rows_(std::move(rows)),
+      g_full_(Vec::Zero(full_->n_lambda())),
+      G_full_(Mat::Zero(full_->n_lambda(), full_->n_v())),
+      lambda_full_(Vec::Zero(full_->n_lambda())) {
+  SparsePattern full_jacobian;
+  sparse_ = full_->sparse_structure(mass_pattern_, full_jacobian);
+  if (!sparse_) return;
+  // keep the entries of kept rows, renumbered; remember where each came from
+  std::vector<int> new_row(static_cast<std::size_t>(full_->n_lambda()), -1);
+  for (std::size_t k = 0; k < rows_.size(); ++k) {
+    new_row[static_cast<std::size_t>(rows_[k])] = static_cast<int>(k);
+  }
+  jacobian_pattern_.rows = n_lambda();
+  jacobian_pattern_.cols = full_jacobian.cols;
+  jacobian_pattern_.outer.push_back(0);
+  for (int c = 0; c < full_jacobian.cols; ++c) {
+    for (int s = full_jacobian.outer[static_cast<std::size_t>(c)];
+         s < full_jacobian.outer[static_cast<std::size_t>(c) + 1]; ++s) {
+      const int r =
+          new_row[static_cast<std::size_t>(full_jacobian.inner[static_cast<std::size_t>(s)])];
+      if (r < 0) continue;
+      jacobian_pattern_.inner.push_back(r);
+      kept_slots_.push_back(s);
+    }
+    jacobian_pattern_.outer.push_back(jacobian_pattern_.nonzeros());
+  }
+  values_full_.assign(static_cast<std::size_t>(full_jacobian.nonzeros()), 0.0);
+}
+
+void IndependentRowsSystem::mass(double t, VecCRef q, MatRef out_M) const noexcept {
+  full_->mass(t, q, out_M);
+}
+
+void IndependentRowsSystem::forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
+  full_->forces(t, q, v, out_f);
+}
+
+void IndependentRowsSystem::constraints(double t, VecCRef q, VecRef out_g) const noexcept {
+  full_->constraints(t, q, g_full_);
+  for (std::size_t k = 0; k < rows_.size(); ++k)
+    out_g(static_cast<Eigen::Index>(k)) = g_full_(rows_[k]);
+}
+
+void IndependentRowsSystem::jacobian(double t, VecCRef q, MatRef out_G) const noexcept {
+  full_->jacobian(t, q, G_full_);
+  for (std::size_t k = 0; k < rows_.size(); ++k) {
+    out_G.row(static_cast<Eigen::Index>(k)) = G_full_.row(rows_[k]);
+  }
+}
+
+void IndependentRowsSystem::constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept {
+  full_->constraint_rate(t, q, g_full_);
+  for (std::size_t k = 0; k < rows_.size(); ++k)
+    out_gt(static_cast<Eigen::Index>(k)) = g_full_(rows_[k]);
+}
+
+void IndependentRowsSystem::curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
+  full_->curvature(t, q, v, g_full_);
+  for (std::size_t k = 0; k < rows_.size(); ++k)
+    out_L(static_cast<Eigen::Index>(k)) = g_full_(rows_[k]);
+}
+
+void IndependentRowsSystem::velocity_constraint_jacobian(double t,
+                                                         VecCRef q,
+                                                         VecCRef v,
+                                                         MatRef out_Gv_q) const noexcept {
+  full_->velocity_constraint_jacobian(t, q, v, G_full_);
+  for (std::size_t k = 0; k < rows_.size(); ++k) {
+    out_Gv_q.row(static_cast<Eigen::Index>(k)) = G_full_.row(rows_[k]);
+  }
+}
+
+bool IndependentRowsSystem::force_jacobians(
+    double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept {
+  return full_->force_jacobians(t, q, v, out_fq, out_fv);
+}
+
+bool IndependentRowsSystem::constraint_force_jacobian(double t,
+                                                      VecCRef q,
+                                                      VecCRef lambda,
+                                                      MatRef out_H) const noexcept {
+  // G_K^T lambda_K = G^T lambda_full with zeros in the removed rows
+  lambda_full_.setZero();
+  for (std::size_t k = 0; k < rows_.size(); ++k)
+    lambda_full_(rows_[k]) = lambda(static_cast<Eigen::Index>(k));
+  return full_->constraint_force_jacobian(t, q, lambda_full_, out_H);
+}
+
+bool IndependentRowsSystem::inertia_jacobian(double t,
+                                             VecCRef q,
+                                             VecCRef a,
+                                             MatRef out_K) const noexcept {
+  return full_->inertia_jacobian(t, q, a, out_K);
+}
+
+bool IndependentRowsSystem::sparse_structure(SparsePattern& mass_lower,
+                                             SparsePattern& jacobian) const {
+  if (!sparse_) return false;
+  mass_lower = mass_pattern_;
+  jacobian = jacobian_pattern_;
+  return true;
+}
+
+void IndependentRowsSystem::mass_values(double t, VecCRef q, std::span<double> out) const noexcept {
+  full_->mass_values(t, q, out);
+}
+
+void IndependentRowsSystem::jacobian_values(double t,
+                                            VecCRef q,
+                                            std::span<double> out) const noexcept {
+  full_->jacobian_values(t, q, values_full_);
+  for (std::size_t k = 0; k < kept_slots_.size(); ++k) {
+    out[k] = values_full_[static_cast<std::size_t>(kept_slots_[k])];
+  }
+}
+
+}  // namespace rtmb

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Spatial bodies in model files and the redundant-constraint check
+// (engine/model_file/spatial_model_file.hpp; format in docs/model-format.md, "Spatial bodies").
+// Kept apart from model_file.cpp, which only calls in here when `dimension: spatial` is given or
+// after a body model is assembled. The small value readers repeat model_file.cpp's rules (finite
+// numbers, lists of N numbers, every problem a ModelFileError at the value's position).
+#include "engine/model_file/spatial_model_file.hpp"
+
+// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <initializer_list>
+#include <string_view>
+#include <utility>
+
+#include "rtmb/redundant_constraints.hpp"
+#include "rtmb/state.hpp"
+
+namespace rtmb::detail {
+namespace {
+
+class In {
+ public:
+  explicit In(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const YAML::Node& at,
+                         const std::string& key,
+                         const std::string& why) const {
+    const YAML::Mark m = at.Mark();
+    throw ModelFileError(path_, m.line + 1, m.column + 1, key, why);
+  }
+
+  void check_keys(const YAML::Node& map,
+                  const std::string& prefix,
+                  std::initializer_list<std::string_view> allowed) const {
+    if (!map.IsMap()) fail(map, prefix, "expected a mapping");
+    for (const auto& kv : map) {
+      const std::string k = kv.first.as<std::string>();
+      if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+      std::string valid;
+      for (const std::string_view a : allowed)
+        valid += (valid.empty() ? "" : ", ") + std::string(a);
+      fail(kv.first, prefix + "." + k, "unknown key (valid here: " + valid + ")");
+    }
+  }
+
+  [[nodiscard]] std::string string(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected a string");
+    return n.as<std::string>();
+  }
+
+  [[nodiscard]] double number(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected a number");
+    double v = 0.0;
+    if (!YAML::convert<double>::decode(n, v)) {
+      fail(n, key, "expected a number, got '" + n.as<std::string>() + "'");
+    }
+    if (!std::isfinite(v)) fail(n, key, "must be finite");
+    return v;
+  }
+
+  [[nodiscard]] double positive(const YAML::Node& n, const std::string& key) const {
+    const double v = number(n, key);
+    if (!(v > 0.0)) fail(n, key, "must be > 0");
+    return v;
+  }
+
+  [[nodiscard]] double non_negative(const YAML::Node& n, const std::string& key) const {
+    const double v = number(n, key);
+    if (v < 0.0) fail(n, key, "must be >= 0");
+    return v;
+  }
+
+  [[nodiscard]] Eigen::VectorXd list(const YAML::Node& n,
+                                     const std::string& key,
+                                     std::initializer_list<int> sizes,
+                                     const std::string& what) const {
+    if (!n.IsSequence() ||
+        std::find(sizes.begin(), sizes.end(), static_cast<int>(n.size())) == sizes.end()) {
+      fail(n, key, "expected " + what);
+    }
+    Eigen::VectorXd out(static_cast<Eigen::Index>(n.size()));
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      out(static_cast<Eigen::Index>(i)) = number(n[i], key + "[" + std::to_string(i) + "]");
+    }
+    return out;
+  }
+
+  [[nodiscard]] Eigen::Vector3d vec3(const YAML::Node& n, const std::string& key) const {
+    return list(n, key, {3}, "a list of 3 numbers");
+  }
+
+  [[nodiscard]] Eigen::Vector3d nonzero3(const YAML::Node& n, const std::string& key) const {
+    const Eigen::Vector3d v = vec3(n, key);
+    if (!(v.norm() > 0.0)) fail(n, key, "must not be zero");
+    return v;
+  }
+
+  YAML::Node required(const YAML::Node& map,
+                      const std::string& p,
+                      const char* name,
+                      const std::string& what) const {
+    YAML::Node value = map[name];
+    if (!value) fail(map, p + "." + name, "missing (" + what + ")");
+    return value;
+  }
+
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string item_name(const In& in,
+                      const YAML::Node& n,
+                      const std::string& p,
+                      std::string fallback) {
+  if (const YAML::Node m = n["name"]) {
+    std::string name = in.string(m, p + ".name");
+    if (name.empty() || name == "ground" || name.find_first_of(", ") != std::string::npos) {
+      in.fail(m, p + ".name", "must be non-empty, not 'ground', without spaces or commas");
+    }
+    return name;
+  }
+  return fallback;
+}
+
+int body_ref(const In& in,
+             const YAML::Node& n,
+             const std::string& key,
+             const SpatialModelSpec& spec,
+             bool ground_allowed) {
+  const std::string name = in.string(n, key);
+  if (name == "ground") {
+    if (!ground_allowed) in.fail(n, key, "cannot act on the ground");
+    return kGround;
+  }
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    if (spec.bodies[b].name == name) return static_cast<int>(b);
+  }
+  std::string valid = "ground";
+  for (const SpatialBodySpec& b : spec.bodies) valid += ", " + b.name;
+  in.fail(n, key, "unknown body '" + name + "' (bodies: " + valid + ")");
+}
+
+Eigen::Matrix3d read_inertia(const In& in, const YAML::Node& n, const std::string& key) {
+  // [Jxx, Jyy, Jzz] or [Jxx, Jyy, Jzz, Jxy, Jxz, Jyz]: the tensor's entries in the body frame
+  const Eigen::VectorXd x = in.list(
+      n, key, {3, 6}, "[Jxx, Jyy, Jzz] or [Jxx, Jyy, Jzz, Jxy, Jxz, Jyz] (kg*m^2, body frame)");
+  Eigen::Matrix3d J = x.head<3>().asDiagonal();
+  if (x.size() == 6) {
+    J(0, 1) = J(1, 0) = x(3);
+    J(0, 2) = J(2, 0) = x(4);
+    J(1, 2) = J(2, 1) = x(5);
+  }
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(J);
+  if (!(eig.eigenvalues().minCoeff() > 0.0)) {
+    in.fail(n, key,
+            "the inertia tensor must be positive definite (smallest eigenvalue " +
+                std::to_string(eig.eigenvalues().minCoeff()) + " kg*m^2)");
+  }
+  return J;
+}
+
+void read_bodies(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
+  if (!n.IsSequence() || n.size() == 0) in.fail(n, "bodies", "expected a non-empty list of bodies");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node b = n[k];
+    const std::string p = "bodies[" + std::to_string(k) + "]";
+    in.check_keys(
+        b, p,
+        {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity"});
+    SpatialBodySpec body;
+    const YAML::Node name = in.required(b, p, "name", "every body needs a name");
+    body.name = item_name(in, b, p, "");
+    for (const SpatialBodySpec& other : spec.bodies) {
+      if (other.name == body.name)
+        in.fail(name, p + ".name", "duplicate body name '" + body.name + "'");
+    }
+    body.mass = in.positive(in.required(b, p, "mass", "kg"), p + ".mass");
+    body.inertia = read_inertia(
+        in, in.required(b, p, "inertia", "kg*m^2 about the centre of mass, body frame"),
+        p + ".inertia");
+    if (const YAML::Node m = b["position"]) body.position = in.vec3(m, p + ".position");
+    if (const YAML::Node m = b["orientation"]) {
+      const Eigen::Vector4d e =
+          in.list(m, p + ".orientation", {4}, "[e0, e1, e2, e3] (a quaternion w, x, y, z)");
+      if (!(e.norm() > 0.0)) in.fail(m, p + ".orientation", "must not be zero");
+      body.orientation = e.normalized();
+    }
+    if (const YAML::Node m = b["velocity"]) body.velocity = in.vec3(m, p + ".velocity");
+    if (const YAML::Node m = b["angular_velocity"]) {
+      body.angular_velocity = in.vec3(m, p + ".angular_velocity");
+    }
+    spec.bodies.push_back(std::move(body));
+  }
+}
+
+SpatialJointType joint_type(const In& in, const YAML::Node& n, const std::string& key) {
+  const std::string t = in.string(n, key);
+  for (const SpatialJointType type :
+       {SpatialJointType::kSpherical, SpatialJointType::kRevolute, SpatialJointType::kUniversal,
+        SpatialJointType::kCylindrical, SpatialJointType::kPrismatic, SpatialJointType::kFixed,
+        SpatialJointType::kDistance, SpatialJointType::kPlanar}) {
+    if (t == to_string(type)) return type;
+  }
+  in.fail(n, key,
+          "unknown joint type '" + t +
+              "' (valid: spherical, revolute, universal, cylindrical, prismatic, fixed, distance, "
+              "planar)");
+}
+
+void read_joints(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
+  if (!n.IsSequence()) in.fail(n, "joints", "expected a list of joints");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node j = n[k];
+    const std::string p = "joints[" + std::to_string(k) + "]";
+    in.check_keys(j, p,
+                  {"name", "type", "body_i", "body_j", "point_i", "point_j", "axis_i", "axis_j",
+                   "ref_i", "ref_j", "length"});
+    SpatialJointSpec jt;
+    jt.name = item_name(in, j, p, p);
+    for (const SpatialJointSpec& other : spec.joints) {
+      if (other.name == jt.name) in.fail(j["name"], p + ".name", "duplicate joint name");
+    }
+    jt.type = joint_type(in, in.required(j, p, "type", "joint type"), p + ".type");
+    const YAML::Node bi = in.required(j, p, "body_i", "first body or ground");
+    const YAML::Node bj = in.required(j, p, "body_j", "second body or ground");
+    jt.body_i = body_ref(in, bi, p + ".body_i", spec, true);
+    jt.body_j = body_ref(in, bj, p + ".body_j", spec, true);
+    if (jt.body_i == jt.body_j) in.fail(bj, p + ".body_j", "joins a body to itself");
+    if (const YAML::Node m = j["point_i"]) jt.point_i = in.vec3(m, p + ".point_i");
+    if (const YAML::Node m = j["point_j"]) jt.point_j = in.vec3(m, p + ".point_j");
+    const bool axes =
+        jt.type != SpatialJointType::kSpherical && jt.type != SpatialJointType::kDistance;
+    for (const char* key : {"axis_i", "axis_j", "ref_i", "ref_j"}) {
+      const YAML::Node m = j[key];
+      if (!m) continue;
+      if (!axes)
+        in.fail(m, p + "." + key, "not used by a " + std::string(to_string(jt.type)) + " joint");
+      const Eigen::Vector3d v = in.nonzero3(m, p + "." + key);
+      const std::string_view k2 = key;
+      (k2 == "axis_i"   ? jt.axis_i
+       : k2 == "axis_j" ? jt.axis_j
+       : k2 == "ref_i"  ? jt.ref_i
+                        : jt.ref_j) = v;
+    }
+    if (jt.type == SpatialJointType::kUniversal && !j["axis_j"]) {
+      in.fail(j, p + ".axis_j", "missing (a universal joint's second axis, in body_j's frame)");
+    }
+    if (const YAML::Node m = j["length"]) {
+      if (jt.type != SpatialJointType::kDistance)
+        in.fail(m, p + ".length", "only for distance joints");
+      jt.length = in.positive(m, p + ".length");
+    } else if (jt.type == SpatialJointType::kDistance) {
+      in.fail(j, p + ".length", "missing (the distance to keep, m)");
+    }
+    spec.joints.push_back(std::move(jt));
+  }
+}
+
+bool read_frame(const In& in, const YAML::Node& e, const std::string& p) {
+  const YAML::Node m = e["frame"];
+  if (!m) return false;
+  const std::string f = in.string(m, p + ".frame");
+  if (f != "world" && f != "body") in.fail(m, p + ".frame", "expected world or body");
+  return f == "body";
+}
+
+void read_forces(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
+  if (!n.IsSequence()) in.fail(n, "forces", "expected a list of force elements");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node e = n[k];
+    const std::string p = "forces[" + std::to_string(k) + "]";
+    if (!e.IsMap()) in.fail(e, p, "expected a mapping");
+    SpatialForceSpec f;
+    f.name = item_name(in, e, p, p);
+    const YAML::Node type = in.required(e, p, "type", "force element type");
+    const std::string t = in.string(type, p + ".type");
+    if (t == "gravity") {
+      in.check_keys(e, p, {"name", "type", "vector"});
+      f.type = SpatialForceType::kGravity;
+      f.vector = in.vec3(in.required(e, p, "vector", "m/s^2"), p + ".vector");
+    } else if (t == "spring_damper") {
+      in.check_keys(e, p,
+                    {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
+                     "damping", "rest_length", "actuator_force"});
+      f.type = SpatialForceType::kSpringDamper;
+      const YAML::Node bi = in.required(e, p, "body_i", "first body or ground");
+      const YAML::Node bj = in.required(e, p, "body_j", "second body or ground");
+      f.body_i = body_ref(in, bi, p + ".body_i", spec, true);
+      f.body_j = body_ref(in, bj, p + ".body_j", spec, true);
+      if (f.body_i == f.body_j) in.fail(bj, p + ".body_j", "connects a body to itself");
+      if (const YAML::Node m = e["point_i"]) f.point_i = in.vec3(m, p + ".point_i");
+      if (const YAML::Node m = e["point_j"]) f.point_j = in.vec3(m, p + ".point_j");
+      if (const YAML::Node m = e["stiffness"]) f.stiffness = in.non_negative(m, p + ".stiffness");
+      if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
+      if (const YAML::Node m = e["rest_length"]) f.rest = in.non_negative(m, p + ".rest_length");
+      if (const YAML::Node m = e["actuator_force"])
+        f.actuator = in.number(m, p + ".actuator_force");
+    } else if (t == "force") {
+      in.check_keys(e, p, {"name", "type", "body", "point", "force", "frame"});
+      f.type = SpatialForceType::kForce;
+      f.body_i =
+          body_ref(in, in.required(e, p, "body", "the body pushed"), p + ".body", spec, false);
+      if (const YAML::Node m = e["point"]) f.point_i = in.vec3(m, p + ".point");
+      f.vector = in.vec3(in.required(e, p, "force", "N"), p + ".force");
+      f.body_frame = read_frame(in, e, p);
+    } else if (t == "torque") {
+      in.check_keys(e, p, {"name", "type", "body", "torque", "frame"});
+      f.type = SpatialForceType::kTorque;
+      f.body_i =
+          body_ref(in, in.required(e, p, "body", "the body turned"), p + ".body", spec, false);
+      f.vector = in.vec3(in.required(e, p, "torque", "N*m"), p + ".torque");
+      f.body_frame = read_frame(in, e, p);
+    } else if (t == "rotational_spring_damper") {
+      in.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
+      f.type = SpatialForceType::kRotationalSpring;
+      const YAML::Node jn = in.required(e, p, "joint", "a revolute joint's name");
+      const std::string joint = in.string(jn, p + ".joint");
+      const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
+                                   [&joint](const SpatialJointSpec& j) { return j.name == joint; });
+      if (it == spec.joints.end() || it->type != SpatialJointType::kRevolute) {
+        in.fail(jn, p + ".joint", "'" + joint + "' is not a revolute joint of this model");
+      }
+      f.joint = static_cast<int>(it - spec.joints.begin());
+      f.body_i = it->body_i;
+      f.body_j = it->body_j;
+      if (const YAML::Node m = e["stiffness"]) f.stiffness = in.non_negative(m, p + ".stiffness");
+      if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
+      if (const YAML::Node m = e["rest_angle"]) f.rest = in.number(m, p + ".rest_angle");
+    } else {
+      in.fail(type, p + ".type",
+              "unknown force type '" + t +
+                  "' (valid: gravity, spring_damper, force, torque, rotational_spring_damper)");
+    }
+    spec.forces.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+bool spatial_dimension(const YAML::Node& root, const std::string& path) {
+  const YAML::Node n = root["dimension"];
+  if (!n) return false;
+  const In in(path);
+  const std::string d = in.string(n, "dimension");
+  if (d != "planar" && d != "spatial") in.fail(n, "dimension", "expected planar or spatial");
+  return d == "spatial";
+}
+
+std::shared_ptr<const SpatialModelSpec> read_spatial_model(const YAML::Node& root,
+                                                           const std::string& path,
+                                                           std::vector<std::string>& notes) {
+  const In in(path);
+  auto spec = std::make_shared<SpatialModelSpec>();
+  spec->name = std::filesystem::path(path).stem().string();
+  if (const YAML::Node m = root["name"]) spec->name = in.string(m, "name");
+  read_bodies(in, root["bodies"], *spec);
+  if (const YAML::Node n = root["joints"]) read_joints(in, n, *spec);
+  if (const YAML::Node n = root["forces"]) read_forces(in, n, *spec);
+  const YAML::Node at = root["joints"] ? root["joints"] : root["bodies"];
+  try {
+    const std::vector<std::string> more = assemble(*spec);
+    notes.insert(notes.end(), more.begin(), more.end());
+  } catch (const AssemblyError& e) {
+    in.fail(at, "joints", e.what());
+  } catch (const std::invalid_argument& e) {
+    in.fail(at, "joints", e.what());
+  }
+  return spec;
+}
+
+std::vector<int> resolve_redundancy(const System& system,
+                                    const YAML::Node& root,
+                                    const std::string& path,
+                                    const std::function<std::string(int)>& row_owner,
+                                    std::vector<std::string>& notes) {
+  const In in(path);
+  bool remove = false;
+  const YAML::Node policy = root["redundant_constraints"];
+  if (policy) {
+    const std::string s = in.string(policy, "redundant_constraints");
+    if (s != "error" && s != "remove")
+      in.fail(policy, "redundant_constraints", "expected error or remove");
+    remove = s == "remove";
+  }
+  State s0;
+  system.initial_state(s0);
+  const ConstraintRank rank = constraint_rank(system, s0.q);
+  if (rank.dependent.empty()) return {};
+  auto list_rows = [&](const std::vector<int>& rows) {
+    std::string out;
+    for (const int r : rows)
+      out += (out.empty() ? "" : ", ") + std::to_string(r) + " (" + row_owner(r) + ")";
+    return out;
+  };
+  if (!remove) {
+    // the joints of every dependency: the dependent row and the kept rows it combines
+    std::vector<std::string> owners;
+    for (const std::vector<int>& group : rank.groups) {
+      for (const int r : group) {
+        const std::string o = row_owner(r);
+        if (std::find(owners.begin(), owners.end(), o) == owners.end()) owners.push_back(o);
+      }
+    }
+    std::string names;
+    for (const std::string& o : owners) names += (names.empty() ? "" : ", ") + o;
+    const YAML::Node at = root["joints"] ? root["joints"] : root["bodies"];
+    in.fail(at, "joints",
+            "redundant constraints: G has rank " + std::to_string(rank.rank) + " < " +
+                std::to_string(system.n_lambda()) + " rows at the assembled pose; the rows of " +
+                names + " are linearly dependent (add 'redundant_constraints: remove' to drop " +
+                std::to_string(rank.dependent.size()) +
+                " dependent row(s): " + list_rows(rank.dependent) + ")");
+  }
+  notes.push_back("redundant constraints removed: " + std::to_string(rank.dependent.size()) +
+                  " dependent row(s) of " + std::to_string(system.n_lambda()) + ": " +
+                  list_rows(rank.dependent));
+  return rank.independent;
+}
+
+std::vector<InputChannelSpec> spatial_input_channels(const SpatialModelSpec& spec) {
+  std::vector<InputChannelSpec> out =
+      default_input_channels(7 * static_cast<int>(spec.bodies.size()));
+  const char* suffix[7] = {".fx", ".fy", ".fz", ".qe0", ".qe1", ".qe2", ".qe3"};
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    for (std::size_t c = 0; c < 7; ++c) {
+      InputChannelSpec& ch = out[7 * b + c];
+      ch.name = spec.bodies[b].name + suffix[c];
+      ch.unit = c < 3 ? "N" : "N*m";
+      ch.config.kind = c < 3 ? InputKind::kForce : InputKind::kTorque;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> spatial_output_units(const SpatialModelSpec& spec) {
+  std::vector<std::string> out;
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    for (const char* u : {"m", "m", "m", "1", "1", "1", "1"}) out.emplace_back(u);
+  }
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    for (const char* u : {"m/s", "m/s", "m/s", "1/s", "1/s", "1/s", "1/s"}) out.emplace_back(u);
+  }
+  return out;
+}
+
+}  // namespace rtmb::detail

@@ -1,0 +1,828 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Spatial multibody System with Euler parameters (include/rtmb/spatial.hpp).
+//
+// Notation (docs/architecture.md, "Spatial bodies"; Haug 1989 ch. 6 and 11). Body b has
+// q_b = (r, e), e = (e0, eps). A point with body-frame coordinates s is at p = r + A(e) s, where
+// A(e) = (e0^2 - eps.eps) I + 2 eps eps^T + 2 e0 eps~ is homogeneous quadratic in e (the rotation
+// matrix when |e| = 1). Its derivative
+//     B(e, s) = d(A(e) s)/de = 2 [e0 s + eps x s,  (eps.s) I + eps s^T - s eps^T - e0 s~]
+// is linear in e, and B(e, s) e' = B(e', s) e (A is a quadratic form), so along a motion
+//     p' = r' + B(e, s) e',   d(p')/dq = [0, B(e', s)],   p'' = r'' + B(e, s) e'' + B(e', s) e'.
+// A body-fixed vector a = A(e) a' works the same without r.
+//
+// Every joint row is one of: a component of a difference of points (spherical), a dot product
+// x.y of two such quantities (Haug's dot-1 and dot-2 constraints), or the distance (d.d - l^2)
+// / (2l). With X = dx/dq and Y = dy/dq over the 14 coordinates (q_i, q_j) of the joint's bodies,
+//     g = x.y,  G = y^T X + x^T Y,
+//     H = d(G v)/dq = x'^T Y + y^T X'_q + y'^T X + x^T Y'_q     (X'_q = d(X v)/dq),
+// and, the constraints being scleronomic, the remainder of d^2 g/dt^2 = G v' + L is L = H v.
+// Each joint evaluates fixed-size blocks (up to 6 rows x 14 columns) on the stack; the System
+// scatters them into its rows and the 7 columns of each body. Nothing allocates after
+// construction.
+//
+// Mass matrix. T = m r'.r'/2 + omega'.J' omega'/2 with omega' = 2 L(e) e', so
+// T = m r'.r'/2 + 2 e'^T L^T J' L e' and M_b = diag(m I, 4 L^T J' L). Since L e = 0 this block is
+// singular along e; we add c e e^T (c = 4 trace(J')/3) so that M is positive definite. This
+// changes only the normalization multiplier, not the motion: the normalization row (e^T e - 1)/2
+// has Jacobian [0, e^T] and acceleration equation e^T e'' = -e'.e', so the added inertia force
+// c e (e^T e'') = -c (e'.e') e lies in that row's span and is absorbed by its multiplier
+// (lambda_n -> lambda_n + c e'.e'); accelerations and joint multipliers are unchanged
+// (tests/engine/multibody/spatial_multibody_test.cpp proves it with a dense KKT solve).
+//
+// Forces. With L(e) e' = -L(e') e and L(e') e' = 0, Lagrange's equations for this T read
+// d/dt dT/de' - dT/de = 4 L^T J' L e'' - 8 L(e')^T J' L(e') e = Q_e - (G^T lambda)_e (the
+// Euler-parameter form of Haug 1989, ch. 11; checked in the test by finite differences of T), so
+// the gyroscopic term on the right-hand side is f_e = 8 L(e')^T J' L(e') e. A world force F at body
+// point s has the generalized force (F, B(e, s)^T F) (= -grad of V = -F.p, exact off the manifold
+// too), a world torque n gives Q_e = 2 E^T n, a body-frame torque n' gives Q_e = 2 L^T n' (virtual
+// power n.omega with omega = 2 E e', omega' = 2 L e').
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "rtmb/spatial.hpp"
+#include "rtmb/state.hpp"
+
+namespace rtmb {
+namespace {
+
+using Vec3 = Eigen::Vector3d;
+using Vec4 = Eigen::Vector4d;
+using Mat3 = Eigen::Matrix3d;
+using Mat34 = Eigen::Matrix<double, 3, 4>;
+using Mat3x14 = Eigen::Matrix<double, 3, 14>;
+using Row14 = Eigen::Matrix<double, 1, 14>;
+using Vec14 = Eigen::Matrix<double, 14, 1>;
+using Mat7 = Eigen::Matrix<double, 7, 7>;
+
+constexpr int kMaxRows = 6;
+
+Mat3 skew(const Vec3& a) noexcept {
+  Mat3 s;
+  s << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
+  return s;
+}
+
+// B(e, s) = d(A(e) s)/de (see the file comment)
+Mat34 dAs_de(const Vec4& e, const Vec3& s) noexcept {
+  const double e0 = e(0);
+  const Vec3 eps = e.tail<3>();
+  Mat34 b;
+  b.col(0) = 2.0 * (e0 * s + eps.cross(s));
+  b.rightCols<3>() = 2.0 * (eps.dot(s) * Mat3::Identity() + eps * s.transpose() -
+                            s * eps.transpose() - e0 * skew(s));
+  return b;
+}
+
+// The pose and velocity of one joint body; the ground is at rest at the origin with e = (1,0,0,0)
+struct BodyView {
+  Vec3 r = Vec3::Zero();
+  Vec4 e{1.0, 0.0, 0.0, 0.0};
+  Vec3 rd = Vec3::Zero();
+  Vec4 ed = Vec4::Zero();
+  int col = 0;  // 0 for body i, 7 for body j in the joint's 14 columns
+};
+
+BodyView view(VecCRef q, VecCRef v, int b, int col) noexcept {
+  BodyView w;
+  w.col = col;
+  if (b == kGround) return w;
+  w.r = q.segment<3>(7 * b);
+  w.e = q.segment<4>(7 * b + 3);
+  w.rd = v.segment<3>(7 * b);
+  w.ed = v.segment<4>(7 * b + 3);
+  return w;
+}
+
+// A vector-valued function x(q) of the joint's 14 coordinates with X = dx/dq, x' = X v and
+// X'_q = d(X v)/dq.
+struct Quantity {
+  Vec3 x = Vec3::Zero();
+  Mat3x14 X = Mat3x14::Zero();
+  Vec3 xd = Vec3::Zero();
+  Mat3x14 Xdq = Mat3x14::Zero();
+};
+
+Quantity body_vector(const BodyView& b, const Vec3& a) noexcept {
+  Quantity out;
+  const Mat34 B = dAs_de(b.e, a);
+  out.x = rotation(b.e) * a;
+  out.X.block<3, 4>(0, b.col + 3) = B;
+  out.xd = B * b.ed;
+  out.Xdq.block<3, 4>(0, b.col + 3) = dAs_de(b.ed, a);
+  return out;
+}
+
+Quantity body_point(const BodyView& b, const Vec3& s) noexcept {
+  Quantity out = body_vector(b, s);
+  out.x += b.r;
+  out.X.block<3, 3>(0, b.col).setIdentity();
+  out.xd += b.rd;
+  return out;
+}
+
+Quantity minus(const Quantity& a, const Quantity& b) noexcept {
+  Quantity out;
+  out.x = a.x - b.x;
+  out.X = a.X - b.X;
+  out.xd = a.xd - b.xd;
+  out.Xdq = a.Xdq - b.Xdq;
+  return out;
+}
+
+// The blocks of one joint over the 14 columns (q_i, q_j); rows beyond its count are unused.
+struct JointBlocks {
+  Eigen::Matrix<double, kMaxRows, 1> g;
+  Eigen::Matrix<double, kMaxRows, 14> G;
+  Eigen::Matrix<double, kMaxRows, 14> H;
+};
+
+void dot_row(const Quantity& x, const Quantity& y, int row, JointBlocks& b) noexcept {
+  // g = x.y, G = y^T X + x^T Y, H = x'^T Y + y^T X'_q + y'^T X + x^T Y'_q
+  b.g(row) = x.x.dot(y.x);
+  b.G.row(row) = y.x.transpose() * x.X + x.x.transpose() * y.X;
+  b.H.row(row) = x.xd.transpose() * y.X + y.x.transpose() * x.Xdq + y.xd.transpose() * x.X +
+                 x.x.transpose() * y.Xdq;
+}
+
+void vector_rows(const Quantity& d, int row, JointBlocks& b) noexcept {
+  b.g.segment<3>(row) = d.x;
+  b.G.middleRows<3>(row) = d.X;
+  b.H.middleRows<3>(row) = d.Xdq;
+}
+
+void evaluate_joint(const SpatialJointSpec& jt,
+                    const BodyView& bi,
+                    const BodyView& bj,
+                    JointBlocks& b) noexcept {
+  b.g.setZero();
+  b.G.setZero();
+  b.H.setZero();
+  const Quantity pi = body_point(bi, jt.point_i);
+  const Quantity pj = body_point(bj, jt.point_j);
+  const Vec3 hi_axis = jt.axis_i.cross(jt.ref_i);
+  switch (jt.type) {
+    case SpatialJointType::kSpherical:
+      vector_rows(minus(pi, pj), 0, b);
+      break;
+    case SpatialJointType::kRevolute: {
+      // p_i = p_j, and axis_j normal to both references of i: the axes stay parallel
+      vector_rows(minus(pi, pj), 0, b);
+      const Quantity aj = body_vector(bj, jt.axis_j);
+      dot_row(body_vector(bi, jt.ref_i), aj, 3, b);
+      dot_row(body_vector(bi, hi_axis), aj, 4, b);
+      break;
+    }
+    case SpatialJointType::kUniversal:
+      vector_rows(minus(pi, pj), 0, b);
+      dot_row(body_vector(bi, jt.axis_i), body_vector(bj, jt.axis_j), 3, b);
+      break;
+    case SpatialJointType::kCylindrical:
+    case SpatialJointType::kPrismatic: {
+      // axes parallel (2 rows) and d = p_j - p_i along the axis of i (2 rows); prismatic also
+      // keeps ref_j normal to h_i = axis_i x ref_i: no twist
+      const Quantity fi = body_vector(bi, jt.ref_i);
+      const Quantity hi = body_vector(bi, hi_axis);
+      const Quantity aj = body_vector(bj, jt.axis_j);
+      const Quantity d = minus(pj, pi);
+      dot_row(fi, aj, 0, b);
+      dot_row(hi, aj, 1, b);
+      dot_row(fi, d, 2, b);
+      dot_row(hi, d, 3, b);
+      if (jt.type == SpatialJointType::kPrismatic) dot_row(hi, body_vector(bj, jt.ref_j), 4, b);
+      break;
+    }
+    case SpatialJointType::kFixed: {
+      vector_rows(minus(pi, pj), 0, b);
+      const Quantity hi = body_vector(bi, hi_axis);
+      const Quantity aj = body_vector(bj, jt.axis_j);
+      dot_row(body_vector(bi, jt.ref_i), aj, 3, b);
+      dot_row(hi, aj, 4, b);
+      dot_row(hi, body_vector(bj, jt.ref_j), 5, b);
+      break;
+    }
+    case SpatialJointType::kDistance: {
+      // g = (d.d - l^2) / (2 l): |d| - l to first order, smooth at d = 0
+      const Quantity d = minus(pj, pi);
+      dot_row(d, d, 0, b);
+      const double l = jt.length;
+      b.g(0) = (b.g(0) - l * l) / (2.0 * l);
+      b.G.row(0) /= 2.0 * l;
+      b.H.row(0) /= 2.0 * l;
+      break;
+    }
+    case SpatialJointType::kPlanar: {
+      // d = p_j - p_i normal to axis_i, and axis_j parallel to axis_i
+      const Quantity aj = body_vector(bj, jt.axis_j);
+      dot_row(body_vector(bi, jt.axis_i), minus(pj, pi), 0, b);
+      dot_row(body_vector(bi, jt.ref_i), aj, 1, b);
+      dot_row(body_vector(bi, hi_axis), aj, 2, b);
+      break;
+    }
+  }
+}
+
+Vec14 joint_velocity(const BodyView& bi, const BodyView& bj) noexcept {
+  Vec14 v;
+  v << bi.rd, bi.ed, bj.rd, bj.ed;
+  return v;
+}
+
+// a unit vector normal to unit a
+Vec3 any_normal(const Vec3& a) noexcept {
+  const Vec3 t = std::abs(a.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
+  return (t - t.dot(a) * a).normalized();
+}
+
+Mat3 initial_rotation(const SpatialModelSpec& spec, int b) {
+  if (b == kGround) return Mat3::Identity();
+  return rotation(spec.bodies[static_cast<std::size_t>(b)].orientation.normalized());
+}
+
+void check_body(int b, int n_bodies, const std::string& what) {
+  if (b < kGround || b >= n_bodies) {
+    throw std::invalid_argument(what + ": body index " + std::to_string(b) + " out of range");
+  }
+}
+
+bool positive_definite(const Mat3& J) {
+  if (!J.allFinite() || (J - J.transpose()).lpNorm<Eigen::Infinity>() > 1e-12 * J.norm()) {
+    return false;
+  }
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(J);
+  return eig.eigenvalues().minCoeff() > 0.0;
+}
+
+// Derives the joint frames: unit axis_i; ref_i normal to it; axis_j, ref_j from the initial
+// poses when zero (the same world directions as axis_i, ref_i at t = 0).
+void complete_frames(const SpatialModelSpec& spec, SpatialJointSpec& j, const std::string& what) {
+  const double a = j.axis_i.norm();
+  if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero axis_i");
+  j.axis_i /= a;
+  const Vec3 ri = j.ref_i - j.ref_i.dot(j.axis_i) * j.axis_i;
+  j.ref_i = ri.norm() > 1e-9 ? Vec3(ri.normalized()) : any_normal(j.axis_i);
+  const Mat3 rel = initial_rotation(spec, j.body_j).transpose() * initial_rotation(spec, j.body_i);
+  if (j.axis_j.isZero(0.0)) {
+    if (j.type == SpatialJointType::kUniversal) {
+      throw std::invalid_argument(what + ": a universal joint needs axis_j");
+    }
+    j.axis_j = rel * j.axis_i;
+  }
+  const double aj = j.axis_j.norm();
+  if (!(aj > 0.0) || !std::isfinite(aj)) throw std::invalid_argument(what + ": zero axis_j");
+  j.axis_j /= aj;
+  if (j.ref_j.isZero(0.0)) j.ref_j = rel * j.ref_i;
+  const Vec3 rj = j.ref_j - j.ref_j.dot(j.axis_j) * j.axis_j;
+  j.ref_j = rj.norm() > 1e-9 ? Vec3(rj.normalized()) : any_normal(j.axis_j);
+}
+
+SpatialModelSpec validated(SpatialModelSpec spec) {
+  const int n = static_cast<int>(spec.bodies.size());
+  if (n == 0) throw std::invalid_argument("a spatial model needs at least one body");
+  for (SpatialBodySpec& b : spec.bodies) {
+    const std::string what = "body '" + b.name + "'";
+    if (!(b.mass > 0.0) || !std::isfinite(b.mass)) {
+      throw std::invalid_argument(what + ": mass must be finite and > 0");
+    }
+    if (!positive_definite(b.inertia)) {
+      throw std::invalid_argument(what + ": inertia must be symmetric positive definite");
+    }
+    const double en = b.orientation.norm();
+    if (!(en > 0.0) || !std::isfinite(en) || !b.position.allFinite() || !b.velocity.allFinite() ||
+        !b.angular_velocity.allFinite()) {
+      throw std::invalid_argument(what +
+                                  ": orientation must be non-zero, pose and velocity "
+                                  "finite");
+    }
+    b.orientation /= en;
+  }
+  for (SpatialJointSpec& j : spec.joints) {
+    const std::string what = "joint '" + j.name + "'";
+    check_body(j.body_i, n, what);
+    check_body(j.body_j, n, what);
+    if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
+    complete_frames(spec, j, what);
+    if (j.type == SpatialJointType::kDistance && !(j.length > 0.0)) {
+      throw std::invalid_argument(what + ": length must be > 0");
+    }
+  }
+  for (const SpatialForceSpec& f : spec.forces) {
+    const std::string what = "force '" + f.name + "'";
+    check_body(f.body_i, n, what);
+    check_body(f.body_j, n, what);
+    if (f.type == SpatialForceType::kSpringDamper && f.body_i == f.body_j) {
+      throw std::invalid_argument(what + " connects a body to itself");
+    }
+    if ((f.type == SpatialForceType::kForce || f.type == SpatialForceType::kTorque) &&
+        f.body_i == kGround) {
+      throw std::invalid_argument(what + " acts on the ground");
+    }
+    if (f.type == SpatialForceType::kRotationalSpring &&
+        (f.joint < 0 || f.joint >= static_cast<int>(spec.joints.size()) ||
+         spec.joints[static_cast<std::size_t>(f.joint)].type != SpatialJointType::kRevolute)) {
+      throw std::invalid_argument(what + " needs a revolute joint");
+    }
+  }
+  return spec;
+}
+
+int count_rows(const SpatialModelSpec& spec) {
+  int rows = static_cast<int>(spec.bodies.size());
+  for (const SpatialJointSpec& j : spec.joints) rows += constraint_rows(j.type);
+  return rows;
+}
+
+// Relative rotation angle of a revolute joint about its axis and its rate: phi = atan2(h_i.f_j,
+// f_i.f_j) with f the reference vectors (world) and h_i = a_i x f_i; phi' = a_i.(omega_j -
+// omega_i).
+struct JointAngle {
+  double phi = 0.0;
+  double rate = 0.0;
+  Vec3 axis = Vec3::Zero();  // a_i, world
+};
+
+Vec3 world_omega(const BodyView& b) noexcept {
+  return 2.0 * euler_e(b.e) * b.ed;
+}
+
+JointAngle revolute_angle(const SpatialJointSpec& jt, const BodyView& bi, const BodyView& bj) {
+  JointAngle out;
+  const Mat3 Ai = rotation(bi.e);
+  const Vec3 fi = Ai * jt.ref_i;
+  const Vec3 hi = Ai * jt.axis_i.cross(jt.ref_i);
+  const Vec3 fj = rotation(bj.e) * jt.ref_j;
+  out.phi = std::atan2(hi.dot(fj), fi.dot(fj));
+  out.axis = Ai * jt.axis_i;
+  out.rate = out.axis.dot(world_omega(bj) - world_omega(bi));
+  return out;
+}
+
+}  // namespace
+
+Eigen::Matrix<double, 3, 4> euler_e(const Eigen::Vector4d& e) noexcept {
+  Mat34 m;
+  m.col(0) = -e.tail<3>();
+  m.rightCols<3>() = skew(e.tail<3>()) + e(0) * Mat3::Identity();
+  return m;
+}
+
+Eigen::Matrix<double, 3, 4> euler_l(const Eigen::Vector4d& e) noexcept {
+  Mat34 m;
+  m.col(0) = -e.tail<3>();
+  m.rightCols<3>() = -skew(e.tail<3>()) + e(0) * Mat3::Identity();
+  return m;
+}
+
+Eigen::Matrix3d rotation(const Eigen::Vector4d& e) noexcept {
+  const Vec3 eps = e.tail<3>();
+  return (e(0) * e(0) - eps.squaredNorm()) * Mat3::Identity() + 2.0 * eps * eps.transpose() +
+         2.0 * e(0) * skew(eps);
+}
+
+int constraint_rows(SpatialJointType type) noexcept {
+  switch (type) {
+    case SpatialJointType::kSpherical:
+    case SpatialJointType::kPlanar:
+      return 3;
+    case SpatialJointType::kRevolute:
+    case SpatialJointType::kPrismatic:
+      return 5;
+    case SpatialJointType::kUniversal:
+    case SpatialJointType::kCylindrical:
+      return 4;
+    case SpatialJointType::kFixed:
+      return 6;
+    case SpatialJointType::kDistance:
+      return 1;
+  }
+  return 0;
+}
+
+std::string_view to_string(SpatialJointType type) noexcept {
+  switch (type) {
+    case SpatialJointType::kSpherical:
+      return "spherical";
+    case SpatialJointType::kRevolute:
+      return "revolute";
+    case SpatialJointType::kUniversal:
+      return "universal";
+    case SpatialJointType::kCylindrical:
+      return "cylindrical";
+    case SpatialJointType::kPrismatic:
+      return "prismatic";
+    case SpatialJointType::kFixed:
+      return "fixed";
+    case SpatialJointType::kDistance:
+      return "distance";
+    case SpatialJointType::kPlanar:
+      return "planar";
+  }
+  return "?";
+}
+
+SpatialMultibody::SpatialMultibody(SpatialModelSpec spec)
+    : System(7 * static_cast<int>(spec.bodies.size()),
+             7 * static_cast<int>(spec.bodies.size()),
+             count_rows(spec)),
+      spec_(validated(std::move(spec))) {
+  const int nb = static_cast<int>(spec_.bodies.size());
+  int row = nb;
+  for (const SpatialJointSpec& j : spec_.joints) {
+    rows_.push_back(row);
+    row += constraint_rows(j.type);
+  }
+  for (const SpatialBodySpec& b : spec_.bodies) c_.push_back(4.0 * b.inertia.trace() / 3.0);
+
+  // sparse structure: M block diagonal (7 x 7 lower triangle per body); G: normalization row b
+  // on e_b's 4 columns, each joint's rows on all 7 columns of each of its bodies
+  mass_pattern_.rows = mass_pattern_.cols = n_v();
+  mass_pattern_.outer.push_back(0);
+  for (int b = 0; b < nb; ++b) {
+    for (int c = 0; c < 7; ++c) {
+      for (int r = c; r < 7; ++r) mass_pattern_.inner.push_back(7 * b + r);
+      mass_pattern_.outer.push_back(mass_pattern_.nonzeros());
+    }
+  }
+  std::vector<std::vector<int>> col_rows(static_cast<std::size_t>(n_v()));
+  for (int b = 0; b < nb; ++b) {
+    for (int c = 3; c < 7; ++c) col_rows[static_cast<std::size_t>(7 * b + c)].push_back(b);
+  }
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const SpatialJointSpec& j = spec_.joints[k];
+    for (const int body : {j.body_i, j.body_j}) {
+      if (body == kGround) continue;
+      for (int c = 0; c < 7; ++c) {
+        for (int r = 0; r < constraint_rows(j.type); ++r) {
+          col_rows[static_cast<std::size_t>(7 * body + c)].push_back(rows_[k] + r);
+        }
+      }
+    }
+  }
+  jacobian_pattern_.rows = n_lambda();
+  jacobian_pattern_.cols = n_v();
+  jacobian_pattern_.outer.push_back(0);
+  // slot of (row, col): position in the column's sorted row list, offset by the column start
+  auto slot = [&](int r, int col) {
+    const std::vector<int>& rows = col_rows[static_cast<std::size_t>(col)];
+    const auto it = std::lower_bound(rows.begin(), rows.end(), r);
+    return jacobian_pattern_.outer[static_cast<std::size_t>(col)] +
+           static_cast<int>(it - rows.begin());
+  };
+  for (std::vector<int>& rows : col_rows) {
+    std::sort(rows.begin(), rows.end());
+    jacobian_pattern_.inner.insert(jacobian_pattern_.inner.end(), rows.begin(), rows.end());
+    jacobian_pattern_.outer.push_back(jacobian_pattern_.nonzeros());
+  }
+  for (int b = 0; b < nb; ++b) {
+    for (int c = 3; c < 7; ++c) norm_slots_.push_back(slot(b, 7 * b + c));
+  }
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const SpatialJointSpec& j = spec_.joints[k];
+    joint_slot_base_.push_back(static_cast<int>(joint_slots_.size()));
+    for (int r = 0; r < constraint_rows(j.type); ++r) {
+      for (int c = 0; c < 14; ++c) {
+        const int body = c < 7 ? j.body_i : j.body_j;
+        joint_slots_.push_back(body == kGround ? -1 : slot(rows_[k] + r, 7 * body + c % 7));
+      }
+    }
+  }
+}
+
+void SpatialMultibody::initial_state(State& out) const {
+  // e' = E^T omega / 2: the e' with omega = 2 E e' and e^T e' = 0 (E E^T = I, E e = 0 for |e| = 1)
+  out = State(n_q(), n_v());
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    const SpatialBodySpec& body = spec_.bodies[b];
+    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
+    out.q.segment<3>(k) = body.position;
+    out.q.segment<4>(k + 3) = body.orientation;
+    out.v.segment<3>(k) = body.velocity;
+    out.v.segment<4>(k + 3) = 0.5 * euler_e(body.orientation).transpose() * body.angular_velocity;
+  }
+}
+
+void SpatialMultibody::physical_mass_block(std::size_t b,
+                                           VecCRef q,
+                                           Eigen::Ref<Mat7> out) const noexcept {
+  const SpatialBodySpec& body = spec_.bodies[b];
+  const Mat34 L = euler_l(q.segment<4>(7 * static_cast<Eigen::Index>(b) + 3));
+  out.setZero();
+  out.topLeftCorner<3, 3>() = body.mass * Mat3::Identity();
+  out.bottomRightCorner<4, 4>() = 4.0 * L.transpose() * body.inertia * L;
+}
+
+void SpatialMultibody::mass_block(std::size_t b, VecCRef q, Mat7& out) const noexcept {
+  // M_b = diag(m I, 4 L^T J' L + c e e^T), made exactly symmetric (the product 4 L^T J' L is
+  // symmetric only to round-off), so the sparse lower triangle equals the dense matrix bit for bit
+  physical_mass_block(b, q, out);
+  const Vec4 e = q.segment<4>(7 * static_cast<Eigen::Index>(b) + 3);
+  out.bottomRightCorner<4, 4>() += c_[b] * e * e.transpose();
+  for (int c = 1; c < 7; ++c) {
+    for (int r = 0; r < c; ++r) out(r, c) = out(c, r);
+  }
+}
+
+void SpatialMultibody::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept {
+  // M_b = diag(m I, 4 L^T J' L + c e e^T); see the file comment for why c e e^T is harmless
+  out_M.setZero();
+  Mat7 block;
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    mass_block(b, q, block);
+    out_M.block<7, 7>(7 * static_cast<Eigen::Index>(b), 7 * static_cast<Eigen::Index>(b)) = block;
+  }
+}
+
+void SpatialMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
+  out_f.setZero();
+  // world force F at body point s: (F, B(e, s)^T F)
+  auto add_force = [&out_f, &q](int b, const Vec3& force, const Vec3& s) {
+    if (b == kGround) return;
+    out_f.segment<3>(7 * b) += force;
+    out_f.segment<4>(7 * b + 3) += dAs_de(q.segment<4>(7 * b + 3), s).transpose() * force;
+  };
+  // world torque n: Q_e = 2 E^T n
+  auto add_torque = [&out_f, &q](int b, const Vec3& torque) {
+    if (b == kGround) return;
+    out_f.segment<4>(7 * b + 3) += 2.0 * euler_e(q.segment<4>(7 * b + 3)).transpose() * torque;
+  };
+
+  // gyroscopic term 8 L(e')^T J' L(e') e of Lagrange's equations
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
+    const Mat34 Ld = euler_l(v.segment<4>(k + 3));
+    out_f.segment<4>(k + 3) +=
+        8.0 * Ld.transpose() * spec_.bodies[b].inertia * Ld * q.segment<4>(k + 3);
+  }
+  for (const SpatialForceSpec& f : spec_.forces) {
+    switch (f.type) {
+      case SpatialForceType::kGravity:
+        for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+          out_f.segment<3>(7 * static_cast<Eigen::Index>(b)) += spec_.bodies[b].mass * f.vector;
+        }
+        break;
+      case SpatialForceType::kSpringDamper: {
+        // d = p_j - p_i, l = |d|, u = d/l, l' = u.d'; tension T = k (l - l0) + c l' - F_act pulls
+        // the points together: +T u on p_i, -T u on p_j (nothing at l = 0, direction undefined)
+        const Quantity pi = body_point(view(q, v, f.body_i, 0), f.point_i);
+        const Quantity pj = body_point(view(q, v, f.body_j, 7), f.point_j);
+        const Vec3 d = pj.x - pi.x;
+        const double l = d.norm();
+        if (!(l > 0.0)) break;
+        const Vec3 u = d / l;
+        const double tension =
+            f.stiffness * (l - f.rest) + f.damping * u.dot(pj.xd - pi.xd) - f.actuator;
+        add_force(f.body_i, tension * u, f.point_i);
+        add_force(f.body_j, -tension * u, f.point_j);
+        break;
+      }
+      case SpatialForceType::kForce: {
+        const Vec3 force =
+            f.body_frame ? Vec3(rotation(q.segment<4>(7 * f.body_i + 3)) * f.vector) : f.vector;
+        add_force(f.body_i, force, f.point_i);
+        break;
+      }
+      case SpatialForceType::kTorque:
+        if (f.body_frame) {
+          out_f.segment<4>(7 * f.body_i + 3) +=
+              2.0 * euler_l(q.segment<4>(7 * f.body_i + 3)).transpose() * f.vector;
+        } else {
+          add_torque(f.body_i, f.vector);
+        }
+        break;
+      case SpatialForceType::kRotationalSpring: {
+        // torque tau = -(k (phi - rest) + c phi') about the joint axis on j, +tau on i
+        const SpatialJointSpec& jt = spec_.joints[static_cast<std::size_t>(f.joint)];
+        const JointAngle a = revolute_angle(jt, view(q, v, jt.body_i, 0), view(q, v, jt.body_j, 7));
+        const double tau = -(f.stiffness * (a.phi - f.rest) + f.damping * a.rate);
+        add_torque(jt.body_j, tau * a.axis);
+        add_torque(jt.body_i, -tau * a.axis);
+        break;
+      }
+    }
+  }
+}
+
+void SpatialMultibody::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    out_g(static_cast<Eigen::Index>(b)) =
+        0.5 * (q.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm() - 1.0);
+  }
+  JointBlocks blk;
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const SpatialJointSpec& jt = spec_.joints[k];
+    evaluate_joint(jt, view(q, q, jt.body_i, 0), view(q, q, jt.body_j, 7), blk);
+    out_g.segment(rows_[k], constraint_rows(jt.type)) = blk.g.head(constraint_rows(jt.type));
+  }
+}
+
+void SpatialMultibody::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
+  // normalization row: [0, e^T]; joints: their blocks on each body's 7 columns
+  out_G.setZero();
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
+    out_G.block<1, 4>(static_cast<Eigen::Index>(b), k + 3) = q.segment<4>(k + 3).transpose();
+  }
+  JointBlocks blk;
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const SpatialJointSpec& jt = spec_.joints[k];
+    const int rows = constraint_rows(jt.type);
+    evaluate_joint(jt, view(q, q, jt.body_i, 0), view(q, q, jt.body_j, 7), blk);
+    if (jt.body_i != kGround) {
+      out_G.block(rows_[k], 7 * jt.body_i, rows, 7) = blk.G.topLeftCorner(rows, 7);
+    }
+    if (jt.body_j != kGround) {
+      out_G.block(rows_[k], 7 * jt.body_j, rows, 7) = blk.G.topRightCorner(rows, 7);
+    }
+  }
+}
+
+void SpatialMultibody::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
+  // L = H v (g_t = 0); normalization: d^2/dt^2 (e.e - 1)/2 = e.e'' + e'.e'
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    out_L(static_cast<Eigen::Index>(b)) =
+        v.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm();
+  }
+  JointBlocks blk;
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const SpatialJointSpec& jt = spec_.joints[k];
+    const int rows = constraint_rows(jt.type);
+    const BodyView bi = view(q, v, jt.body_i, 0);
+    const BodyView bj = view(q, v, jt.body_j, 7);
+    evaluate_joint(jt, bi, bj, blk);
+    const Eigen::Matrix<double, kMaxRows, 1> l = blk.H * joint_velocity(bi, bj);
+    out_L.segment(rows_[k], rows) = l.head(rows);
+  }
+}
+
+void SpatialMultibody::velocity_constraint_jacobian(double /*t*/,
+                                                    VecCRef q,
+                                                    VecCRef v,
+                                                    MatRef out_Gv_q) const noexcept {
+  out_Gv_q.setZero();
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
+    out_Gv_q.block<1, 4>(static_cast<Eigen::Index>(b), k + 3) = v.segment<4>(k + 3).transpose();
+  }
+  JointBlocks blk;
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const SpatialJointSpec& jt = spec_.joints[k];
+    const int rows = constraint_rows(jt.type);
+    evaluate_joint(jt, view(q, v, jt.body_i, 0), view(q, v, jt.body_j, 7), blk);
+    if (jt.body_i != kGround) {
+      out_Gv_q.block(rows_[k], 7 * jt.body_i, rows, 7) = blk.H.topLeftCorner(rows, 7);
+    }
+    if (jt.body_j != kGround) {
+      out_Gv_q.block(rows_[k], 7 * jt.body_j, rows, 7) = blk.H.topRightCorner(rows, 7);
+    }
+  }
+}
+
+bool SpatialMultibody::sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const {
+  mass_lower = mass_pattern_;
+  jacobian = jacobian_pattern_;
+  return true;
+}
+
+void SpatialMultibody::mass_values(double /*t*/, VecCRef q, std::span<double> out) const noexcept {
+  Mat7 block;
+  std::size_t idx = 0;
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    mass_block(b, q, block);
+    for (int c = 0; c < 7; ++c) {
+      for (int r = c; r < 7; ++r) out[idx++] = block(r, c);
+    }
+  }
+}
+
+void SpatialMultibody::jacobian_values(double /*t*/,
+                                       VecCRef q,
+                                       std::span<double> out) const noexcept {
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    for (int c = 0; c < 4; ++c) {
+      out[static_cast<std::size_t>(norm_slots_[4 * b + static_cast<std::size_t>(c)])] =
+          q(7 * static_cast<Eigen::Index>(b) + 3 + c);
+    }
+  }
+  JointBlocks blk;
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const SpatialJointSpec& jt = spec_.joints[k];
+    evaluate_joint(jt, view(q, q, jt.body_i, 0), view(q, q, jt.body_j, 7), blk);
+    const int* slots = joint_slots_.data() + joint_slot_base_[k];
+    for (int r = 0; r < constraint_rows(jt.type); ++r) {
+      for (int c = 0; c < 14; ++c) {
+        const int s = slots[14 * r + c];
+        if (s >= 0) out[static_cast<std::size_t>(s)] = blk.G(r, c);
+      }
+    }
+  }
+}
+
+double SpatialMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+  // T = sum m r'.r'/2 + omega'.J' omega'/2 (omega' = 2 L e'); V: gravity -m g.r, TSDA
+  // k (l - l0)^2/2 - F_act l, world point force -F.p, rotational spring k (phi - rest)^2/2
+  double en = 0.0;
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
+    const Vec3 w = 2.0 * euler_l(q.segment<4>(k + 3)) * v.segment<4>(k + 3);
+    en += 0.5 * (spec_.bodies[b].mass * v.segment<3>(k).squaredNorm() +
+                 w.dot(spec_.bodies[b].inertia * w));
+  }
+  for (const SpatialForceSpec& f : spec_.forces) {
+    switch (f.type) {
+      case SpatialForceType::kGravity:
+        for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+          en -= spec_.bodies[b].mass * f.vector.dot(q.segment<3>(7 * static_cast<Eigen::Index>(b)));
+        }
+        break;
+      case SpatialForceType::kSpringDamper: {
+        const Vec3 pi = view(q, v, f.body_i, 0).r + rotation(view(q, v, f.body_i, 0).e) * f.point_i;
+        const Vec3 pj = view(q, v, f.body_j, 7).r + rotation(view(q, v, f.body_j, 7).e) * f.point_j;
+        const double l = (pj - pi).norm();
+        en += 0.5 * f.stiffness * (l - f.rest) * (l - f.rest) - f.actuator * l;
+        break;
+      }
+      case SpatialForceType::kForce:
+        if (!f.body_frame) {
+          const BodyView b = view(q, v, f.body_i, 0);
+          en -= f.vector.dot(b.r + rotation(b.e) * f.point_i);
+        }
+        break;
+      case SpatialForceType::kTorque:
+        break;
+      case SpatialForceType::kRotationalSpring: {
+        const SpatialJointSpec& jt = spec_.joints[static_cast<std::size_t>(f.joint)];
+        const double phi =
+            revolute_angle(jt, view(q, v, jt.body_i, 0), view(q, v, jt.body_j, 7)).phi - f.rest;
+        en += 0.5 * f.stiffness * phi * phi;
+        break;
+      }
+    }
+  }
+  return en;
+}
+
+std::vector<std::string> assemble(SpatialModelSpec& spec, double tolerance, int max_iterations) {
+  // Newton on g(q) = 0 (joints and normalization) with the minimum-norm step dq = -G^+ g
+  // (complete orthogonal decomposition, so redundant joints do not break it)
+  const SpatialMultibody sys(spec);
+  State s;
+  sys.initial_state(s);
+  Vec g(sys.n_lambda());
+  Mat G(sys.n_lambda(), sys.n_v());
+  std::vector<std::string> notes;
+  sys.constraints(0.0, s.q, g);
+  const double g0 = g.lpNorm<Eigen::Infinity>();
+  int iterations = 0;
+  while (g.lpNorm<Eigen::Infinity>() > tolerance && iterations < max_iterations) {
+    sys.jacobian(0.0, s.q, G);
+    s.q -= G.completeOrthogonalDecomposition().solve(g);
+    sys.constraints(0.0, s.q, g);
+    ++iterations;
+  }
+  if (!(g.lpNorm<Eigen::Infinity>() <= tolerance)) {
+    std::vector<std::string> bad;
+    std::string list;
+    for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+      const int rows = constraint_rows(spec.joints[k].type);
+      if (!(g.segment(sys.joint_row(k), rows).lpNorm<Eigen::Infinity>() <= tolerance)) {
+        bad.push_back(spec.joints[k].name);
+        list += (list.empty() ? "" : ", ") + spec.joints[k].name;
+      }
+    }
+    throw AssemblyError(
+        "assembly failed: after " + std::to_string(iterations) +
+            " Newton iterations the constraints of joint(s) " + list +
+            " remain violated (|g|_inf = " + std::to_string(g.lpNorm<Eigen::Infinity>()) + ")",
+        std::move(bad));
+  }
+  if (iterations > 0) {
+    notes.push_back("initial pose assembled: |g|_inf " + std::to_string(g0) + " -> " +
+                    std::to_string(g.lpNorm<Eigen::Infinity>()) + " in " +
+                    std::to_string(iterations) + " Newton iteration(s)");
+  }
+  sys.jacobian(0.0, s.q, G);
+  const Vec gv = G * s.v;
+  if (gv.lpNorm<Eigen::Infinity>() > tolerance) {
+    s.v -= G.completeOrthogonalDecomposition().solve(gv);
+    notes.push_back("initial velocity projected onto G v = 0: |G v|_inf " +
+                    std::to_string(gv.lpNorm<Eigen::Infinity>()) + " -> " +
+                    std::to_string((G * s.v).lpNorm<Eigen::Infinity>()));
+  }
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
+    SpatialBodySpec& body = spec.bodies[b];
+    body.position = s.q.segment<3>(k);
+    body.orientation = s.q.segment<4>(k + 3).normalized();
+    body.velocity = s.v.segment<3>(k);
+    body.angular_velocity = 2.0 * euler_e(body.orientation) * s.v.segment<4>(k + 3);
+  }
+  // the derived joint frames follow the given poses; keep them as derived
+  spec.joints = sys.spec().joints;
+  return notes;
+}
+
+}  // namespace rtmb

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Spatial model files (`dimension: spatial`, docs/model-format.md "Spatial bodies") and the
+// redundant-constraint check of every body model: each class of bad input fails with
+// "FILE:LINE:COL: key 'K': reason" at the right place; redundant joints are refused with the
+// joints named, or removed with `redundant_constraints: remove`, after which the model runs on
+// its constraints with its energy conserved.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "rtmb/engine.hpp"
+#include "rtmb/model_file.hpp"
+#include "rtmb/redundant_constraints.hpp"
+
+namespace rtmb {
+namespace {
+
+const char* const kPendulum = R"(dimension: spatial
+bodies:
+  - name: bob
+    mass: 2.0
+    inertia: [0.1, 0.2, 0.3, 0.01, 0.0, -0.02]
+    position: [0.5, 0.0, -0.5]
+    orientation: [1, 0, 0, 0]
+    angular_velocity: [0, 0, 1]
+joints:
+  - {name: pivot, type: spherical, body_i: ground, body_j: bob, point_j: [-0.5, 0, 0.5]}
+forces:
+  - {type: gravity, vector: [0, 0, -9.81]}
+)";
+
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_model_file(text, "m.yaml");
+  } catch (const ModelFileError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(SpatialModelFile, LoadsAssemblesAndRuns) {
+  const ModelFile f = parse_model_file(kPendulum, "pendulum3d.yaml");
+  ASSERT_TRUE(f.spatial);
+  EXPECT_FALSE(f.bodies);
+  EXPECT_EQ(model_name(f), "pendulum3d");
+  const std::shared_ptr<const System> sys = make_system(f);
+  EXPECT_EQ(sys->n_q(), 7);
+  EXPECT_EQ(sys->n_lambda(), 4);
+  ASSERT_EQ(f.inputs.size(), 7u);
+  EXPECT_EQ(f.inputs[0].name, "bob.fx");
+  EXPECT_EQ(f.inputs[3].name, "bob.qe0");
+  EXPECT_EQ(f.inputs[3].unit, "N*m");
+  ASSERT_EQ(f.output_units.size(), 14u);
+  EXPECT_EQ(f.output_units[2], "m");
+  EXPECT_EQ(f.output_units[3], "1");
+  EXPECT_EQ(f.output_units[10], "1/s");
+  // the off-diagonal inertia entries reached the tensor
+  EXPECT_EQ(f.spatial->bodies[0].inertia(0, 1), 0.01);
+  EXPECT_EQ(f.spatial->bodies[0].inertia(2, 1), -0.02);
+  // omega = (0, 0, 1) about a pivot at distance 0.5 along -x from the centre of mass is not
+  // consistent with r' = 0: the loader projected the velocities and said so
+  ASSERT_FALSE(f.notes.empty());
+  EXPECT_NE(f.notes.back().find("velocity"), std::string::npos);
+  const Model model(sys, f.settings);
+  Workspace ws(model);
+  State s = initial_state(model);
+  const double e0 = sys->energy(0.0, s.q, s.v);
+  double worst_g = 0.0;
+  double worst_e = 0.0;
+  Vec g(sys->n_lambda());
+  for (int k = 0; k < 1000; ++k) {
+    ASSERT_TRUE(step(model, s, ws).ok());
+    sys->constraints(s.t, s.q, g);
+    worst_g = std::max(worst_g, g.lpNorm<Eigen::Infinity>());
+    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v) - e0));
+  }
+  EXPECT_LE(worst_g, 1e-10);
+  EXPECT_LE(worst_e, 1e-8 * std::abs(e0));
+  std::printf("spatial pendulum file: |g| <= %.3e, |E - E0| <= %.3e J (E0 = %.4f J)\n", worst_g,
+              worst_e, e0);
+}
+
+TEST(SpatialModelFile, ErrorsNameFileLineColumnAndKey) {
+  struct Case {
+    std::string text;
+    std::string expect;  // prefix of the message
+  };
+  const Case cases[] = {
+      {replace(kPendulum, "    mass: 2.0\n", "    mass: 2.0\n    colour: red\n"),
+       "m.yaml:5:5: key 'bodies[0].colour': unknown key"},
+      {replace(kPendulum, "position: [0.5, 0.0, -0.5]", "position: 0.5"),
+       "m.yaml:6:15: key 'bodies[0].position': expected a list of 3 numbers"},
+      {replace(kPendulum, "    mass: 2.0\n", ""), "m.yaml:3:5: key 'bodies[0].mass': missing (kg)"},
+      {replace(kPendulum, "[0.1, 0.2, 0.3, 0.01, 0.0, -0.02]", "[0.1, 0.2, 0.3, 0.5, 0.0, 0.0]"),
+       "m.yaml:5:14: key 'bodies[0].inertia': the inertia tensor must be positive definite"},
+      {replace(kPendulum, "body_j: bob,", "body_j: bobby,"),
+       "m.yaml:10:60: key 'joints[0].body_j': unknown body 'bobby' (bodies: ground, bob)"},
+      {replace(kPendulum, "type: spherical, body_i: ground, body_j: bob,",
+               "type: revolute, axis_i: [0, 0, 0], body_i: ground, body_j: bob,"),
+       "m.yaml:10:43: key 'joints[0].axis_i': must not be zero"},
+      {replace(kPendulum, "dimension: spatial", "dimension: 4d"),
+       "m.yaml:1:12: key 'dimension': expected planar or spatial"},
+      {replace(kPendulum, "dimension: spatial", "dimension: spatial\nredundant_constraints: maybe"),
+       "m.yaml:2:24: key 'redundant_constraints': expected error or remove"},
+  };
+  for (const Case& c : cases) {
+    const std::string what = error_of(c.text);
+    EXPECT_EQ(what.rfind(c.expect, 0), 0u) << "got: " << what << "\nwant: " << c.expect;
+  }
+}
+
+TEST(SpatialModelFile, AnImpossiblePoseFailsNamingTheJoints) {
+  // a distance of 0.3 m between a ground point and a body point, but the body is also welded
+  // 2 m away: no pose satisfies both
+  const std::string bad = replace(
+      kPendulum,
+      "  - {name: pivot, type: spherical, body_i: ground, body_j: bob, point_j: [-0.5, 0, 0.5]}\n",
+      "  - {name: tether, type: distance, length: 0.3, body_i: ground, body_j: bob}\n"
+      "  - {name: weld, type: fixed, body_i: ground, point_i: [0, 0, -2], body_j: bob}\n");
+  const std::string what = error_of(bad);
+  EXPECT_EQ(what.rfind("m.yaml:10:3: key 'joints': assembly failed", 0), 0u) << what;
+  EXPECT_NE(what.find("tether"), std::string::npos) << what;
+  EXPECT_NE(what.find("weld"), std::string::npos) << what;
+}
+
+TEST(SpatialModelFile, AnInconsistentPoseIsAssembledWithANote) {
+  // the bob 0.1 m off its pivot and turned a little: Newton puts it back on the joint
+  const std::string text =
+      replace(replace(kPendulum, "position: [0.5, 0.0, -0.5]", "position: [0.6, 0.05, -0.5]"),
+              "orientation: [1, 0, 0, 0]", "orientation: [1, 0.05, 0, 0]");
+  const ModelFile f = parse_model_file(text, "m.yaml");
+  ASSERT_GE(f.notes.size(), 1u);
+  EXPECT_EQ(f.notes.front().rfind("initial pose assembled: |g|_inf", 0), 0u) << f.notes.front();
+  const std::shared_ptr<const System> sys = make_system(f);
+  State s;
+  sys->initial_state(s);
+  Vec g(sys->n_lambda());
+  sys->constraints(0.0, s.q, g);
+  EXPECT_LE(g.lpNorm<Eigen::Infinity>(), 1e-10);
+  EXPECT_NEAR(f.spatial->bodies[0].orientation.norm(), 1.0, 1e-15);
+  std::printf("%s\n", f.notes.front().c_str());
+}
+
+// ---- redundant constraints -------------------------------------------------------------------
+
+std::string config(const std::string& name) {
+  return std::string(RTMB_SOURCE_DIR) + "/configs/" + name;
+}
+
+std::string read(const std::string& path) {
+  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  EXPECT_NE(fp, nullptr) << path;
+  std::string out;
+  char buf[4096];
+  std::size_t n = 0;
+  while (fp != nullptr && (n = std::fread(buf, 1, sizeof buf, fp)) > 0) out.append(buf, n);
+  if (fp != nullptr) std::fclose(fp);
+  return out;
+}
+
+struct RunResult {
+  double g = 0.0;
+  double e = 0.0;
+  double e0 = 0.0;
+};
+
+RunResult run(const ModelFile& f, int steps) {
+  const std::shared_ptr<const System> sys = make_system(f);
+  const Model model(sys, f.settings);
+  Workspace ws(model);
+  State s = initial_state(model);
+  RunResult out;
+  out.e0 = sys->energy(0.0, s.q, s.v);
+  Vec g(sys->n_lambda());
+  for (int k = 0; k < steps; ++k) {
+    EXPECT_TRUE(step(model, s, ws).ok());
+    sys->constraints(s.t, s.q, g);
+    out.g = std::max(out.g, g.lpNorm<Eigen::Infinity>());
+    out.e = std::max(out.e, std::abs(sys->energy(s.t, s.q, s.v) - out.e0));
+  }
+  return out;
+}
+
+TEST(RedundantConstraints, SpatialFourBarIsRefusedWithoutRemoveAndRunsWithIt) {
+  const std::string text = read(config("spatial_four_bar.yaml"));
+  const std::string refused = replace(text, "redundant_constraints: remove\n", "");
+  const std::string what = error_of(refused);
+  EXPECT_NE(what.find(": key 'joints': redundant constraints: G has rank 20 < 23 rows"),
+            std::string::npos)
+      << what;
+  for (const char* joint : {"joint A", "joint B", "joint C", "joint D"}) {
+    EXPECT_NE(what.find(joint), std::string::npos) << joint << " in " << what;
+  }
+  std::printf("refused: %s\n", what.c_str());
+
+  const ModelFile f = load_model_file(config("spatial_four_bar.yaml"));
+  ASSERT_EQ(f.kept_constraint_rows.size(), 20u);
+  ASSERT_FALSE(f.notes.empty());
+  EXPECT_NE(f.notes.back().find("redundant constraints removed: 3 dependent row(s) of 23"),
+            std::string::npos)
+      << f.notes.back();
+  std::printf("note: %s\n", f.notes.back().c_str());
+  const std::shared_ptr<const System> sys = make_system(f);
+  EXPECT_EQ(sys->n_lambda(), 20);
+  // the kept rows have full rank at the initial pose
+  State s0;
+  sys->initial_state(s0);
+  EXPECT_EQ(constraint_rank(*sys, s0.q).rank, 20);
+  const RunResult r = run(f, 1000);
+  EXPECT_LE(r.g, 1e-10);
+  EXPECT_LE(r.e, 1e-8 * std::abs(r.e0));
+  // the full (unreduced) constraints hold too
+  const auto& reduced = dynamic_cast<const IndependentRowsSystem&>(*sys);
+  EXPECT_EQ(reduced.full().n_lambda(), 23);
+  std::printf("spatial four-bar (reduced): |g| <= %.3e, |E - E0| <= %.3e J (E0 = %.4f J)\n", r.g,
+              r.e, r.e0);
+}
+
+TEST(RedundantConstraints, ReducedSpatialFourBarMovesLikeThePlanarFourBar) {
+  // configs/spatial_four_bar.yaml is configs/four_bar.yaml built in space (same bodies, joints,
+  // gravity and crank spring). Started at rest from the same pose, the reduced spatial model must
+  // reproduce the planar body model's angles: theta = 2 atan2(e3, e0) for a turn about z.
+  const std::string text =
+      replace(read(config("spatial_four_bar.yaml")), "angular_velocity: [0.0, 0.0, 1.0]",
+              "angular_velocity: [0, 0, 0]");
+  const ModelFile fs = parse_model_file(text, "spatial_four_bar.yaml");
+  const ModelFile fp = load_model_file(config("four_bar.yaml"));
+  const Model ms(make_system(fs), fs.settings);
+  const Model mp(make_system(fp), fp.settings);
+  Workspace ws(ms);
+  Workspace wp(mp);
+  State ss = initial_state(ms);
+  State sp = initial_state(mp);
+  double worst = 0.0;
+  double swept = 0.0;
+  const double theta0 = sp.q(2);
+  for (int k = 0; k < 2000; ++k) {
+    ASSERT_TRUE(step(ms, ss, ws).ok());
+    ASSERT_TRUE(step(mp, sp, wp).ok());
+    for (int b = 0; b < 3; ++b) {
+      const double th = 2.0 * std::atan2(ss.q(7 * b + 6), ss.q(7 * b + 3));
+      worst =
+          std::max(worst, std::abs(std::remainder(th - sp.q(3 * b + 2), 2.0 * std::acos(-1.0))));
+      worst = std::max(worst, std::abs(ss.q(7 * b) - sp.q(3 * b)));
+      worst = std::max(worst, std::abs(ss.q(7 * b + 1) - sp.q(3 * b + 1)));
+    }
+    swept = std::max(swept, std::abs(sp.q(2) - theta0));
+  }
+  EXPECT_GT(swept, 0.1);
+  EXPECT_LE(worst, 1e-9);
+  std::printf(
+      "spatial vs planar four-bar over 2 s: max |difference| = %.3e (crank swept %.3f rad)\n",
+      worst, swept);
+}
+
+// A planar parallelogram with a third, parallel crank (the double-supported four-bar, the classic
+// redundant example): 4 bodies, 6 revolute joints; 12 coordinates, 12 rows, 1 degree of freedom,
+// so G has rank 11 and one row is dependent.
+const char* const kParallelogram = R"(name: parallelogram
+bodies:
+  - {name: crank1, mass: 1.0, inertia: 0.0833, pose: [0.0, 0.5, 1.5707963267948966]}
+  - {name: crank2, mass: 1.0, inertia: 0.0833, pose: [1.0, 0.5, 1.5707963267948966]}
+  - {name: crank3, mass: 1.0, inertia: 0.0833, pose: [2.0, 0.5, 1.5707963267948966]}
+  - {name: coupler, mass: 2.0, inertia: 0.667, pose: [1.0, 1.0, 0.0]}
+joints:
+  - {name: A1, type: revolute, body_i: ground, point_i: [0, 0], body_j: crank1, point_j: [-0.5, 0]}
+  - {name: A2, type: revolute, body_i: ground, point_i: [1, 0], body_j: crank2, point_j: [-0.5, 0]}
+  - {name: A3, type: revolute, body_i: ground, point_i: [2, 0], body_j: crank3, point_j: [-0.5, 0]}
+  - {name: B1, type: revolute, body_i: crank1, point_i: [0.5, 0], body_j: coupler, point_j: [-1, 0]}
+  - {name: B2, type: revolute, body_i: crank2, point_i: [0.5, 0], body_j: coupler, point_j: [0, 0]}
+  - {name: B3, type: revolute, body_i: crank3, point_i: [0.5, 0], body_j: coupler, point_j: [1, 0]}
+forces:
+  - {type: gravity, vector: [0.0, -9.81]}
+)";
+
+TEST(RedundantConstraints, PlanarDoubleSupportedFourBarIsRefusedWithoutRemoveAndRunsWithIt) {
+  const std::string what = error_of(kParallelogram);
+  EXPECT_NE(what.find("key 'joints': redundant constraints: G has rank"), std::string::npos)
+      << what;
+  std::printf("refused: %s\n", what.c_str());
+  const ModelFile f = parse_model_file(
+      std::string(kParallelogram) + "redundant_constraints: remove\n", "parallelogram.yaml");
+  const std::shared_ptr<const System> sys = make_system(f);
+  State s0;
+  sys->initial_state(s0);
+  const ConstraintRank rank = constraint_rank(*sys, s0.q);
+  EXPECT_EQ(rank.rank, sys->n_lambda());
+  EXPECT_EQ(sys->n_q() - rank.rank, 1);  // one degree of freedom
+  std::printf("note: %s\n", f.notes.back().c_str());
+  // give it motion: a kick on the coupler along x through the input force, then free
+  const Model model(sys, f.settings);
+  Workspace ws(model);
+  State s = initial_state(model);
+  applied_force(ws)(9) = 5.0;
+  for (int k = 0; k < 100; ++k) ASSERT_TRUE(step(model, s, ws).ok());
+  applied_force(ws).setZero();
+  const double e0 = sys->energy(s.t, s.q, s.v);
+  double worst_g = 0.0;
+  double worst_e = 0.0;
+  Vec g(sys->n_lambda());
+  for (int k = 0; k < 1000; ++k) {
+    ASSERT_TRUE(step(model, s, ws).ok());
+    sys->constraints(s.t, s.q, g);
+    worst_g = std::max(worst_g, g.lpNorm<Eigen::Infinity>());
+    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v) - e0));
+  }
+  EXPECT_GT(s.v.lpNorm<Eigen::Infinity>(), 0.1);
+  EXPECT_LE(worst_g, 1e-10);
+  EXPECT_LE(worst_e, 1e-8 * (1.0 + std::abs(e0)));
+  std::printf("parallelogram (reduced): |g| <= %.3e, |E - E0| <= %.3e J\n", worst_g, worst_e);
+}
+
+TEST(RedundantConstraints, ReducedSparseValuesEqualTheReducedDenseJacobian) {
+  const ModelFile f = load_model_file(config("spatial_four_bar.yaml"));
+  const std::shared_ptr<const System> sys = make_system(f);
+  SparsePattern mp;
+  SparsePattern gp;
+  ASSERT_TRUE(sys->sparse_structure(mp, gp));
+  ASSERT_EQ(gp.rows, sys->n_lambda());
+  State s;
+  sys->initial_state(s);
+  s.q(0) += 0.1;  // anywhere, not only on g = 0
+  Mat G(sys->n_lambda(), sys->n_v());
+  sys->jacobian(0.0, s.q, G);
+  std::vector<double> gv(static_cast<std::size_t>(gp.nonzeros()));
+  sys->jacobian_values(0.0, s.q, gv);
+  Mat Gs = Mat::Zero(sys->n_lambda(), sys->n_v());
+  for (int c = 0; c < gp.cols; ++c) {
+    for (int k = gp.outer[static_cast<std::size_t>(c)];
+         k < gp.outer[static_cast<std::size_t>(c) + 1]; ++k) {
+      Gs(gp.inner[static_cast<std::size_t>(k)], c) = gv[static_cast<std::size_t>(k)];
+    }
+  }
+  EXPECT_EQ((Gs - G).lpNorm<Eigen::Infinity>(), 0.0);
+}
+
+}  // namespace
+}  // namespace rtmb
