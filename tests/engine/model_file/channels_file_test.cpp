@@ -100,11 +100,14 @@ struct BadChannel {
 
 class ModelFileChannelErrors : public ::testing::TestWithParam<BadChannel> {};
 
-const std::string kBase = R"(bodies:
-  - {name: rod, mass: 1, inertia: 0.1, pose: [0.5, 0, 0]}
+// the weld holds a small tab on the rod (welding the rod itself to the ground as well as pinning
+// it would be redundant constraints, an error of its own), two lines as before so that the line
+// numbers below stay those of the tail
+const std::string kBase = R"(bodies: [{name: rod, mass: 1, inertia: 0.1, pose: [0.5, 0, 0]},
+  {name: tab, mass: 0.1, inertia: 0.01, pose: [0.5, 0, 0]}]
 joints:
   - {name: pin, type: revolute, body_i: ground, body_j: rod, point_j: [-0.5, 0]}
-  - {name: weld, type: fixed, body_i: ground, body_j: rod, point_j: [-0.5, 0]}
+  - {name: weld, type: fixed, body_i: rod, body_j: tab}
 forces:
   - {name: spring, type: coupling, body: rod, point: [0.5, 0], stiffness: 100}
 )";
