@@ -66,11 +66,13 @@ void json_string(std::string& out, const std::string& s) {
   out += '"';
 }
 
-void json_point(std::string& out, const Eigen::Vector2d& p) {
+void json_point(std::string& out, const Eigen::Vector3d& p) {
   out += '[';
   json_number(out, p.x());
   out += ',';
   json_number(out, p.y());
+  out += ',';
+  json_number(out, p.z());
   out += ']';
 }
 
@@ -93,73 +95,127 @@ struct StaticFile {
 
 }  // namespace
 
-std::string view_scene_json(const ModelFile& file) {
-  std::string out = R"({"type":"scene","model":)";
-  json_string(out, model_name(file));
-  if (!file.bodies) {
-    // built-in mechanisms are written in their own (relative) coordinates with no body geometry
-    out += R"(,"dimension":2,"bodies":[],"ground_points":[],"links":[],"note":)";
-    json_string(out, "built-in mechanism '" + file.mechanism +
-                         "' has no body geometry: plots only (serve a body model, e.g. "
-                         "configs/four_bar.yaml, to see it drawn)");
-    out += '}';
-    return out;
-  }
-  const PlanarModelSpec& spec = *file.bodies;
-  // every body-frame point something attaches to: the centre of mass first, then joint and force
-  // element points, without duplicates
-  std::vector<std::vector<Eigen::Vector2d>> points(spec.bodies.size(),
-                                                   std::vector<Eigen::Vector2d>{{0.0, 0.0}});
-  std::vector<Eigen::Vector2d> ground;
-  auto add = [&](int body, const Eigen::Vector2d& p) {
-    std::vector<Eigen::Vector2d>& list =
+namespace {
+
+// The points each body shows: its centre of mass first, then every joint and spring point, once.
+struct SceneGeometry {
+  explicit SceneGeometry(std::size_t bodies)
+      : points(bodies, std::vector<Eigen::Vector3d>{Eigen::Vector3d::Zero()}) {}
+
+  void add(int body, const Eigen::Vector3d& p) {
+    std::vector<Eigen::Vector3d>& list =
         body == kGround ? ground : points[static_cast<std::size_t>(body)];
-    for (const Eigen::Vector2d& x : list) {
+    for (const Eigen::Vector3d& x : list) {
       if ((x - p).norm() < 1e-12) return;
     }
     list.push_back(p);
+  }
+  void spring(int bi, const Eigen::Vector3d& pi, int bj, const Eigen::Vector3d& pj) {
+    add(bi, pi);
+    add(bj, pj);
+    springs.push_back({bi, pi, bj, pj});
+  }
+
+  struct Spring {
+    int body_i;
+    Eigen::Vector3d point_i;
+    int body_j;
+    Eigen::Vector3d point_j;
   };
-  for (const PlanarJointSpec& j : spec.joints) {
-    add(j.body_i, j.point_i);
-    add(j.body_j, j.point_j);
-  }
-  for (const PlanarForceSpec& f : spec.forces) {
-    if (f.type == PlanarForceType::kSpringDamper) {
-      add(f.body_i, f.point_i);
-      add(f.body_j, f.point_j);
-    }
-  }
-  out += R"(,"dimension":2,"bodies":[)";
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+  std::vector<std::vector<Eigen::Vector3d>> points;
+  std::vector<Eigen::Vector3d> ground;
+  std::vector<Spring> springs;
+};
+
+Eigen::Vector3d lift(const Eigen::Vector2d& p) {
+  return {p.x(), p.y(), 0.0};
+}
+
+void write_scene(std::string& out,
+                 int dimension,
+                 int coordinates_per_body,
+                 const std::vector<std::string>& names,
+                 const SceneGeometry& g) {
+  out += R"(,"dimension":)" + std::to_string(dimension) + R"(,"bodies":[)";
+  for (std::size_t b = 0; b < names.size(); ++b) {
     if (b > 0) out += ',';
     out += R"({"name":)";
-    json_string(out, spec.bodies[b].name);
-    out += R"(,"q_offset":)" + std::to_string(3 * b) + R"(,"points":[)";
-    for (std::size_t k = 0; k < points[b].size(); ++k) {
+    json_string(out, names[b]);
+    out += R"(,"q_offset":)" + std::to_string(coordinates_per_body * static_cast<int>(b)) +
+           R"(,"points":[)";
+    for (std::size_t k = 0; k < g.points[b].size(); ++k) {
       if (k > 0) out += ',';
-      json_point(out, points[b][k]);
+      json_point(out, g.points[b][k]);
     }
     out += "]}";
   }
   out += R"(],"ground_points":[)";
-  for (std::size_t k = 0; k < ground.size(); ++k) {
+  for (std::size_t k = 0; k < g.ground.size(); ++k) {
     if (k > 0) out += ',';
-    json_point(out, ground[k]);
+    json_point(out, g.ground[k]);
   }
   // springs are drawn as lines between their two points
   out += R"(],"links":[)";
-  bool first = true;
-  for (const PlanarForceSpec& f : spec.forces) {
-    if (f.type != PlanarForceType::kSpringDamper) continue;
-    if (!first) out += ',';
-    first = false;
-    out += R"({"body_i":)" + std::to_string(f.body_i) + R"(,"point_i":)";
-    json_point(out, f.point_i);
-    out += R"(,"body_j":)" + std::to_string(f.body_j) + R"(,"point_j":)";
-    json_point(out, f.point_j);
+  for (std::size_t k = 0; k < g.springs.size(); ++k) {
+    const SceneGeometry::Spring& sp = g.springs[k];
+    if (k > 0) out += ',';
+    out += R"({"body_i":)" + std::to_string(sp.body_i) + R"(,"point_i":)";
+    json_point(out, sp.point_i);
+    out += R"(,"body_j":)" + std::to_string(sp.body_j) + R"(,"point_j":)";
+    json_point(out, sp.point_j);
     out += '}';
   }
   out += "]}";
+}
+
+}  // namespace
+
+std::string view_scene_json(const ModelFile& file) {
+  std::string out = R"({"type":"scene","model":)";
+  json_string(out, model_name(file));
+  std::vector<std::string> names;
+  if (file.bodies) {
+    // planar: q = (x, y, theta) per body; points [x, y, 0]
+    const PlanarModelSpec& spec = *file.bodies;
+    SceneGeometry g(spec.bodies.size());
+    for (const PlanarJointSpec& j : spec.joints) {
+      g.add(j.body_i, lift(j.point_i));
+      g.add(j.body_j, lift(j.point_j));
+    }
+    for (const PlanarForceSpec& f : spec.forces) {
+      if (f.type == PlanarForceType::kSpringDamper) {
+        g.spring(f.body_i, lift(f.point_i), f.body_j, lift(f.point_j));
+      } else if (f.type == PlanarForceType::kCoupling) {
+        g.add(f.body_i, lift(f.point_i));
+      }
+    }
+    for (const PlanarBodySpec& b : spec.bodies) names.push_back(b.name);
+    write_scene(out, 2, 3, names, g);
+    return out;
+  }
+  if (file.spatial) {
+    // spatial: q = (x, y, z, e0, e1, e2, e3) per body
+    const SpatialModelSpec& spec = *file.spatial;
+    SceneGeometry g(spec.bodies.size());
+    for (const SpatialJointSpec& j : spec.joints) {
+      g.add(j.body_i, j.point_i);
+      g.add(j.body_j, j.point_j);
+    }
+    for (const SpatialForceSpec& f : spec.forces) {
+      if (f.type == SpatialForceType::kSpringDamper) {
+        g.spring(f.body_i, f.point_i, f.body_j, f.point_j);
+      }
+    }
+    for (const SpatialBodySpec& b : spec.bodies) names.push_back(b.name);
+    write_scene(out, 3, 7, names, g);
+    return out;
+  }
+  // built-in mechanisms are written in their own (relative) coordinates with no body geometry
+  out += R"(,"dimension":2,"bodies":[],"ground_points":[],"links":[],"note":)";
+  json_string(out, "built-in mechanism '" + file.mechanism +
+                       "' has no body geometry: plots only (serve a body model, e.g. "
+                       "configs/four_bar.yaml, to see it drawn)");
+  out += '}';
   return out;
 }
 

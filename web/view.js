@@ -47,20 +47,22 @@ let scale = 0.05;  // link thickness, from the model's size
 function sizeOf(sceneMsg) {
   // characteristic length: the largest distance of an attachment point from its centre of mass
   let r = 0;
-  for (const b of sceneMsg.bodies) for (const p of b.points) r = Math.max(r, Math.hypot(p[0], p[1]));
-  for (const p of sceneMsg.ground_points) r = Math.max(r, 0.25 * Math.hypot(p[0], p[1]));
+  for (const b of sceneMsg.bodies) for (const p of b.points) r = Math.max(r, Math.hypot(p[0], p[1], p[2]));
+  for (const p of sceneMsg.ground_points) r = Math.max(r, 0.25 * Math.hypot(p[0], p[1], p[2]));
   return r > 0 ? r : 1;
 }
 
 function link(a, b, radius) {
-  // a cylinder from a to b (local xy plane)
-  const dx = b[0] - a[0];
-  const dy = b[1] - a[1];
-  const len = Math.hypot(dx, dy);
+  // a cylinder from a to b (body frame, 3-D points)
+  const va = new THREE.Vector3(a[0], a[1], a[2]);
+  const vb = new THREE.Vector3(b[0], b[1], b[2]);
+  const d = new THREE.Vector3().subVectors(vb, va);
+  const len = d.length();
   const mesh = new THREE.Mesh(new THREE.CylinderGeometry(radius, radius, Math.max(len, 1e-9), 12),
                               bodyMaterial);
-  mesh.position.set((a[0] + b[0]) / 2, (a[1] + b[1]) / 2, 0);
-  mesh.rotation.z = Math.atan2(dy, dx) - Math.PI / 2;
+  mesh.position.copy(va).addScaledVector(d, 0.5);
+  // the cylinder's axis is its local y
+  if (len > 0) mesh.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), d.normalize());
   return mesh;
 }
 
@@ -81,7 +83,7 @@ function buildScene(msg) {
     for (const p of b.points.slice(1)) {
       group.add(link(com, p, scale * 0.8));
       const pin = new THREE.Mesh(new THREE.SphereGeometry(1.2 * scale, 16, 12), jointMaterial);
-      pin.position.set(p[0], p[1], 0);
+      pin.position.set(p[0], p[1], p[2]);
       group.add(pin);
     }
     scene3.add(group);
@@ -89,7 +91,7 @@ function buildScene(msg) {
   }
   for (const p of msg.ground_points) {
     const block = new THREE.Mesh(new THREE.BoxGeometry(4 * scale, 4 * scale, 2 * scale), groundMaterial);
-    block.position.set(p[0], p[1], -1.5 * scale);
+    block.position.set(p[0], p[1], p[2] - (view.scene && view.scene.dimension === 3 ? 0 : 1.5 * scale));
     scene3.add(block);
     groundBlocks.push(block);
   }
@@ -104,12 +106,24 @@ function buildScene(msg) {
   fitted = false;
 }
 
+// pose of body i at q: planar (x, y, theta), spatial (x, y, z, e0, e1, e2, e3)
+function bodyPose(q, i) {
+  const o = view.scene.bodies[i].q_offset;
+  const position = new THREE.Vector3(q[o], q[o + 1], view.scene.dimension === 3 ? q[o + 2] : 0);
+  const rotation = new THREE.Quaternion();
+  if (view.scene.dimension === 3) {
+    rotation.set(q[o + 4], q[o + 5], q[o + 6], q[o + 3]).normalize();
+  } else {
+    rotation.setFromAxisAngle(new THREE.Vector3(0, 0, 1), q[o + 2]);
+  }
+  return { position, rotation };
+}
+
 function worldPoint(q, body, p) {
-  if (body < 0) return [p[0], p[1]];
-  const o = view.scene.bodies[body].q_offset;
-  const c = Math.cos(q[o + 2]);
-  const s = Math.sin(q[o + 2]);
-  return [q[o] + c * p[0] - s * p[1], q[o + 1] + s * p[0] + c * p[1]];
+  if (body < 0) return [p[0], p[1], p[2]];
+  const { position, rotation } = bodyPose(q, body);
+  const w = new THREE.Vector3(p[0], p[1], p[2]).applyQuaternion(rotation).add(position);
+  return [w.x, w.y, w.z];
 }
 
 let fitted = false;
@@ -119,17 +133,22 @@ function fitCamera(q) {
   view.scene.bodies.forEach((b, i) => b.points.forEach((p) => pts.push(worldPoint(q, i, p))));
   view.scene.ground_points.forEach((p) => pts.push(p));
   if (pts.length === 0) return;
-  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const [x, y] of pts) {
-    x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
-  }
-  const cx = (x0 + x1) / 2;
-  const cy = (y0 + y1) / 2;
-  const r = Math.max(x1 - x0, y1 - y0, 4 * scale) * 0.9 + 6 * scale;
+  const box = new THREE.Box3();
+  for (const [x, y, z] of pts) box.expandByPoint(new THREE.Vector3(x, y, z));
+  const c = box.getCenter(new THREE.Vector3());
+  const size = box.getSize(new THREE.Vector3());
+  const r = Math.max(size.x, size.y, size.z, 4 * scale) * 0.9 + 6 * scale;
   const d = r / Math.tan((camera.fov * Math.PI) / 360);
-  // slightly from below and the side, so the 3-D links read as 3-D
-  camera.position.set(cx + 0.25 * d, cy - 0.35 * d, d);
-  camera.lookAt(cx, cy, 0);
+  if (view.scene.dimension === 3) {
+    // z up: look from the side and a little above
+    camera.up.set(0, 0, 1);
+    camera.position.set(c.x + 0.6 * d, c.y - 0.9 * d, c.z + 0.45 * d);
+  } else {
+    // slightly from below and the side, so the 3-D links read as 3-D
+    camera.up.set(0, 1, 0);
+    camera.position.set(c.x + 0.25 * d, c.y - 0.35 * d, d);
+  }
+  camera.lookAt(c.x, c.y, c.z);
   fitted = true;
 }
 
@@ -138,20 +157,20 @@ function applyFrame(f) {
   const q = f.q;
   if (!fitted) fitCamera(q);
   view.bodyPositions = view.scene.bodies.map((b, i) => {
-    const o = b.q_offset;
+    const { position, rotation } = bodyPose(q, i);
     const g = bodyGroups[i];
-    if (g && o + 2 < q.length) {
-      g.position.set(q[o], q[o + 1], 0);
-      g.rotation.z = q[o + 2];
+    if (g) {
+      g.position.copy(position);
+      g.quaternion.copy(rotation);
     }
-    return [q[o], q[o + 1]];
+    return [position.x, position.y, position.z];
   });
   for (const s of springs) {
     const a = worldPoint(q, s.spec.body_i, s.spec.point_i);
     const b = worldPoint(q, s.spec.body_j, s.spec.point_j);
     const pos = s.line.geometry.attributes.position;
-    pos.setXYZ(0, a[0], a[1], 0);
-    pos.setXYZ(1, b[0], b[1], 0);
+    pos.setXYZ(0, a[0], a[1], a[2]);
+    pos.setXYZ(1, b[0], b[1], b[2]);
     pos.needsUpdate = true;
   }
 }

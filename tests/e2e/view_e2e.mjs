@@ -105,7 +105,8 @@ try {
   }));
   let moved = 0;
   for (let i = 0; i < a.n; ++i) {
-    moved = Math.max(moved, Math.hypot(b.bodies[i][0] - a.bodies[i][0], b.bodies[i][1] - a.bodies[i][1]));
+    moved = Math.max(moved, Math.hypot(b.bodies[i][0] - a.bodies[i][0], b.bodies[i][1] - a.bodies[i][1],
+                                       b.bodies[i][2] - a.bodies[i][2]));
   }
   console.log(`view_e2e: after 1.5 s: t = ${b.t}, frames ${b.frames}, rendered ${b.rendered}, largest body displacement ${moved.toExponential(3)} m`);
   if (!(b.t > a.t)) fail(`simulation time did not advance in the page (${a.t} -> ${b.t})`);
