@@ -22,7 +22,9 @@
 #include <memory>
 #include <string>
 
+#include "rtmb/chain_models.hpp"
 #include "rtmb/engine.hpp"
+#include "rtmb/model_file.hpp"
 #include "rtmb/multibody.hpp"
 #include "tests/support/planar_chain_spec.hpp"
 
@@ -94,6 +96,15 @@ const int kRegistered = [] {
         return std::make_shared<PlanarMultibody>(rtmb::testing::planar_chain_spec(n, false));
       },
       {1, 2});
+  // spatial chains (issue 4: "spatial chains reported too"): rods on spherical joints with the
+  // tip pinned, the model of `rtmb gen chain --n N --spatial --loop` (7 coordinates and one
+  // quaternion normalization row per body)
+  register_scaling(
+      "spatial_loop",
+      [](int n) -> std::shared_ptr<const System> {
+        return make_system(parse_model_file(chain_model_yaml(n, true, true), "spatial chain"));
+      },
+      {10, 30, 100, 300, 1000});
   return 0;
 }();
 

@@ -8,8 +8,9 @@
 For every BM_ChainStep/<family>/<solver>/<monitor>/<N> series it prints the time per step and per
 body (CPU and wall; the median aggregate when the run had --benchmark_repetitions, else the
 single run), then fits log t = a + p log N by least squares over N >= --min-n and prints the
-exponent p. The issue-4 acceptance (sparse, monitor on): p <= 1.15 and <= 0.5 us per body at
-N = 1000; the exit code is 1 when a sparse series misses it. Python standard library only.
+exponent p. The issue-4 acceptance (planar_loop, sparse, monitor on): p <= 1.15 and <= 0.5 us per
+body at N = 1000; the exit code is 1 when it is missed. Other families (spatial_loop) are
+reported with their exponent only. Python standard library only.
 """
 import argparse
 import json
@@ -80,7 +81,8 @@ def main():
         p_cpu, _ = fit([(math.log(n), math.log(t[0])) for n, t in pts])
         p_wall, _ = fit([(math.log(n), math.log(t[1])) for n, t in pts])
         print("  exponent (N >= %d): cpu %.3f, wall %.3f" % (args.min_n, p_cpu, p_wall))
-        if solver == "sparse" and monitor == "monitor":
+        # the acceptance is stated for the planar pinned chain; other families are reported
+        if solver == "sparse" and monitor == "monitor" and family == "planar_loop":
             per_body = by_n.get(1000, (float("nan"),) * 2)[0] / 1000.0 / 1e3
             good = p_cpu <= args.max_exponent and per_body <= args.max_us_per_body
             print("  acceptance (exponent <= %.2f, <= %.2f us/body at N = 1000): %s "
