@@ -51,6 +51,20 @@ TEST(HapticSimCommand, VirtualWallRunIsPassiveAndTheWallHolds) {
   EXPECT_LE(json_number(j, "max_force_n"), 15.0 + 1e-9) << j;  // the model's clamp
 }
 
+TEST(HapticSimCommand, FiveBarPantographRunIsPassive) {
+  // 2-DoF: the hand drags the handle 28 mm diagonally and oscillates there
+  const CommandResult r = rtmb::testing::run_rtmb(
+      "haptic-sim " + std::string(RTMB_SOURCE_DIR) +
+      "/configs/five_bar_haptic.yaml --start 0,0.15 --press 0.02,0.17 --duration 1 --json");
+  std::printf("%s", r.out.c_str());
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string& j = r.last_line;
+  EXPECT_EQ(json_value(j, "passive"), "true") << j;
+  EXPECT_GT(json_number(j, "max_force_n"), 0.1) << j;         // the coupling was felt
+  EXPECT_LE(json_number(j, "max_force_n"), 5.0 + 1e-9) << j;  // the model's clamp
+  EXPECT_GT(json_number(j, "max_travel_m"), 0.02) << j;       // no wall: it follows the hand
+}
+
 TEST(HapticSimCommand, ModelWithoutAHapticOutputIsRefused) {
   const CommandResult r = rtmb::testing::run_rtmb("haptic-sim " + std::string(RTMB_SOURCE_DIR) +
                                                   "/configs/five_bar.yaml --duration 0.1");

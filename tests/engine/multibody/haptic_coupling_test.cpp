@@ -10,6 +10,7 @@
 // emulated device and hand, with and without the passivity controller (issue 7, acceptance 1).
 #include <gtest/gtest.h>
 
+#include <Eigen/LU>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -310,6 +311,54 @@ outputs:
       "%.6f)\n",
       along, t.x() * t.x() * w[0] + 2.0 * t.x() * t.y() * w[1] + t.y() * t.y() * w[2], across);
   EXPECT_NEAR(along, 0.0, 1e-10);
+}
+
+TEST(HapticLinearization, FiveBarHandleMatchesTheNullSpaceReference) {
+  // reference by another route: with Z a basis of null(G) (velocities the joints allow),
+  // W = J_p Z (Z^T M Z)^-1 Z^T J_p^T; J_p by central differences of the handle position
+  const ModelFile file =
+      load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/five_bar_haptic.yaml");
+  const Model model(std::shared_ptr<const System>(make_system(file)), file.settings);
+  const System& sys = model.system();
+  Workspace ws(model);
+  const State s = initial_state(model);
+  const auto outputs = make_output_evaluator(file, sys);
+  std::vector<double> out(static_cast<std::size_t>(outputs->count()));
+  outputs->evaluate(s, ws, out);
+  const std::vector<std::pair<std::string, std::string>> names = output_channels(file.outputs);
+  std::size_t at = 0;
+  while (at < names.size() && names[at].first != "linearization.w_xx") ++at;
+  ASSERT_LT(at, names.size());
+
+  Mat mass_matrix(sys.n_v(), sys.n_v());
+  Mat jac(sys.n_lambda(), sys.n_v());
+  sys.mass(0.0, s.q, mass_matrix);
+  sys.jacobian(0.0, s.q, jac);
+  const Eigen::FullPivLU<Mat> lu(jac);
+  const Mat z = lu.kernel();
+  ASSERT_EQ(z.cols(), 2);  // a five-bar has two degrees of freedom
+  Mat jp(2, sys.n_v());
+  const PlanarForceSpec& c = file.bodies->forces[0];
+  const double h = 1e-7;
+  for (Eigen::Index i = 0; i < sys.n_v(); ++i) {
+    Vec qp = s.q;
+    Vec qm = s.q;
+    qp(i) += h;
+    qm(i) -= h;
+    jp.col(i) =
+        (point_position(qp, c.body_i, c.point_i) - point_position(qm, c.body_i, c.point_i)) /
+        (2.0 * h);
+  }
+  const Mat reduced = z.transpose() * mass_matrix * z;
+  const Mat w = jp * z * reduced.inverse() * z.transpose() * jp.transpose();
+  std::printf(
+      "five-bar handle: W = [%.6f %.6f; %.6f %.6f] 1/kg, reference [%.6f %.6f; %.6f "
+      "%.6f]\n",
+      out[at], out[at + 1], out[at + 1], out[at + 2], w(0, 0), w(0, 1), w(1, 0), w(1, 1));
+  const double scale = w.norm();
+  EXPECT_NEAR(out[at], w(0, 0), 1e-6 * scale);
+  EXPECT_NEAR(out[at + 1], w(0, 1), 1e-6 * scale);
+  EXPECT_NEAR(out[at + 2], w(1, 1), 1e-6 * scale);
 }
 
 // ---- safety stages acting on the streamed force ----------------------------------------------
