@@ -58,9 +58,10 @@ int channel_index(const std::vector<std::string>& names, const std::string& name
 struct SimResult {
   long samples = 0;
   long states = 0;
-  double max_df = 0.0;                                         ///< [N]
-  double rms_dfdt = 0.0;                                       ///< [N/s]
-  double work = 0.0;                                           ///< [J]
+  long stale = 0;         ///< samples without a new state since the last one (force held longer)
+  double max_df = 0.0;    ///< [N]
+  double rms_dfdt = 0.0;  ///< [N/s]
+  double work = 0.0;      ///< [J]
   double observer = std::numeric_limits<double>::quiet_NaN();  ///< server's energy channel [J]
   double max_travel = 0.0;  ///< furthest the device went along the press direction [m]
   double max_force = 0.0;   ///< [N]
@@ -118,12 +119,14 @@ SimResult run_device(Client& client, const HapticSimOptions& o) {
   for (long k = 0; k < count; ++k) {
     // 1. the newest force that arrived before this sample
     const auto deadline = t0 + tick * (k + 1);
+    const long before = r.states;
     while (client.receive_state_until(m, deadline)) {
       ++r.states;
       force =
           Vec2(m.channels[static_cast<std::size_t>(fx)], m.channels[static_cast<std::size_t>(fy)]);
       if (energy >= 0) r.observer = m.channels[static_cast<std::size_t>(energy)];
     }
+    if (r.states == before) ++r.stale;
     const Vec2 df = force - last;
     last = force;
     r.max_df = std::max(r.max_df, df.norm());
@@ -273,8 +276,9 @@ int haptic_sim(const HapticSimOptions& o) {
       "rtmb haptic-sim: model %s, device %.3g kg at %.0f Hz (integrated at %.0f Hz), "
       "%.3g s\n",
       model.c_str(), o.device_mass, o.rate_hz, o.inner_hz, o.duration_s);
-  std::printf("  samples %ld, states received %ld, max |F| %.4f N\n", r.samples, r.states,
-              r.max_force);
+  std::printf(
+      "  samples %ld, states received %ld, samples without a new state %ld, max |F| %.4f N\n",
+      r.samples, r.states, r.stale, r.max_force);
   std::printf("  smoothness: max |dF| per sample %.4f N, RMS dF/dt %.2f N/s\n", r.max_df,
               r.rms_dfdt);
   std::printf(
@@ -290,6 +294,7 @@ int haptic_sim(const HapticSimOptions& o) {
     j.field("model", model)
         .field("samples", r.samples)
         .field("states", r.states)
+        .field("stale_samples", r.stale)
         .field("max_force_n", r.max_force)
         .field("max_df_n", r.max_df)
         .field("rms_dfdt_n_per_s", r.rms_dfdt)
