@@ -7,6 +7,7 @@
 
 #include "apps/rtmb/compare_command.hpp"
 #include "apps/rtmb/gen_command.hpp"
+#include "apps/rtmb/haptic_sim_command.hpp"
 #include "apps/rtmb/latency_command.hpp"
 #include "apps/rtmb/replay_command.hpp"
 #include "apps/rtmb/run_command.hpp"
@@ -33,6 +34,8 @@ int main(int argc, char** argv) {
   rtmb::app::add_gen_command(app, gen_options, &exit_code);
   rtmb::app::ReplayOptions replay_options;
   rtmb::app::add_replay_command(app, replay_options, &exit_code);
+  rtmb::app::HapticSimOptions haptic_sim_options;
+  rtmb::app::add_haptic_sim_command(app, haptic_sim_options, &exit_code);
 
   try {
     app.parse(argc, argv);

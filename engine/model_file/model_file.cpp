@@ -641,11 +641,24 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
       f.torque = r.number(required(r, e, p, "torque", "N*m"), p + ".torque");
     } else if (t == "coupling") {
       read_coupling(r, e, p, spec, f);
+    } else if (t == "wall") {
+      r.check_keys(e, p,
+                   {"name", "type", "body", "point", "origin", "normal", "stiffness", "damping"});
+      f.type = PlanarForceType::kWall;
+      f.body_i =
+          body_ref(r, required(r, e, p, "body", "the body kept out"), p + ".body", spec, false);
+      if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
+      if (const YAML::Node m = e["origin"]) f.point_j = r.vec<2>(m, p + ".origin");
+      const YAML::Node nn = required(r, e, p, "normal", "the wall's outward normal, world");
+      f.vector = r.vec<2>(nn, p + ".normal");
+      if (!(f.vector.norm() > 0.0)) r.fail(nn, p + ".normal", "must be a non-zero vector");
+      f.stiffness = r.non_negative(required(r, e, p, "stiffness", "N/m"), p + ".stiffness");
+      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
     } else {
       r.fail(type, p + ".type",
              "unknown force type '" + t +
                  "' (valid: gravity, spring_damper, rotational_spring_damper, "
-                 "prismatic_spring_damper, force, torque, coupling)");
+                 "prismatic_spring_damper, force, torque, coupling, wall)");
     }
     spec.forces.push_back(std::move(f));
   }
@@ -696,14 +709,45 @@ int coupling_ref(const Reader& r,
       "a coupling force element");
 }
 
+// forces[k].safety of a coupling: the ForceOutputFilter of its haptic_force outputs
+// (docs/model-format.md, "Haptic safety")
+void read_safety(const Reader& r, const YAML::Node& n, const std::string& p, ForceSafetyConfig& c) {
+  r.check_keys(n, p,
+               {"max_force", "max_rate", "engage_force", "engage_ramp", "passivity", "max_damping",
+                "passivity_margin"});
+  if (const YAML::Node m = n["max_force"]) c.max_force = r.non_negative(m, p + ".max_force");
+  if (const YAML::Node m = n["max_rate"]) c.max_rate = r.non_negative(m, p + ".max_rate");
+  if (const YAML::Node m = n["engage_force"]) {
+    c.engage_force = r.non_negative(m, p + ".engage_force");
+  }
+  if (const YAML::Node m = n["engage_ramp"]) {
+    c.engage_ramp_s = r.non_negative(m, p + ".engage_ramp");
+  }
+  if (const YAML::Node m = n["max_damping"]) {
+    c.max_damping = r.non_negative(m, p + ".max_damping");
+  }
+  if (const YAML::Node m = n["passivity_margin"]) {
+    c.passivity_margin = r.non_negative(m, p + ".passivity_margin");
+  }
+  if (const YAML::Node m = n["passivity"]) {
+    c.passivity = r.boolean(m, p + ".passivity");
+    if (c.passivity && !(c.max_damping > 0.0)) {
+      r.fail(m, p + ".passivity",
+             "the passivity controller needs max_damping > 0 (about device mass / sample period, "
+             "N*s/m)");
+    }
+  }
+}
+
 // forces[k] of type coupling: a spring-damper from a body point to a target position
 void read_coupling(const Reader& r,
                    const YAML::Node& e,
                    const std::string& p,
                    const PlanarModelSpec& spec,
                    PlanarForceSpec& f) {
-  r.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target"});
+  r.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target", "safety"});
   f.type = PlanarForceType::kCoupling;
+  if (const YAML::Node m = e["safety"]) read_safety(r, m, p + ".safety", f.safety);
   f.body_i = body_ref(r, required(r, e, p, "body", "the body coupled"), p + ".body", spec, false);
   if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
   f.stiffness = r.non_negative(required(r, e, p, "stiffness", "N/m"), p + ".stiffness");
@@ -853,6 +897,8 @@ PlanarOutputType parse_output_kind(const Reader& r, const YAML::Node& n, const s
       {"position_drift", PlanarOutputType::kPositionDrift},
       {"velocity_drift", PlanarOutputType::kVelocityDrift},
       {"energy", PlanarOutputType::kEnergy},
+      {"haptic_force", PlanarOutputType::kHapticForce},
+      {"coupling_linearization", PlanarOutputType::kCouplingLinearization},
   };
   const std::string s = r.string(n, key);
   std::string valid;
@@ -894,7 +940,9 @@ void read_output_channels(const Reader& r,
     const bool joint_kind = o.type == PlanarOutputType::kJointPosition ||
                             o.type == PlanarOutputType::kJointVelocity ||
                             o.type == PlanarOutputType::kReaction;
-    const bool element_kind = o.type == PlanarOutputType::kCouplingForce;
+    const bool element_kind = o.type == PlanarOutputType::kCouplingForce ||
+                              o.type == PlanarOutputType::kHapticForce ||
+                              o.type == PlanarOutputType::kCouplingLinearization;
     auto only = [&](const char* k, bool allowed, const char* what) {
       if (n[k] && !allowed) r.fail(n[k], p + "." + k, std::string("only for ") + what);
       if (!n[k] && allowed && std::string(k) != "point") {
@@ -904,7 +952,8 @@ void read_output_channels(const Reader& r,
     only("body", body_kind, "pose, velocity and point outputs");
     only("point", point_kind, "point outputs");
     only("joint", joint_kind, "joint and reaction outputs");
-    only("element", element_kind, "coupling_force outputs");
+    only("element", element_kind,
+         "coupling_force, haptic_force and coupling_linearization outputs");
     if (body_kind) o.body = body_ref(r, n["body"], p + ".body", spec, false);
     if (point_kind && n["point"]) o.point = r.vec<2>(n["point"], p + ".point");
     if (joint_kind) {

@@ -348,8 +348,16 @@ PlanarModelSpec validated(PlanarModelSpec spec) {
         f.body_i == f.body_j) {
       throw std::invalid_argument(what + " connects a body to itself");
     }
+    if (f.type == PlanarForceType::kWall) {
+      const double a = f.vector.norm();
+      if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero normal");
+      f.vector /= a;
+      if (!(f.stiffness >= 0.0) || !(f.damping >= 0.0)) {
+        throw std::invalid_argument(what + ": stiffness and damping must be >= 0");
+      }
+    }
     if ((f.type == PlanarForceType::kForce || f.type == PlanarForceType::kTorque ||
-         f.type == PlanarForceType::kCoupling) &&
+         f.type == PlanarForceType::kCoupling || f.type == PlanarForceType::kWall) &&
         f.body_i == kGround) {
       throw std::invalid_argument(what + " acts on the ground");
     }
@@ -406,6 +414,15 @@ Eigen::Vector2d PlanarMultibody::coupling_force(std::size_t k,
   const Vec2 p = point_position(q, f.body_i, f.point_i);
   const Vec2 dp = point_velocity(q, v, f.body_i, f.point_i);
   return -f.stiffness * (p - coupling_target(k)) - f.damping * dp;
+}
+
+Eigen::Vector2d PlanarMultibody::wall_force(std::size_t k, VecCRef q, VecCRef v) const noexcept {
+  // d = n.(o - p) > 0 inside; F = max(0, k d + c d') n with d' = -n.p' (kWall in multibody.hpp)
+  const PlanarForceSpec& f = spec_.forces[k];
+  const double d = f.vector.dot(f.point_j - point_position(q, f.body_i, f.point_i));
+  if (!(d > 0.0)) return Vec2::Zero();
+  const double dd = -f.vector.dot(point_velocity(q, v, f.body_i, f.point_i));
+  return std::max(0.0, f.stiffness * d + f.damping * dd) * f.vector;
 }
 
 void PlanarMultibody::add_input_forces(VecCRef q, VecRef out_f) const noexcept {
@@ -535,6 +552,11 @@ void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) c
         add(f.body_i, coupling_force(k, q, v), rotate(q(3 * f.body_i + 2), f.point_i));
         break;
       }
+      case PlanarForceType::kWall: {
+        const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
+        add(f.body_i, wall_force(k, q, v), rotate(q(3 * f.body_i + 2), f.point_i));
+        break;
+      }
     }
   }
   add_input_forces(q, out_f);
@@ -661,6 +683,13 @@ double PlanarMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcep
         const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
         const Vec2 d = point_position(q, f.body_i, f.point_i) - coupling_target(k);
         e += 0.5 * f.stiffness * d.squaredNorm();
+        break;
+      }
+      case PlanarForceType::kWall: {
+        // k max(0, d)^2 / 2: the spring part of the wall force is its negative gradient
+        const double d =
+            std::max(0.0, f.vector.dot(f.point_j - point_position(q, f.body_i, f.point_i)));
+        e += 0.5 * f.stiffness * d * d;
         break;
       }
     }

@@ -13,9 +13,13 @@
 // implicit method. No Baumgarte terms enter this solve: at a state on the manifold they vanish.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "engine/dynamics/dynamics.hpp"
+#include "engine/kkt/kkt_backend.hpp"
+#include "rtmb/haptics.hpp"
 #include "rtmb/multibody_outputs.hpp"
 #include "rtmb/status.hpp"
 
@@ -45,6 +49,9 @@ int output_components(PlanarOutputType type) noexcept {
     case PlanarOutputType::kVelocity:
     case PlanarOutputType::kReaction:
       return 3;
+    case PlanarOutputType::kHapticForce:
+    case PlanarOutputType::kCouplingLinearization:
+      return 5;
     case PlanarOutputType::kPointPosition:
     case PlanarOutputType::kPointVelocity:
     case PlanarOutputType::kCouplingForce:
@@ -73,6 +80,10 @@ std::vector<std::string> output_suffixes(PlanarOutputType type) {
       return {"fx", "fy", "tz"};
     case PlanarOutputType::kCouplingForce:
       return {"fx", "fy"};
+    case PlanarOutputType::kHapticForce:
+      return {"fx", "fy", "flags", "energy", "damping"};
+    case PlanarOutputType::kCouplingLinearization:
+      return {"w_xx", "w_xy", "w_yy", "stiffness", "damping"};
     default:
       return {};
   }
@@ -106,6 +117,10 @@ std::vector<std::string> default_output_units(const PlanarOutputSpec& out,
       return {"m/s|rad/s"};
     case PlanarOutputType::kEnergy:
       return {"J"};
+    case PlanarOutputType::kHapticForce:
+      return {"N", "N", "1", "J", "N*s/m"};
+    case PlanarOutputType::kCouplingLinearization:
+      return {"1/kg", "1/kg", "1/kg", "N/m", "N*s/m"};
   }
   return {};
 }
@@ -132,12 +147,31 @@ struct PlanarOutputs::Buffers {
         vdot(Vec::Zero(sys.n_v())),
         g(Vec::Zero(sys.n_lambda())),
         gt(Vec::Zero(sys.n_lambda())),
-        G(Mat::Zero(sys.n_lambda(), sys.n_v())) {}
+        G(Mat::Zero(sys.n_lambda(), sys.n_v())),
+        rhs(Vec::Zero(sys.n_v())),
+        zero_lambda(Vec::Zero(sys.n_lambda())),
+        x(Vec::Zero(sys.n_v())),
+        mu(Vec::Zero(sys.n_lambda())) {}
   Dynamics dynamics;
   Vec vdot;
   Vec g;
   Vec gt;
   Mat G;
+  // coupling linearization: K [x; mu] = [J_p^T e; 0]
+  std::optional<KktBackend> kkt;
+  Vec rhs;
+  Vec zero_lambda;
+  Vec x;
+  Vec mu;
+  // per output spec (index into outputs_): the haptic filter and what it remembers between
+  // ticks (last state time, last device position)
+  struct Haptic {
+    ForceOutputFilter filter;
+    double last_t = 0.0;
+    Vec2 last_target = Vec2::Zero();
+    bool have_last = false;
+  };
+  std::vector<std::optional<Haptic>> haptic;
 };
 
 PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOutputSpec> outputs)
@@ -170,6 +204,9 @@ PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOu
         needs_drift_ = true;  // uses G
         break;
       case PlanarOutputType::kCouplingForce:
+      case PlanarOutputType::kHapticForce:
+      case PlanarOutputType::kCouplingLinearization:
+        if (o.type == PlanarOutputType::kCouplingLinearization) needs_kkt_ = true;
         if (o.element < 0 || o.element >= static_cast<int>(spec.forces.size()) ||
             spec.forces[static_cast<std::size_t>(o.element)].type != PlanarForceType::kCoupling) {
           throw std::invalid_argument(what + ": needs a coupling force element");
@@ -190,6 +227,18 @@ PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOu
     count_ += output_components(o.type);
   }
   buf_ = std::make_unique<Buffers>(system);
+  if (needs_kkt_) buf_->kkt.emplace(system, KktSolver::kDense);
+  buf_->haptic.resize(outputs_.size());
+  for (std::size_t i = 0; i < outputs_.size(); ++i) {
+    if (outputs_[i].type != PlanarOutputType::kHapticForce) continue;
+    const auto e = static_cast<std::size_t>(outputs_[i].element);
+    try {
+      buf_->haptic[i].emplace(Buffers::Haptic{ForceOutputFilter(spec.forces[e].safety)});
+    } catch (const std::invalid_argument& err) {
+      throw std::invalid_argument("output '" + outputs_[i].name + "': coupling '" +
+                                  spec.forces[e].name + "': " + err.what());
+    }
+  }
 }
 
 PlanarOutputs::~PlanarOutputs() = default;
@@ -205,7 +254,9 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
     b.dynamics.evaluate(s.t, s.q, s.v, b.vdot, ignored);
   }
   std::size_t k = 0;
-  for (const PlanarOutputSpec& o : outputs_) {
+  bool kkt_loaded = false;
+  for (std::size_t i_out = 0; i_out < outputs_.size(); ++i_out) {
+    const PlanarOutputSpec& o = outputs_[i_out];
     switch (o.type) {
       case PlanarOutputType::kPose:
         for (int c = 0; c < 3; ++c) out[k++] = s.q(3 * o.body + c);
@@ -289,6 +340,60 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
       case PlanarOutputType::kEnergy:
         out[k++] = system_.energy(s.t, s.q, s.v);
         break;
+      case PlanarOutputType::kHapticForce: {
+        const auto e = static_cast<std::size_t>(o.element);
+        Buffers::Haptic& h = *b.haptic[i_out];
+        // a time that does not advance is a new run (SimulationRunner reset): start over
+        if (h.have_last && !(s.t > h.last_t)) {
+          h.filter.reset();
+          h.have_last = false;
+        }
+        const Vec2 target = system_.coupling_target(e);
+        const double dt = h.have_last ? s.t - h.last_t : 0.0;
+        const Vec2 vel = dt > 0.0 ? Vec2((target - h.last_target) / dt) : Vec2::Zero();
+        // the device renders minus the force on the body (Newton's third law on the spring)
+        const Vec2 raw = -system_.coupling_force(e, s.q, s.v);
+        const ForceOutput f =
+            h.filter.filter(Vec3(raw.x(), raw.y(), 0.0), Vec3(target.x(), target.y(), 0.0),
+                            Vec3(vel.x(), vel.y(), 0.0), dt);
+        h.last_t = s.t;
+        h.last_target = target;
+        h.have_last = true;
+        out[k++] = f.force.x();
+        out[k++] = f.force.y();
+        out[k++] = static_cast<double>(f.flags);
+        out[k++] = f.observed_energy;
+        out[k++] = f.damping;
+        break;
+      }
+      case PlanarOutputType::kCouplingLinearization: {
+        // W e = J_p x with K [x; mu] = [J_p^T e; 0]: x = (M^-1 - M^-1 G^T S^-1 G M^-1) J_p^T e,
+        // S = G M^-1 G^T (block elimination of the KKT system). J_p = dp/dv for the point
+        // p = r_b + A(theta_b) s: columns (I, S A s) on body b's block.
+        const PlanarForceSpec& fe = spec.forces[static_cast<std::size_t>(o.element)];
+        if (!kkt_loaded) {
+          b.kkt->load(s.t, s.q);
+          kkt_ok_ = b.kkt->factor();
+          kkt_loaded = true;
+        }
+        const Vec2 arm = perp(rotated(s.q(3 * fe.body_i + 2), fe.point_i));
+        Eigen::Matrix2d w;
+        for (int c = 0; c < 2; ++c) {
+          const Vec2 dir = c == 0 ? Vec2::UnitX() : Vec2::UnitY();
+          b.rhs.setZero();
+          b.rhs.segment<2>(3 * fe.body_i) = dir;
+          b.rhs(3 * fe.body_i + 2) = arm.dot(dir);
+          b.kkt->solve(b.rhs, b.zero_lambda, b.x, b.mu);
+          w.col(c) = b.x.segment<2>(3 * fe.body_i) + b.x(3 * fe.body_i + 2) * arm;
+        }
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        out[k++] = kkt_ok_ ? w(0, 0) : nan;
+        out[k++] = kkt_ok_ ? 0.5 * (w(0, 1) + w(1, 0)) : nan;
+        out[k++] = kkt_ok_ ? w(1, 1) : nan;
+        out[k++] = fe.stiffness;
+        out[k++] = fe.damping;
+        break;
+      }
     }
   }
 }

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rtmb/haptics.hpp"
 #include "rtmb/system.hpp"
 #include "rtmb/time_function.hpp"
 
@@ -80,6 +81,12 @@ enum class PlanarForceType {
   /// (`vector`, overridden per axis by kCouplingX/kCouplingY input channels),
   /// F = -k (p - p*) - c p' on the body; potential k |p - p*|^2 / 2 relative to the target.
   kCoupling,
+  /// Unilateral wall (issue 7): a half-plane {x : n.(x - o) < 0} (`vector` = its outward unit
+  /// normal n, `point_j` = a world point o on its surface) pushing a body point p (`point_i` on
+  /// `body_i`) out. Penetration d = n.(o - p), d' = -n.p'; normal force
+  /// F_n = max(0, k d + c d') when d > 0, else 0, along n; potential k max(0, d)^2 / 2. The
+  /// max(0, .) keeps the damper from pulling the point into the wall (no stickiness).
+  kWall,
 };
 
 struct PlanarForceSpec {
@@ -97,6 +104,9 @@ struct PlanarForceSpec {
   double actuator = 0.0;  ///< constant actuator force along the spring [N] (> 0 pushes apart)
   double torque = 0.0;    ///< kTorque [N m]
   int joint = -1;         ///< kAxialSpring: index into joints (a prismatic joint)
+  /// kCoupling: safety of the force streamed back to the device by `haptic_force` outputs
+  /// (rtmb/haptics.hpp, docs/model-format.md "Haptic safety"); all off by default.
+  ForceSafetyConfig safety;
 };
 
 /// What a named input channel drives (issue 4); u is the channel's value.
@@ -197,6 +207,8 @@ class PlanarMultibody final : public System {
   [[nodiscard]] Eigen::Vector2d coupling_target(std::size_t k) const noexcept;
   /// Force F = -k (p - p*) - c p' the kCoupling element k exerts on its body [N, world]. RT-safe.
   [[nodiscard]] Eigen::Vector2d coupling_force(std::size_t k, VecCRef q, VecCRef v) const noexcept;
+  /// Force the kWall element k exerts on its body point [N, world] (kWall above). RT-safe.
+  [[nodiscard]] Eigen::Vector2d wall_force(std::size_t k, VecCRef q, VecCRef v) const noexcept;
 
   // Sparse structure (engine/multibody/planar_sparse.cpp): M = diag(m, m, J) per body, and per
   // joint a rows x 3 block of G for each of its (non-ground) bodies. False when a body has zero

@@ -29,6 +29,19 @@ enum class PlanarOutputType {
   kPositionDrift,  ///< ||g||inf [m | rad]
   kVelocityDrift,  ///< ||G v + g_t||inf [m/s | rad/s]
   kEnergy,         ///< T + V [J] (System::energy)
+  /// The force a haptic device should render for coupling `element` (issue 7): the raw force
+  /// on the device is minus the coupling force on the body, passed through a ForceOutputFilter
+  /// with the element's `safety` once per evaluation (once per tick). Components: the filtered
+  /// force (fx, fy) [N], the filter's flags (ForceOutputFlag bits, as a number), the passivity
+  /// observer's energy [J] (> 0: the simulation has given the device net energy) and the
+  /// controller's damping [N s/m]. Device position = the coupling target (the channels the
+  /// device writes), velocity = its difference over the time between two evaluations.
+  kHapticForce,
+  /// Local linearization of coupling `element` for device-side rendering (issue 7): the
+  /// coupling point's effective inverse mass W = J_p (M^-1 - M^-1 G^T (G M^-1 G^T)^-1 G M^-1)
+  /// J_p^T (2x2, symmetric: xx, xy, yy) [1/kg] and the coupling's stiffness k [N/m] and
+  /// damping c [N s/m]. W comes from two KKT solves K [x; mu] = [J_p^T e; 0], e = e_x, e_y.
+  kCouplingLinearization,
 };
 
 /// One named output.
@@ -56,7 +69,9 @@ struct PlanarOutputSpec {
 /// Evaluates PlanarOutputSpecs on a PlanarMultibody. Reactions come from a KKT solve of its own
 /// (Dynamics, no Baumgarte terms) at the streamed (t, q, v) with the workspace's applied force,
 /// done only when a reaction output exists. Construction validates (std::invalid_argument) and
-/// preallocates; evaluate() is allocation-free.
+/// preallocates; evaluate() is allocation-free. kHapticForce outputs make the evaluator stateful
+/// (the filter's engage state, last force, observed energy): evaluate() must be called once per
+/// tick, in time order; a state time that does not advance (a reset to t = 0) resets the filter.
 class PlanarOutputs final : public OutputEvaluator {
  public:
   PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOutputSpec> outputs);
@@ -70,6 +85,8 @@ class PlanarOutputs final : public OutputEvaluator {
   const PlanarMultibody& system_;
   std::vector<PlanarOutputSpec> outputs_;
   int count_ = 0;
+  bool needs_kkt_ = false;  ///< a kCouplingLinearization output exists
+  bool kkt_ok_ = false;     ///< the last KKT factorization succeeded
   bool needs_lambda_ = false;
   bool needs_drift_ = false;
   std::unique_ptr<Buffers> buf_;

@@ -4,7 +4,8 @@
 // Named input and output channels keep the step contract (issue 4): with input channels of every
 // binding kind (force, torque, motor, coupling target) and output channels of every kind, the
 // runner's tick path (drain the input ring, bank policies, System::set_inputs, the engine steps,
-// the outputs with their KKT solve for reactions, publish) allocates nothing, for an explicit
+// the outputs with their KKT solves for reactions and the coupling linearization, the haptic
+// force filter, publish; a unilateral wall element in the model) allocates nothing, for an explicit
 // RK, an Adams, the ODE midpoint and two implicit index-3 methods (whose Newton matrix takes
 // finite differences of the channel-driven forces).
 #include <gtest/gtest.h>
@@ -41,7 +42,16 @@ joints:
   - {name: elbow_r, type: revolute, body_i: crank_r, body_j: distal_r, point_i: [0.05, 0], point_j: [-0.06, 0]}
   - {name: handle, type: revolute, body_i: distal_l, body_j: distal_r, point_i: [0.06, 0], point_j: [0.06, 0]}
 forces:
-  - {name: coupling, type: coupling, body: distal_l, point: [0.06, 0], stiffness: 500, damping: 2}
+  - name: coupling
+    type: coupling
+    body: distal_l
+    point: [0.06, 0]
+    stiffness: 500
+    damping: 2
+    safety: {max_force: 5, max_rate: 2000, engage_force: 1, engage_ramp: 0.05, passivity: true,
+             max_damping: 10}
+  - {name: stop, type: wall, body: distal_r, origin: [0, 0.16], normal: [0, -1], stiffness: 5000,
+     damping: 2}
 inputs:
   channels:
     - {name: motor_l, drive: {type: motor, joint: motor_l, limit: 0.5}}
@@ -63,6 +73,8 @@ outputs:
     - {name: i, kind: position_drift}
     - {name: j, kind: velocity_drift}
     - {name: k, kind: energy}
+    - {name: l, kind: haptic_force, element: coupling}
+    - {name: m, kind: coupling_linearization, element: coupling}
 )";
 }
 
@@ -89,7 +101,7 @@ TEST_P(ChannelTickAllocations, RunnerTicksAllocateNothing) {
   InputChannelBank bank(configs, bank_config);
   runner.set_input_bank(&bank);
   const std::unique_ptr<OutputEvaluator> outputs = make_output_evaluator(file, model.system());
-  ASSERT_EQ(outputs->count(), 20);
+  ASSERT_EQ(outputs->count(), 30);
   runner.set_output_evaluator(outputs.get());
 
   const double values[6] = {0.02, -0.01, 0.005, 0.152, 0.1, 0.003};
@@ -124,10 +136,16 @@ TEST_P(ChannelTickAllocations, RunnerTicksAllocateNothing) {
   // the run did what it should: the channels acted and the outputs were published
   StateSnapshot s;
   ASSERT_TRUE(snapshots->try_read(s));
-  EXPECT_EQ(s.n_outputs, 20);
+  EXPECT_EQ(s.n_outputs, 30);
   EXPECT_EQ(s.step, 2040);
   EXPECT_LT(s.outputs[17], 1e-8);  // position drift
   EXPECT_GT(std::abs(s.outputs[0] - file.bodies->bodies[0].pose.x()), 1e-5);
+  // the haptic filter ran (engaged, a finite force within its clamp) and the linearization is
+  // a positive semi-definite inverse mass
+  EXPECT_TRUE(std::isfinite(s.outputs[20]) && std::isfinite(s.outputs[21]));
+  EXPECT_LE(std::hypot(s.outputs[20], s.outputs[21]), 5.0 + 1e-12);
+  EXPECT_GT(s.outputs[25], 0.0);
+  EXPECT_GE(s.outputs[25] * s.outputs[27] - s.outputs[26] * s.outputs[26], -1e-9);
 }
 
 INSTANTIATE_TEST_SUITE_P(Families,
