@@ -105,6 +105,18 @@ void KktBackend::solve_correction(VecCRef r, VecRef out_dx) noexcept {
   }
 }
 
+void KktBackend::solve_correction2(VecCRef r1,
+                                   VecCRef r2,
+                                   VecRef out_dx1,
+                                   VecRef out_dx2) noexcept {
+  if (sparse_) {
+    sparse_->solve_correction2(r1, r2, out_dx1, out_dx2);
+  } else {
+    dense_->solve_correction(r1, out_dx1);
+    dense_->solve_correction(r2, out_dx2);
+  }
+}
+
 void KktBackend::add_jacobian_product(VecCRef v, VecRef out) const noexcept {
   if (sparse_) {
     csc_multiply_add(g_outer_, g_inner_, sparse_->jacobian_values().data(), v, out);

@@ -41,6 +41,9 @@ class KktBackend {
   void solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept;
   /// top(K^-1 [0; r]) = M^-1 G^T (G M^-1 G^T)^-1 r (Chin eq. 4.15). RT-safe.
   void solve_correction(VecCRef r, VecRef out_dx) noexcept;
+  /// solve_correction() of r1 and r2 (bit-identical to two calls; one sweep on the sparse
+  /// path, SparseKkt::solve_correction2). RT-safe.
+  void solve_correction2(VecCRef r1, VecCRef r2, VecRef out_dx1, VecRef out_dx2) noexcept;
   /// out += G v with the G of the last load(). RT-safe.
   void add_jacobian_product(VecCRef v, VecRef out) const noexcept;
 

@@ -201,6 +201,7 @@ SparseKkt::SparseKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_
   inv_d_.assign(static_cast<std::size_t>(n_), 0.0);
   y_.assign(static_cast<std::size_t>(n_), 0.0);
   x_.assign(static_cast<std::size_t>(n_), 0.0);
+  x2_.assign(2 * static_cast<std::size_t>(n_), 0.0);
 }
 
 int SparseKkt::mass_slot(int row, int col) const {
@@ -303,6 +304,43 @@ void SparseKkt::solve_in_place() noexcept {
   }
 }
 
+void SparseKkt::solve_in_place2() noexcept {
+  // solve_in_place() on columns a = x2_[2k], b = x2_[2k + 1]: each statement below is the one of
+  // solve_in_place() applied to a and to b (same operands, same order, so the same rounding)
+  double* x = x2_.data();
+  const int* l_row = l_row_.data();
+  const int* l_ptr = l_ptr_.data();
+  const double* l_val = l_val_.data();
+  const double* inv_d = inv_d_.data();
+  const int n = n_;
+  for (int i = 0; i < n; ++i) {
+    const double xa = x[2 * i];
+    const double xb = x[2 * i + 1];
+    const int end = l_ptr[i + 1];
+    for (int p = l_ptr[i]; p < end; ++p) {
+      double* xr = x + 2 * l_row[p];
+      xr[0] -= l_val[p] * xa;
+      xr[1] -= l_val[p] * xb;
+    }
+  }
+  for (int k = 0; k < n; ++k) {
+    x[2 * k] *= inv_d[k];
+    x[2 * k + 1] *= inv_d[k];
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    double sa = x[2 * i];
+    double sb = x[2 * i + 1];
+    const int end = l_ptr[i + 1];
+    for (int p = l_ptr[i]; p < end; ++p) {
+      const double* xr = x + 2 * l_row[p];
+      sa -= l_val[p] * xr[0];
+      sb -= l_val[p] * xr[1];
+    }
+    x[2 * i] = sa;
+    x[2 * i + 1] = sb;
+  }
+}
+
 void SparseKkt::solve(VecCRef f, VecCRef c, VecRef a_out, VecRef lambda_out) noexcept {
   if (!factored_) {
     a_out.setConstant(std::numeric_limits<double>::quiet_NaN());
@@ -337,6 +375,28 @@ void SparseKkt::solve_correction(VecCRef r, VecRef dx_out) noexcept {
   for (int k = 0; k < n_; ++k) {
     const int dst = order_[static_cast<std::size_t>(k)];
     if (dst < n_v_) dx_out[dst] = x_[static_cast<std::size_t>(k)];
+  }
+}
+
+void SparseKkt::solve_correction2(VecCRef r1, VecCRef r2, VecRef dx1_out, VecRef dx2_out) noexcept {
+  if (!factored_) {
+    dx1_out.setConstant(std::numeric_limits<double>::quiet_NaN());
+    dx2_out.setConstant(std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  double* x = x2_.data();
+  for (int k = 0; k < n_; ++k) {
+    const int src = order_[static_cast<std::size_t>(k)];
+    x[2 * k] = src < n_v_ ? 0.0 : r1[src - n_v_];
+    x[2 * k + 1] = src < n_v_ ? 0.0 : r2[src - n_v_];
+  }
+  solve_in_place2();
+  for (int k = 0; k < n_; ++k) {
+    const int dst = order_[static_cast<std::size_t>(k)];
+    if (dst < n_v_) {
+      dx1_out[dst] = x[2 * k];
+      dx2_out[dst] = x[2 * k + 1];
+    }
   }
 }
 

@@ -84,6 +84,13 @@ class SparseKkt {
   /// factor(). RT-safe.
   void solve_correction(VecCRef r, VecRef dx_out) noexcept;
 
+  /// solve_correction() of two right-hand sides in one sweep over the factors (PStab corrects q
+  /// and v with the same K): the index arrays of L are read once, and the two columns, stored
+  /// interleaved, share each multiply-subtract as one 2-wide vector operation. Each column gets
+  /// exactly the operations of solve_correction() in the same order, so the results are
+  /// bit-identical to two separate calls. RT-safe.
+  void solve_correction2(VecCRef r1, VecCRef r2, VecRef dx1_out, VecRef dx2_out) noexcept;
+
   /// Elimination order: position k holds the K index (coordinate i < n_v, constraint row
   /// n_v + r) eliminated k-th. Exposed for tests and diagnostics.
   [[nodiscard]] const std::vector<int>& elimination_order() const noexcept { return order_; }
@@ -95,6 +102,8 @@ class SparseKkt {
  private:
   /// x_ <- (P K P^T)^-1 x_ with the factors: L z = x, D w = z, L^T u = w.
   void solve_in_place() noexcept;
+  /// The same for the two interleaved columns of x2_.
+  void solve_in_place2() noexcept;
 
   int n_v_;
   int n_lambda_;
@@ -126,9 +135,10 @@ class SparseKkt {
   std::vector<double> l_val_;
   std::vector<double> inv_d_;  ///< 1 / D, so that factor() and solve() multiply
 
-  std::vector<double> y_;  ///< dense scratch row of factor(), length n (all zero between uses)
-  std::vector<double> x_;  ///< permuted right-hand side / solution of solve(), length n
-  bool factored_ = false;  ///< the last factor() succeeded
+  std::vector<double> y_;   ///< dense scratch row of factor(), length n (all zero between uses)
+  std::vector<double> x_;   ///< permuted right-hand side / solution of solve(), length n
+  std::vector<double> x2_;  ///< two of them interleaved (x2_[2k], x2_[2k+1]), length 2 n
+  bool factored_ = false;   ///< the last factor() succeeded
 };
 
 }  // namespace rtmb

@@ -7,6 +7,7 @@
 // same numbers. Not installed.
 
 #include <Eigen/Core>
+#include <cmath>
 
 #include "rtmb/multibody.hpp"
 
@@ -21,12 +22,37 @@ struct JointBlocks {
   Eigen::Matrix3d hj = Eigen::Matrix3d::Zero();  ///< d(G v)/dq_j
 };
 
-/// g, G_i, G_j, H_i, H_j of joint `jt` (equations in planar_multibody.cpp). RT-safe.
+/// cos and sin of a body angle th, the entries of A(th) = [c -s; s c].
+struct Rotation {
+  double c = 1.0;  ///< the ground (th = 0): cos 0 = 1 and sin 0 = 0 exactly
+  double s = 0.0;
+  static Rotation of(double th) noexcept { return {std::cos(th), std::sin(th)}; }
+};
+
+/// A(th) s with cos and sin known: (c s_x - s s_y, s s_x + c s_y).
+inline Eigen::Vector2d rotate(const Rotation& a, const Eigen::Vector2d& s) noexcept {
+  return {a.c * s.x() - a.s * s.y(), a.s * s.x() + a.c * s.y()};
+}
+
+/// g, G_i, G_j, H_i, H_j of joint `jt` (equations in planar_multibody.cpp), with A(th_i), A(th_j)
+/// given (ri, rj: Rotation::of(qi.z()), Rotation::of(qj.z())). RT-safe.
 void evaluate_joint(const PlanarJointSpec& jt,
                     const Eigen::Vector3d& qi,
                     const Eigen::Vector3d& qj,
+                    const Rotation& ri,
+                    const Rotation& rj,
                     const Eigen::Vector3d& vi,
                     const Eigen::Vector3d& vj,
+                    JointBlocks& b) noexcept;
+
+/// Only G_i, G_j (rows beyond constraint_rows(type) untouched), the same numbers evaluate_joint
+/// writes: for revolute and fixed joints without computing g or H (the sparse G assembly runs 7
+/// times per RK4 + PStab step). RT-safe.
+void joint_jacobian(const PlanarJointSpec& jt,
+                    const Eigen::Vector3d& qi,
+                    const Eigen::Vector3d& qj,
+                    const Rotation& ri,
+                    const Rotation& rj,
                     JointBlocks& b) noexcept;
 
 /// q_b (or v_b) of body b; the ground is at rest at the origin. RT-safe.
@@ -34,5 +60,30 @@ inline Eigen::Vector3d body_block(VecCRef x, int b) noexcept {
   if (b == kGround) return Eigen::Vector3d::Zero();
   return x.segment<3>(3 * b);
 }
+
+/// A(th_b) of the bodies met in one pass over the joints, each computed once. Why: cos and sin
+/// were 17 % of a chain step's instructions, and in joint order a chain meets body b twice in a
+/// row (body_j of joint k, body_i of joint k + 1), so remembering the last two bodies halves the
+/// calls without any per-body buffer. Any joint order stays correct (a miss just recomputes);
+/// the values are those of Rotation::of, so results are bit-identical. RT-safe; one per pass
+/// (a local, so that the const evaluation methods stay reentrant).
+class RotationCache {
+ public:
+  Rotation get(VecCRef q, int b) noexcept {
+    if (b == kGround) return {};
+    if (body_[0] == b) return rot_[0];
+    if (body_[1] == b) return rot_[1];
+    const int older = next_;
+    next_ ^= 1;
+    body_[older] = b;
+    rot_[older] = Rotation::of(q(3 * b + 2));
+    return rot_[older];
+  }
+
+ private:
+  int body_[2] = {kGround, kGround};
+  Rotation rot_[2];
+  int next_ = 0;  ///< the slot to overwrite next (the less recently computed)
+};
 
 }  // namespace rtmb::planar_detail

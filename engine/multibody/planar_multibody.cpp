@@ -29,6 +29,9 @@ namespace rtmb {
 using planar_detail::body_block;
 using planar_detail::evaluate_joint;
 using planar_detail::JointBlocks;
+using planar_detail::rotate;  // A(th) s from a known Rotation (the same products as rotate(th, s))
+using planar_detail::Rotation;
+using planar_detail::RotationCache;
 
 namespace {
 
@@ -80,6 +83,7 @@ namespace {
 //   H_j = [ w_i (S n)^T, (w_i - w_j) n.u_j]
 void direction_row(const Vec2& c,
                    int r,
+                   const Rotation& ri,
                    const Vec3& qi,
                    const Vec3& qj,
                    const Vec3& vi,
@@ -90,7 +94,7 @@ void direction_row(const Vec2& c,
                    JointBlocks& b) noexcept {
   const double wi = vi.z();
   const double wj = vj.z();
-  const Vec2 n = rotate(qi.z(), c);
+  const Vec2 n = rotate(ri, c);
   const Vec2 sn = perp(n);
   const Vec2 w = qj.head<2>() + uj - qi.head<2>();
   const Vec2 dr = vj.head<2>() - vi.head<2>();
@@ -111,12 +115,14 @@ void direction_row(const Vec2& c,
 void planar_detail::evaluate_joint(const PlanarJointSpec& jt,
                                    const Vec3& qi,
                                    const Vec3& qj,
+                                   const Rotation& ri,
+                                   const Rotation& rj,
                                    const Vec3& vi,
                                    const Vec3& vj,
                                    JointBlocks& b) noexcept {
   b = JointBlocks{};
-  const Vec2 ui = rotate(qi.z(), jt.point_i);
-  const Vec2 uj = rotate(qj.z(), jt.point_j);
+  const Vec2 ui = rotate(ri, jt.point_i);
+  const Vec2 uj = rotate(rj, jt.point_j);
   const double wi = vi.z();
   const double wj = vj.z();
   const Vec2 pi = qi.head<2>() + ui;
@@ -147,7 +153,7 @@ void planar_detail::evaluate_joint(const PlanarJointSpec& jt,
       // g_1 = n . (p_j - p_i) with n = A_i S axis, the world normal of the axis: p_j stays on the
       // line through p_i along the axis; g_2 = th_j - th_i - angle keeps the bodies from turning
       // relative to each other.
-      direction_row(perp(jt.axis), 0, qi, qj, vi, vj, uj, pi, pj, b);
+      direction_row(perp(jt.axis), 0, ri, qi, qj, vi, vj, uj, pi, pj, b);
       b.g(1) = qj.z() - qi.z() - jt.angle;
       b.gi(1, 2) = -1.0;
       b.gj(1, 2) = 1.0;
@@ -161,7 +167,7 @@ void planar_detail::evaluate_joint(const PlanarJointSpec& jt,
     case PlanarJointType::kPrismaticDriver:
       // g = a_w . (p_j - p_i) (- f(t), subtracted by the caller): the displacement along the
       // world axis a_w = A_i axis
-      direction_row(jt.axis, 0, qi, qj, vi, vj, uj, pi, pj, b);
+      direction_row(jt.axis, 0, ri, qi, qj, vi, vj, uj, pi, pj, b);
       break;
     case PlanarJointType::kDistance: {
       // g = (d.d - l^2) / (2 l), d = p_j - p_i: equals |d| - l to first order and has units of
@@ -180,6 +186,35 @@ void planar_detail::evaluate_joint(const PlanarJointSpec& jt,
       b.hi(0, 2) = (-dd.dot(perp(ui)) + wi * d.dot(ui)) / l;
       b.hj.block<1, 2>(0, 0) = dd.transpose() / l;
       b.hj(0, 2) = (dd.dot(perp(uj)) - wj * d.dot(uj)) / l;
+      break;
+    }
+  }
+}
+
+void planar_detail::joint_jacobian(const PlanarJointSpec& jt,
+                                   const Vec3& qi,
+                                   const Vec3& qj,
+                                   const Rotation& ri,
+                                   const Rotation& rj,
+                                   JointBlocks& b) noexcept {
+  switch (jt.type) {
+    case PlanarJointType::kRevolute:
+    case PlanarJointType::kFixed:
+      // G_i = [I, S u_i], G_j = -[I, S u_j] (and the angle row [0 0 -1], [0 0 1] of a fixed
+      // joint), as in evaluate_joint: the same products, so the same bits
+      b.gi.block<2, 2>(0, 0).setIdentity();
+      b.gi.block<2, 1>(0, 2) = perp(rotate(ri, jt.point_i));
+      b.gj.block<2, 2>(0, 0) = -Eigen::Matrix2d::Identity();
+      b.gj.block<2, 1>(0, 2) = -perp(rotate(rj, jt.point_j));
+      if (jt.type == PlanarJointType::kFixed) {
+        b.gi.row(2) << 0.0, 0.0, -1.0;
+        b.gj.row(2) << 0.0, 0.0, 1.0;
+      }
+      break;
+    default: {
+      // the rarer joints: G does not depend on v, so the full evaluation at v = 0 gives it
+      const Vec3 zero = Vec3::Zero();
+      evaluate_joint(jt, qi, qj, ri, rj, zero, zero, b);
       break;
     }
   }
@@ -205,7 +240,7 @@ Axial axial(const PlanarJointSpec& jt, VecCRef q, VecCRef v) noexcept {
   const Vec2 pi = qi.head<2>() + rotate(qi.z(), jt.point_i);
   const Vec2 pj = qj.head<2>() + uj;
   JointBlocks b;
-  direction_row(jt.axis, 0, qi, qj, vi, vj, uj, pi, pj, b);
+  direction_row(jt.axis, 0, Rotation::of(qi.z()), qi, qj, vi, vj, uj, pi, pj, b);
   Axial a;
   a.s = b.g(0);
   a.gi = b.gi.row(0).transpose();
@@ -564,10 +599,23 @@ void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) c
 
 void PlanarMultibody::constraints(double t, VecCRef q, VecRef out_g) const noexcept {
   JointBlocks b;
+  RotationCache rot;
   const Vec3 zero = Vec3::Zero();
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
-    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), zero, zero, b);
+    const Rotation ri = rot.get(q, jt.body_i);
+    const Rotation rj = rot.get(q, jt.body_j);
+    const Vec3 qi = body_block(q, jt.body_i);
+    const Vec3 qj = body_block(q, jt.body_j);
+    if (jt.type == PlanarJointType::kRevolute || jt.type == PlanarJointType::kFixed) {
+      // g = p_i - p_j (and th_j - th_i - angle) without the G and H evaluate_joint would build:
+      // the same expressions, so the same bits (3 evaluations per RK4 + PStab step)
+      out_g.segment<2>(rows_[k]) =
+          (qi.head<2>() + rotate(ri, jt.point_i)) - (qj.head<2>() + rotate(rj, jt.point_j));
+      if (jt.type == PlanarJointType::kFixed) out_g(rows_[k] + 2) = qj.z() - qi.z() - jt.angle;
+      continue;
+    }
+    evaluate_joint(jt, qi, qj, ri, rj, zero, zero, b);
     out_g.segment(rows_[k], constraint_rows(jt.type)) = b.g.head(constraint_rows(jt.type));
     // a driver's row is coordinate(q) - f(t)
     if (is_driver(jt.type)) out_g(rows_[k]) -= jt.motion.evaluate(t).f;
@@ -586,11 +634,14 @@ void PlanarMultibody::constraint_rate(double t, VecCRef /*q*/, VecRef out_gt) co
 void PlanarMultibody::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
   out_G.setZero();
   JointBlocks b;
-  const Vec3 zero = Vec3::Zero();
+  RotationCache rot;
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
     const int rows = constraint_rows(jt.type);
-    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), zero, zero, b);
+    const Rotation ri = rot.get(q, jt.body_i);
+    const Rotation rj = rot.get(q, jt.body_j);
+    planar_detail::joint_jacobian(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), ri, rj,
+                                  b);
     if (jt.body_i != kGround) out_G.block(rows_[k], 3 * jt.body_i, rows, 3) = b.gi.topRows(rows);
     if (jt.body_j != kGround) out_G.block(rows_[k], 3 * jt.body_j, rows, 3) = b.gj.topRows(rows);
   }
@@ -600,12 +651,26 @@ void PlanarMultibody::curvature(double t, VecCRef q, VecCRef v, VecRef out_L) co
   // L = g_tt + 2 g_tq v + g_qq(v, v) (Chin §1.1): g_qq(v, v) = H_i v_i + H_j v_j per joint; a
   // driver's g_t = -f'(t) does not depend on q (g_tq = 0) and adds g_tt = -f''(t)
   JointBlocks b;
+  RotationCache rot;
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
     const int rows = constraint_rows(jt.type);
     const Vec3 vi = body_block(v, jt.body_i);
     const Vec3 vj = body_block(v, jt.body_j);
-    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), vi, vj, b);
+    const Rotation ri = rot.get(q, jt.body_i);
+    const Rotation rj = rot.get(q, jt.body_j);
+    if (jt.type == PlanarJointType::kRevolute || jt.type == PlanarJointType::kFixed) {
+      // H_i v_i + H_j v_j with H_i = [0, -w_i u_i], H_j = [0, w_j u_j] (evaluate_joint) and
+      // H = 0 on a fixed joint's angle row: L = -w_i^2 u_i + w_j^2 u_j, written as the products
+      // the 3 x 3 version reduces to ((-w_i u_i) w_i + (w_j u_j) w_j), 4 evaluations per step
+      const double wi = vi.z();
+      const double wj = vj.z();
+      out_L.segment<2>(rows_[k]) =
+          (-wi * rotate(ri, jt.point_i)) * wi + (wj * rotate(rj, jt.point_j)) * wj;
+      if (jt.type == PlanarJointType::kFixed) out_L(rows_[k] + 2) = 0.0;
+      continue;
+    }
+    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), ri, rj, vi, vj, b);
     const Vec3 l = b.hi * vi + b.hj * vj;
     out_L.segment(rows_[k], rows) = l.head(rows);
     if (is_driver(jt.type)) out_L(rows_[k]) -= jt.motion.evaluate(t).ddf;
@@ -621,7 +686,9 @@ void PlanarMultibody::velocity_constraint_jacobian(double /*t*/,
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
     const int rows = constraint_rows(jt.type);
-    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), body_block(v, jt.body_i),
+    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j),
+                   Rotation::of(body_block(q, jt.body_i).z()),
+                   Rotation::of(body_block(q, jt.body_j).z()), body_block(v, jt.body_i),
                    body_block(v, jt.body_j), b);
     if (jt.body_i != kGround) out_Gv_q.block(rows_[k], 3 * jt.body_i, rows, 3) = b.hi.topRows(rows);
     if (jt.body_j != kGround) out_Gv_q.block(rows_[k], 3 * jt.body_j, rows, 3) = b.hj.topRows(rows);

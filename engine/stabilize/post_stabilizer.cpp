@@ -43,8 +43,7 @@ void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noe
       system_.constraint_rate(t, q, rv_);
       g_now_.add(t, q, v, rv_);
     }
-    kkt_.solve_correction(rg_, dq_);
-    kkt_.solve_correction(rv_, dv_);
+    kkt_.solve_correction2(rg_, rv_, dq_, dv_);  // both with the same K: one sweep
     q -= dq_;
     v -= dv_;
     ++status.stabilizer_iterations;

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // The SparseKkt contract: after setup, writing new values, factor(), solve() and
-// solve_correction() never allocate.
+// solve_correction() / solve_correction2() never allocate.
 // Counted by the malloc-family interposer (tests/support/alloc_counter.cpp) over thousands of
 // factor + solve calls on pinned planar chains, with values changing every call as in a step.
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ TEST_P(SparseKktAllocations, FactorAndSolveAllocateNothing) {
   chain_b.bind(kkt);
   const Vec f = Vec::LinSpaced(kkt.n_v(), -1.0, 1.0);
   const Vec c = Vec::LinSpaced(kkt.n_lambda(), 0.5, -0.5);
-  Vec a(kkt.n_v()), lambda(kkt.n_lambda()), dx(kkt.n_v());
+  Vec a(kkt.n_v()), lambda(kkt.n_lambda()), dx(kkt.n_v()), dx2(kkt.n_v());
 
   constexpr int kCalls = 5000;
   int failures = 0;
@@ -49,13 +49,15 @@ TEST_P(SparseKktAllocations, FactorAndSolveAllocateNothing) {
       if (!kkt.factor()) ++failures;
       kkt.solve(f, c, a, lambda);
       kkt.solve_correction(c, dx);
-      checksum += a[0] + lambda[0] + dx[0];
+      kkt.solve_correction2(c, c, dx, dx2);
+      checksum += a[0] + lambda[0] + dx[0] + dx2[0];
     }
     // the failure path too: a zero Jacobian fails at the first constraint pivot
     for (double& v : kkt.jacobian_values()) v = 0.0;
     if (kkt.factor()) ++failures;
     kkt.solve(f, c, a, lambda);
     kkt.solve_correction(c, dx);
+    kkt.solve_correction2(c, c, dx, dx2);
     counts = scope.counts();
   }
   EXPECT_EQ(counts.allocations, 0u);

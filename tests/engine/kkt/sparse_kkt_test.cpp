@@ -155,6 +155,46 @@ TEST(SparseKkt, CorrectionMatchesDenseAndSatisfiesTheLinearizedConstraint) {
   }
 }
 
+TEST(SparseKkt, TwoColumnCorrectionEqualsTwoSingleCorrectionsBitwise) {
+  // solve_correction2 (PStab's q and v corrections in one sweep) must do exactly the arithmetic
+  // of two solve_correction calls: compared for equality, not within a tolerance
+  for (int n : {1, 10, 100}) {
+    ChainOptions opt;
+    opt.n_bodies = n;
+    opt.pinned_tip = n > 1;
+    opt.full_blocks = n == 10;
+    PlanarChainKkt chain(opt, 31);
+    SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
+    chain.bind(sparse);
+    chain.write_values(sparse);
+    ASSERT_TRUE(sparse.factor());
+    std::srand(static_cast<unsigned>(n) + 7u);
+    const Vec r1 = Vec::Random(chain.n_lambda());
+    const Vec r2 = Vec::Random(chain.n_lambda()) * 1e3;
+    Vec dx1(chain.n_v()), dx2(chain.n_v()), ref1(chain.n_v()), ref2(chain.n_v());
+    sparse.solve_correction(r1, ref1);
+    sparse.solve_correction(r2, ref2);
+    sparse.solve_correction2(r1, r2, dx1, dx2);
+    EXPECT_TRUE(ref1.allFinite() && ref2.allFinite()) << "N " << n;
+    for (int i = 0; i < chain.n_v(); ++i) {
+      EXPECT_EQ(dx1[i], ref1[i]) << "N " << n << " i " << i;
+      EXPECT_EQ(dx2[i], ref2[i]) << "N " << n << " i " << i;
+    }
+  }
+  // after a failed factorization both outputs are NaN, as for solve_correction
+  ChainOptions opt;
+  opt.n_bodies = 3;
+  PlanarChainKkt chain(opt, 1);
+  SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
+  for (double& v : sparse.jacobian_values()) v = 0.0;
+  EXPECT_FALSE(sparse.factor());
+  const Vec r = Vec::Ones(chain.n_lambda());
+  Vec dx1(chain.n_v()), dx2(chain.n_v());
+  sparse.solve_correction2(r, r, dx1, dx2);
+  EXPECT_TRUE(dx1.array().isNaN().all());
+  EXPECT_TRUE(dx2.array().isNaN().all());
+}
+
 TEST(SparseKkt, SpatialBlockPatternAgreesWithDense) {
   // The pattern of a spatial chain: full 6 x 6 SPD mass blocks (lower triangle given), 5 rows
   // per joint (revolute) coupling bodies b-1 and b (the first to the ground), the tip held by a

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <random>
 
+#include "engine/multibody/planar_joint_blocks.hpp"
 #include "rtmb/multibody.hpp"
 #include "rtmb/sparse_pattern.hpp"
 #include "rtmb/state.hpp"
@@ -170,6 +171,64 @@ TEST(PlanarSparse, JacobianValuesMatchFiniteDifferences) {
     }
   }
   std::printf("[sparse] max |G - FD(g)| = %.3e\n", worst);
+}
+
+TEST(PlanarSparse, JointFastPathsEqualTheFullJointEvaluationBitwise) {
+  // constraints(), curvature() and jacobian() take shortcuts for revolute and fixed joints (only
+  // the block asked for, cos/sin of each body once per pass: planar_multibody.cpp). Reference:
+  // the full evaluate_joint() with A(th) from std::cos/std::sin, per joint; L = H_i v_i + H_j v_j.
+  // Exact equality: the shortcuts must compute the same expressions, not merely close ones.
+  int joints_checked = 0;
+  for (const auto& [name, sys, dt] : all_models()) {
+    const auto* body_model = dynamic_cast<const PlanarMultibody*>(sys.get());
+    ASSERT_NE(body_model, nullptr) << name;
+    const PlanarModelSpec& spec = body_model->spec();
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(-2.0, 2.0);
+    for (const Vec& q : test_points(*sys, 13)) {
+      Vec v(sys->n_v());
+      for (Eigen::Index i = 0; i < v.size(); ++i) v[i] = u(rng);
+      Vec g(sys->n_lambda());
+      Vec l(sys->n_lambda());
+      Mat G(sys->n_lambda(), sys->n_v());
+      sys->constraints(0.0, q, g);
+      sys->curvature(0.0, q, v, l);
+      sys->jacobian(0.0, q, G);
+      int row = 0;  // joint rows are numbered in joint order
+      for (const PlanarJointSpec& jt : spec.joints) {
+        const int rows = constraint_rows(jt.type);
+        const bool driver = jt.type == PlanarJointType::kRevoluteDriver ||
+                            jt.type == PlanarJointType::kPrismaticDriver;
+        const Eigen::Vector3d qi = planar_detail::body_block(q, jt.body_i);
+        const Eigen::Vector3d qj = planar_detail::body_block(q, jt.body_j);
+        const Eigen::Vector3d vi = planar_detail::body_block(v, jt.body_i);
+        const Eigen::Vector3d vj = planar_detail::body_block(v, jt.body_j);
+        planar_detail::JointBlocks b;
+        planar_detail::evaluate_joint(jt, qi, qj, planar_detail::Rotation::of(qi.z()),
+                                      planar_detail::Rotation::of(qj.z()), vi, vj, b);
+        const Eigen::Vector3d l_ref = b.hi * vi + b.hj * vj;
+        for (int r = 0; r < rows; ++r) {
+          if (!driver) {  // a driver's rows also hold -f(t), -f''(t)
+            EXPECT_EQ(g[row + r], b.g[r]) << name << " row " << row + r;
+            EXPECT_EQ(l[row + r], l_ref[r]) << name << " row " << row + r;
+          }
+          for (int c = 0; c < 3; ++c) {
+            if (jt.body_i != kGround) {
+              EXPECT_EQ(G(row + r, 3 * jt.body_i + c), b.gi(r, c)) << name << " row " << row + r;
+            }
+            if (jt.body_j != kGround) {
+              EXPECT_EQ(G(row + r, 3 * jt.body_j + c), b.gj(r, c)) << name << " row " << row + r;
+            }
+          }
+        }
+        row += rows;
+        ++joints_checked;
+      }
+      EXPECT_EQ(row, sys->n_lambda()) << name;
+    }
+  }
+  std::printf("[sparse] g, L, G of %d (joint, q, v) cases equal evaluate_joint exactly\n",
+              joints_checked);
 }
 
 TEST(PlanarSparse, MasslessBodyHasNoSparseStructure) {
