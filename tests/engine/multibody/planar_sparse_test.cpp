@@ -181,7 +181,7 @@ TEST(PlanarSparse, JointFastPathsEqualTheFullJointEvaluationBitwise) {
   int joints_checked = 0;
   for (const auto& [name, sys, dt] : all_models()) {
     const auto* body_model = dynamic_cast<const PlanarMultibody*>(sys.get());
-    ASSERT_NE(body_model, nullptr) << name;
+    if (body_model == nullptr) continue;  // spatial: tests/engine/multibody/spatial_*
     const PlanarModelSpec& spec = body_model->spec();
     std::mt19937 rng(5);
     std::uniform_real_distribution<double> u(-2.0, 2.0);
