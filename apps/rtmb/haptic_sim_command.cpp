@@ -217,6 +217,9 @@ void add_haptic_sim_command(CLI::App& app, HapticSimOptions& o, int* exit_code) 
                   "A run whose rendered force did more work on the device than this is broken [J]")
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Print one JSON object as the last line");
+  cmd->add_option("--record", o.record,
+                  "Record the session on the in-process server (as rtmb serve --record FILE): "
+                  "'rtmb replay FILE' reproduces it bit for bit");
   cmd->callback([&o, exit_code] { *exit_code = haptic_sim(o); });
 }
 
@@ -239,6 +242,11 @@ int haptic_sim(const HapticSimOptions& o) {
   SimResult r;
   std::string model;
   try {
+    if (!o.connect.empty() && !o.record.empty()) {
+      throw std::invalid_argument(
+          "--record needs the in-process server; with --connect, record on the server "
+          "(rtmb serve --record FILE)");
+    }
     if (!o.connect.empty()) {
       const std::size_t colon = o.connect.rfind(':');
       if (colon == std::string::npos || colon == 0) {
@@ -251,6 +259,7 @@ int haptic_sim(const HapticSimOptions& o) {
       config.model_file = load_model_file(o.model);
       config.realtime_setup = true;
       config.rt_options.priority = 80;
+      config.record_path = o.record;
       server = std::make_unique<Server>(config);
       server->start();
       tcp_port = server->tcp_port();
@@ -289,6 +298,13 @@ int haptic_sim(const HapticSimOptions& o) {
               1e3 * r.max_travel,
               1e3 * (Vec2(o.press[0], o.press[1]) - Vec2(o.start[0], o.start[1])).norm());
   if (!r.broken.empty()) std::printf("  BROKEN: %s\n", r.broken.c_str());
+  if (server && !o.record.empty()) {
+    std::printf("  record %s: %lld steps, %llu entries, state hash %016llx%s\n", o.record.c_str(),
+                static_cast<long long>(server->record_steps()),
+                static_cast<unsigned long long>(server->record_entries()),
+                static_cast<unsigned long long>(server->record_hash()),
+                server->record_complete() ? "" : "  (INCOMPLETE: replay will not be exact)");
+  }
   if (o.json) {
     JsonLine j;
     j.field("model", model)

@@ -46,6 +46,7 @@ struct HapticSimOptions {
   std::string y_channel = "target_y";     ///< input channel of the device y ("" : none)
   double max_work = 1e-3;                 ///< broken run above this work on the device [J]
   bool json = false;
+  std::string record;  ///< in-process server: record the session (rtmb serve --record)
 };
 
 void add_haptic_sim_command(CLI::App& app, HapticSimOptions& options, int* exit_code);
