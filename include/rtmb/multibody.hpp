@@ -10,8 +10,9 @@
 // (g_t = 0) except the drivers, which prescribe a joint coordinate as a function of time:
 // g = coordinate(q) - f(t) (rtmb/time_function.hpp).
 //
-// Planar only: spatial bodies and joints are in rtmb/spatial.hpp. Named input channels (PlanarModelSpec::inputs) drive forces, torques, joint motors and
-// the targets of virtual couplings; named outputs are in rtmb/multibody_outputs.hpp.
+// Planar only: spatial bodies and joints are in rtmb/spatial.hpp. Named input channels
+// (PlanarModelSpec::inputs) drive forces, torques, joint motors and the targets of virtual
+// couplings; named outputs are in rtmb/multibody_outputs.hpp.
 
 #include <Eigen/Core>
 #include <array>
