@@ -2,7 +2,9 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // Issue 7, acceptance 5: the simulation thread allocates nothing with a virtual coupling driven
-// over the network, recording and the live view all on. The five-bar pantograph is served with
+// over the network, recording and the live view all on. The five-bar pantograph as a haptic
+// device model (configs/five_bar_haptic.yaml: the coupling's safety filter with the passivity
+// controller, the streamed device force and the coupling's local linearization) is served with
 // --record; a device client streams the coupling target at about 1 kHz and reads every state; a
 // browser-like WebSocket client reads the view's frames. Afterwards the record replays bit for
 // bit, so the recording really captured the session it did not disturb.
@@ -58,7 +60,8 @@ TEST(HapticSessionAlloc, CouplingRecordingAndViewOnAllocateNothingOnTheSimulatio
                               ("rtmb_haptic_alloc_" + std::to_string(::getpid()) + ".rec"))
                                  .string();
   ServerConfig config;
-  config.model_file = load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/five_bar.yaml");
+  config.model_file =
+      load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/five_bar_haptic.yaml");
   config.record_path = record;
   Server server(config);
   ViewConfig vc;
@@ -88,7 +91,8 @@ TEST(HapticSessionAlloc, CouplingRecordingAndViewOnAllocateNothingOnTheSimulatio
     ws.close(websocket::close_code::normal);
   });
 
-  // the device: the coupling target (channels 2, 3 of five_bar.yaml) on a small circle at 1 kHz
+  // the device: the coupling target (channels 2, 3 of five_bar_haptic.yaml) on a small circle at 1
+  // kHz
   Client device;
   device.connect("127.0.0.1", server.tcp_port());
   (void)device.hello();
