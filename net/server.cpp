@@ -581,7 +581,8 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   b->model = std::make_unique<Model>(std::shared_ptr<const System>(make_system(file)), settings);
   const System& sys = b->model->system();
   const std::string name = model_name(file);
-  if (file.outputs.empty() && sys.n_q() + sys.n_v() > static_cast<int>(kMaxStateChannels)) {
+  const auto named_outputs = model_output_channels(file);  // planar or spatial
+  if (named_outputs.empty() && sys.n_q() + sys.n_v() > static_cast<int>(kMaxStateChannels)) {
     throw std::invalid_argument(
         "model '" + name + "' has " + std::to_string(sys.n_q() + sys.n_v()) +
         " state channels; the state stream carries at most " + std::to_string(kMaxStateChannels));
@@ -610,15 +611,15 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   schema_out.rate_hz = 1.0 / (substeps * settings.dt);
   const bool units_given = !file.output_units.empty();
   // named output channels replace q and v in the stream (docs/protocol.md, "State payload")
-  for (const auto& [channel, unit] : output_channels(file.outputs)) {
+  for (const auto& [channel, unit] : named_outputs) {
     schema_out.outputs.push_back({channel, unit});
   }
-  for (int i = 0; file.outputs.empty() && i < sys.n_q(); ++i) {
+  for (int i = 0; named_outputs.empty() && i < sys.n_q(); ++i) {
     schema_out.outputs.push_back(
         {"q" + std::to_string(i),
          units_given ? file.output_units[static_cast<std::size_t>(i)] : "m|rad"});
   }
-  for (int i = 0; file.outputs.empty() && i < sys.n_v(); ++i) {
+  for (int i = 0; named_outputs.empty() && i < sys.n_v(); ++i) {
     schema_out.outputs.push_back(
         {"v" + std::to_string(i),
          units_given ? file.output_units[static_cast<std::size_t>(sys.n_q() + i)] : "m/s|rad/s"});

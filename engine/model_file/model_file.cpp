@@ -278,6 +278,8 @@ void read_inputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_v) {
   if (f.bodies && !f.bodies->inputs.empty()) {
     // named channels (read_input_drives): one per drive, defaults from each drive
     n_v = static_cast<int>(f.bodies->inputs.size());
+  } else if (f.spatial && !f.spatial->inputs.empty()) {
+    n_v = static_cast<int>(f.spatial->inputs.size());  // spatial_model_file.cpp's drives
   } else {
     for (std::size_t i = 0; i < channels.size(); ++i) {
       if (channels[i].IsMap() && channels[i]["drive"]) {
@@ -314,7 +316,9 @@ void read_outputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_q, i
   r.check_keys(n, p, {"units", "channels"});
   const YAML::Node units = n["units"];
   if (n["channels"]) {
-    if (!f.bodies) r.fail(n["channels"], p + ".channels", "only for body models ('bodies')");
+    if (!f.bodies && !f.spatial) {
+      r.fail(n["channels"], p + ".channels", "only for body models ('bodies')");
+    }
     if (units) {
       r.fail(units, p + ".units",
              "not with 'channels' (each output channel has its own unit); the stream carries "
@@ -1125,6 +1129,7 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
     }
     if (detail::spatial_dimension(root, path)) {
       f.spatial = detail::read_spatial_model(root, path, f.notes);
+      f.spatial_outputs = detail::read_spatial_outputs(root, path, *f.spatial);
       sys = std::make_shared<SpatialMultibody>(*f.spatial);
       f.output_units = detail::spatial_output_units(*f.spatial);
     } else {
@@ -1203,12 +1208,24 @@ std::unique_ptr<System> make_system(const ModelFile& file) {
 }
 
 std::unique_ptr<OutputEvaluator> make_output_evaluator(const ModelFile& file, const System& sys) {
+  if (!file.spatial_outputs.empty()) {
+    const auto* spatial = dynamic_cast<const SpatialMultibody*>(&sys);
+    if (spatial == nullptr) {
+      throw std::invalid_argument("output channels need the spatial model the file describes");
+    }
+    return std::make_unique<SpatialOutputs>(*spatial, file.spatial_outputs);
+  }
   if (file.outputs.empty()) return nullptr;
   const auto* body_model = dynamic_cast<const PlanarMultibody*>(&sys);
   if (body_model == nullptr) {
     throw std::invalid_argument("output channels need the body model the file describes");
   }
   return std::make_unique<PlanarOutputs>(*body_model, file.outputs);
+}
+
+std::vector<std::pair<std::string, std::string>> model_output_channels(const ModelFile& file) {
+  return file.spatial_outputs.empty() ? output_channels(file.outputs)
+                                      : output_channels(file.spatial_outputs);
 }
 
 std::string model_name(const ModelFile& file) {

@@ -18,10 +18,12 @@
 #include <cmath>
 #include <filesystem>
 #include <initializer_list>
+#include <limits>
 #include <string_view>
 #include <utility>
 
 #include "rtmb/redundant_constraints.hpp"
+#include "rtmb/runtime_simulation.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb::detail {
@@ -337,12 +339,149 @@ void read_forces(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
       if (const YAML::Node m = e["stiffness"]) f.stiffness = in.non_negative(m, p + ".stiffness");
       if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
       if (const YAML::Node m = e["rest_angle"]) f.rest = in.number(m, p + ".rest_angle");
+    } else if (t == "coupling") {
+      // virtual coupling (issue 4): spring-damper from a body point to a target that input
+      // channels may move; no target: the point's assembled start position
+      in.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target"});
+      f.type = SpatialForceType::kCoupling;
+      f.body_i =
+          body_ref(in, in.required(e, p, "body", "the body coupled"), p + ".body", spec, false);
+      if (const YAML::Node m = e["point"]) f.point_i = in.vec3(m, p + ".point");
+      f.stiffness = in.non_negative(in.required(e, p, "stiffness", "N/m"), p + ".stiffness");
+      if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
+      f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
+      if (const YAML::Node m = e["target"]) f.vector = in.vec3(m, p + ".target");
     } else {
       in.fail(type, p + ".type",
               "unknown force type '" + t +
-                  "' (valid: gravity, spring_damper, force, torque, rotational_spring_damper)");
+                  "' (valid: gravity, spring_damper, force, torque, rotational_spring_damper, "
+                  "coupling)");
     }
     spec.forces.push_back(std::move(f));
+  }
+}
+
+// x, y or z
+int axis_index(const In& in, const YAML::Node& n, const std::string& key) {
+  const std::string a = in.string(n, key);
+  if (a == "x") return 0;
+  if (a == "y") return 1;
+  if (a == "z") return 2;
+  in.fail(n, key, "expected x, y or z");
+}
+
+template <class T, class Pred>
+int find_named(const In& in,
+               const YAML::Node& n,
+               const std::string& key,
+               const std::vector<T>& items,
+               Pred ok,
+               const std::string& what) {
+  const std::string name = in.string(n, key);
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (items[k].name == name && ok(items[k])) return static_cast<int>(k);
+  }
+  in.fail(n, key, "'" + name + "' is not " + what + " of this model");
+}
+
+int coupling_ref(const In& in,
+                 const YAML::Node& n,
+                 const std::string& key,
+                 const SpatialModelSpec& spec) {
+  return find_named(
+      in, n, key, spec.forces,
+      [](const SpatialForceSpec& f) { return f.type == SpatialForceType::kCoupling; },
+      "a coupling force element");
+}
+
+// world direction: `axis: x|y|z` or `direction: [x, y, z]` (default x)
+Eigen::Vector3d read_direction(const In& in, const YAML::Node& d, const std::string& p) {
+  if (d["axis"] && d["direction"]) in.fail(d["direction"], p + ".direction", "not with 'axis'");
+  if (const YAML::Node m = d["axis"]) return Eigen::Vector3d::Unit(axis_index(in, m, p + ".axis"));
+  if (const YAML::Node m = d["direction"]) return in.nonzero3(m, p + ".direction");
+  return Eigen::Vector3d::UnitX();
+}
+
+// The `drive` of one channel of a spatial model: what it acts on.
+SpatialInputSpec read_drive(const In& in,
+                            const YAML::Node& d,
+                            const std::string& p,
+                            const SpatialModelSpec& spec) {
+  SpatialInputSpec u;
+  if (!d.IsMap()) in.fail(d, p, "expected a mapping with a 'type'");
+  const YAML::Node type = in.required(d, p, "type", "force, torque, motor or coupling");
+  const std::string t = in.string(type, p + ".type");
+  if (t == "force") {
+    in.check_keys(d, p, {"type", "body", "point", "axis", "direction"});
+    u.type = SpatialInputType::kForce;
+    u.body = body_ref(in, in.required(d, p, "body", "the body pushed"), p + ".body", spec, false);
+    if (const YAML::Node m = d["point"]) u.point = in.vec3(m, p + ".point");
+    u.direction = read_direction(in, d, p);
+  } else if (t == "torque") {
+    in.check_keys(d, p, {"type", "body", "axis", "direction"});
+    u.type = SpatialInputType::kTorque;
+    u.body = body_ref(in, in.required(d, p, "body", "the body turned"), p + ".body", spec, false);
+    if (!d["axis"] && !d["direction"]) {
+      in.fail(d, p + ".axis", "missing (the world axis of the torque: x, y, z or 'direction')");
+    }
+    u.direction = read_direction(in, d, p);
+  } else if (t == "motor") {
+    in.check_keys(d, p, {"type", "joint", "limit"});
+    u.type = SpatialInputType::kMotor;
+    u.joint = find_named(
+        in, in.required(d, p, "joint", "a revolute joint's name"), p + ".joint", spec.joints,
+        [](const SpatialJointSpec& j) { return j.type == SpatialJointType::kRevolute; },
+        "a revolute joint");
+    if (const YAML::Node m = d["limit"]) u.limit = in.positive(m, p + ".limit");
+  } else if (t == "coupling") {
+    in.check_keys(d, p, {"type", "element", "axis"});
+    u.element = coupling_ref(in, in.required(d, p, "element", "a coupling force element's name"),
+                             p + ".element", spec);
+    const int axis = axis_index(in, in.required(d, p, "axis", "x, y or z"), p + ".axis");
+    u.type = static_cast<SpatialInputType>(static_cast<int>(SpatialInputType::kCouplingX) + axis);
+    u.initial = spec.forces[static_cast<std::size_t>(u.element)].vector(axis);
+  } else {
+    in.fail(type, p + ".type",
+            "unknown drive type '" + t + "' (valid: force, torque, motor, coupling)");
+  }
+  return u;
+}
+
+// inputs.channels with `drive` keys: the spatial model's named channels (SpatialModelSpec::
+// inputs). All channels have a drive or none has (then the default channels apply).
+void read_input_drives(const In& in, const YAML::Node& inputs, SpatialModelSpec& spec) {
+  if (!inputs.IsMap()) return;  // model_file.cpp's read_inputs reports it
+  const YAML::Node channels = inputs["channels"];
+  if (!channels || !channels.IsSequence()) return;
+  std::size_t driven = 0;
+  for (std::size_t i = 0; i < channels.size(); ++i) {
+    if (channels[i].IsMap() && channels[i]["drive"]) ++driven;
+  }
+  if (driven == 0) return;
+  const std::string key = "inputs.channels";
+  if (channels.size() > static_cast<std::size_t>(kMaxInputChannels)) {
+    in.fail(channels, key, "at most " + std::to_string(kMaxInputChannels) + " channels");
+  }
+  for (std::size_t i = 0; i < channels.size(); ++i) {
+    const YAML::Node n = channels[i];
+    const std::string p = key + "[" + std::to_string(i) + "]";
+    if (!n.IsMap()) in.fail(n, p, "expected a mapping");
+    const YAML::Node d = n["drive"];
+    if (!d) {
+      in.fail(n, p + ".drive",
+              "missing: when one channel has a drive, every channel needs one (force, torque, "
+              "motor, coupling)");
+    }
+    SpatialInputSpec u = read_drive(in, d, p + ".drive", spec);
+    u.name = "u" + std::to_string(i);
+    if (const YAML::Node m = n["name"]) u.name = in.string(m, p + ".name");
+    if (const YAML::Node m = n["initial_value"]) u.initial = in.number(m, p + ".initial_value");
+    spec.inputs.push_back(std::move(u));
+  }
+  try {
+    const SpatialMultibody probe(spec);
+  } catch (const std::invalid_argument& e) {
+    in.fail(channels, key, e.what());
   }
 }
 
@@ -368,6 +507,15 @@ std::shared_ptr<const SpatialModelSpec> read_spatial_model(const YAML::Node& roo
   if (const YAML::Node n = root["joints"]) read_joints(in, n, *spec);
   if (const YAML::Node n = root["forces"]) read_forces(in, n, *spec);
   const YAML::Node at = root["joints"] ? root["joints"] : root["bodies"];
+  // couplings without a target (NaN from read_forces) get the assembled position of their point
+  std::vector<std::size_t> untargeted;
+  for (std::size_t k = 0; k < spec->forces.size(); ++k) {
+    SpatialForceSpec& f = spec->forces[k];
+    if (f.type == SpatialForceType::kCoupling && !f.vector.allFinite()) {
+      untargeted.push_back(k);
+      f.vector.setZero();  // placeholder while assembling (forces play no part there)
+    }
+  }
   try {
     const std::vector<std::string> more = assemble(*spec);
     notes.insert(notes.end(), more.begin(), more.end());
@@ -376,6 +524,14 @@ std::shared_ptr<const SpatialModelSpec> read_spatial_model(const YAML::Node& roo
   } catch (const std::invalid_argument& e) {
     in.fail(at, "joints", e.what());
   }
+  // named channels refer to the assembled pose: a coupling's default target is where its point
+  // starts
+  for (const std::size_t k : untargeted) {
+    SpatialForceSpec& f = spec->forces[k];
+    const SpatialBodySpec& b = spec->bodies[static_cast<std::size_t>(f.body_i)];
+    f.vector = b.position + rotation(b.orientation) * f.point_i;
+  }
+  if (const YAML::Node n = root["inputs"]) read_input_drives(in, n, *spec);
   return spec;
 }
 
@@ -429,6 +585,35 @@ std::vector<int> resolve_redundancy(const System& system,
 }
 
 std::vector<InputChannelSpec> spatial_input_channels(const SpatialModelSpec& spec) {
+  if (!spec.inputs.empty()) {
+    // named channels: unit and watchdog kind from what each drives
+    std::vector<InputChannelSpec> named(spec.inputs.size());
+    for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
+      const SpatialInputSpec& u = spec.inputs[i];
+      InputChannelSpec& c = named[i];
+      c.name = u.name;
+      c.config.policy = MissPolicy::kHold;
+      c.config.initial_value = u.initial;
+      switch (u.type) {
+        case SpatialInputType::kForce:
+          c.unit = "N";
+          c.config.kind = InputKind::kForce;
+          break;
+        case SpatialInputType::kTorque:
+        case SpatialInputType::kMotor:
+          c.unit = "N*m";
+          c.config.kind = InputKind::kTorque;
+          break;
+        case SpatialInputType::kCouplingX:
+        case SpatialInputType::kCouplingY:
+        case SpatialInputType::kCouplingZ:
+          c.unit = "m";
+          c.config.kind = InputKind::kPosition;  // a target: the watchdog must not zero it
+          break;
+      }
+    }
+    return named;
+  }
   std::vector<InputChannelSpec> out =
       default_input_channels(7 * static_cast<int>(spec.bodies.size()));
   const char* suffix[7] = {".fx", ".fy", ".fz", ".qe0", ".qe1", ".qe2", ".qe3"};
@@ -439,6 +624,116 @@ std::vector<InputChannelSpec> spatial_input_channels(const SpatialModelSpec& spe
       ch.unit = c < 3 ? "N" : "N*m";
       ch.config.kind = c < 3 ? InputKind::kForce : InputKind::kTorque;
     }
+  }
+  return out;
+}
+
+std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
+                                                    const std::string& path,
+                                                    const SpatialModelSpec& spec) {
+  std::vector<SpatialOutputSpec> out;
+  const YAML::Node outputs = root["outputs"];
+  if (!outputs || !outputs.IsMap()) return out;  // model_file.cpp's read_outputs reports it
+  const YAML::Node channels = outputs["channels"];
+  if (!channels) return out;
+  const In in(path);
+  const std::string key = "outputs.channels";
+  if (!channels.IsSequence() || channels.size() == 0) {
+    in.fail(channels, key, "expected a non-empty list of output channels");
+  }
+  static const std::pair<const char*, SpatialOutputType> kKinds[] = {
+      {"position", SpatialOutputType::kPosition},
+      {"orientation", SpatialOutputType::kOrientation},
+      {"velocity", SpatialOutputType::kVelocity},
+      {"angular_velocity", SpatialOutputType::kAngularVelocity},
+      {"point_position", SpatialOutputType::kPointPosition},
+      {"point_velocity", SpatialOutputType::kPointVelocity},
+      {"joint_position", SpatialOutputType::kJointPosition},
+      {"joint_velocity", SpatialOutputType::kJointVelocity},
+      {"coupling_force", SpatialOutputType::kCouplingForce},
+      {"position_drift", SpatialOutputType::kPositionDrift},
+      {"velocity_drift", SpatialOutputType::kVelocityDrift},
+      {"energy", SpatialOutputType::kEnergy},
+  };
+  for (std::size_t i = 0; i < channels.size(); ++i) {
+    const YAML::Node n = channels[i];
+    const std::string p = key + "[" + std::to_string(i) + "]";
+    in.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
+    SpatialOutputSpec o;
+    o.name = in.string(in.required(n, p, "name", "the channel's name"), p + ".name");
+    if (o.name.empty() || o.name.find(',') != std::string::npos) {
+      in.fail(n["name"], p + ".name", "must be non-empty and contain no comma");
+    }
+    const YAML::Node kind = in.required(n, p, "kind", "what the channel measures");
+    const std::string k = in.string(kind, p + ".kind");
+    std::string valid;
+    bool found = false;
+    for (const auto& [name, type] : kKinds) {
+      if (k == name) {
+        o.type = type;
+        found = true;
+      }
+      valid += (valid.empty() ? "" : ", ") + std::string(name);
+    }
+    if (!found)
+      in.fail(kind, p + ".kind", "unknown output kind '" + k + "' (valid: " + valid + ")");
+    const bool point_kind =
+        o.type == SpatialOutputType::kPointPosition || o.type == SpatialOutputType::kPointVelocity;
+    const bool body_kind = point_kind || o.type == SpatialOutputType::kPosition ||
+                           o.type == SpatialOutputType::kOrientation ||
+                           o.type == SpatialOutputType::kVelocity ||
+                           o.type == SpatialOutputType::kAngularVelocity;
+    const bool joint_kind =
+        o.type == SpatialOutputType::kJointPosition || o.type == SpatialOutputType::kJointVelocity;
+    const bool element_kind = o.type == SpatialOutputType::kCouplingForce;
+    auto only = [&](const char* key_name, bool allowed, const char* what) {
+      if (n[key_name] && !allowed) {
+        in.fail(n[key_name], p + "." + key_name, std::string("only for ") + what);
+      }
+      if (!n[key_name] && allowed && std::string(key_name) != "point") {
+        in.fail(n, p + "." + key_name, "missing (needed by kind '" + k + "')");
+      }
+    };
+    only("body", body_kind, "body and point outputs");
+    only("point", point_kind, "point outputs");
+    only("joint", joint_kind, "joint outputs");
+    only("element", element_kind, "coupling_force outputs");
+    if (body_kind) o.body = body_ref(in, n["body"], p + ".body", spec, false);
+    if (point_kind && n["point"]) o.point = in.vec3(n["point"], p + ".point");
+    if (joint_kind) {
+      o.joint = find_named(
+          in, n["joint"], p + ".joint", spec.joints,
+          [](const SpatialJointSpec& j) { return j.type == SpatialJointType::kRevolute; },
+          "a revolute joint");
+    }
+    if (element_kind) o.element = coupling_ref(in, n["element"], p + ".element", spec);
+    o.units = default_output_units(o.type);
+    if (const YAML::Node m = n["unit"]) {
+      if (m.IsSequence()) {
+        if (m.size() != o.units.size()) {
+          in.fail(m, p + ".unit", "expected " + std::to_string(o.units.size()) + " units");
+        }
+        for (std::size_t c = 0; c < m.size(); ++c) {
+          o.units[c] = in.string(m[c], p + ".unit[" + std::to_string(c) + "]");
+        }
+      } else {
+        std::fill(o.units.begin(), o.units.end(), in.string(m, p + ".unit"));
+      }
+    }
+    out.push_back(std::move(o));
+    const auto all = output_channels(out);
+    const std::size_t added = static_cast<std::size_t>(output_components(out.back().type));
+    for (std::size_t a = 0; a + added < all.size(); ++a) {
+      for (std::size_t b = all.size() - added; b < all.size(); ++b) {
+        if (all[a].first == all[b].first) {
+          in.fail(n["name"], p + ".name", "channel '" + all[b].first + "' is already defined");
+        }
+      }
+    }
+  }
+  if (output_channels(out).size() > static_cast<std::size_t>(kSnapshotMaxOutputs)) {
+    in.fail(channels, key,
+            "at most " + std::to_string(kSnapshotMaxOutputs) + " scalar output channels");
   }
   return out;
 }

@@ -16,6 +16,7 @@
 
 #include "rtmb/model_file.hpp"
 #include "rtmb/spatial.hpp"
+#include "rtmb/spatial_outputs.hpp"
 
 namespace rtmb::detail {
 
@@ -41,6 +42,12 @@ namespace rtmb::detail {
 /// mass and <name>.qe0...qe3 [N*m], generalized forces on the Euler parameters (a torque n acts
 /// as 2 E(e)^T n). Setup-only.
 [[nodiscard]] std::vector<InputChannelSpec> spatial_input_channels(const SpatialModelSpec& spec);
+
+/// outputs.channels of a spatial model (docs/model-format.md, "Spatial channels"); empty when
+/// the file has none. Setup-only.
+[[nodiscard]] std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
+                                                                  const std::string& path,
+                                                                  const SpatialModelSpec& spec);
 
 /// Output units: q = (r [m], e [-]) per body, then v = (r' [m/s], e' [1/s]).
 [[nodiscard]] std::vector<std::string> spatial_output_units(const SpatialModelSpec& spec);

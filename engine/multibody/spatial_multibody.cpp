@@ -280,6 +280,42 @@ void complete_frames(const SpatialModelSpec& spec, SpatialJointSpec& j, const st
   j.ref_j = rj.norm() > 1e-9 ? Vec3(rj.normalized()) : any_normal(j.axis_j);
 }
 
+// The bindings of the named input channels (SpatialModelSpec::inputs).
+void validate_inputs(SpatialModelSpec& spec) {
+  const int n = static_cast<int>(spec.bodies.size());
+  for (SpatialInputSpec& in : spec.inputs) {
+    const std::string what = "input '" + in.name + "'";
+    switch (in.type) {
+      case SpatialInputType::kForce:
+      case SpatialInputType::kTorque: {
+        const double a = in.direction.norm();
+        if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero direction");
+        in.direction /= a;
+        check_body(in.body, n, what);
+        if (in.body == kGround) throw std::invalid_argument(what + " acts on the ground");
+        if (!in.point.allFinite()) throw std::invalid_argument(what + ": point must be finite");
+        break;
+      }
+      case SpatialInputType::kMotor:
+        if (in.joint < 0 || in.joint >= static_cast<int>(spec.joints.size()) ||
+            spec.joints[static_cast<std::size_t>(in.joint)].type != SpatialJointType::kRevolute) {
+          throw std::invalid_argument(what + ": a motor needs a revolute joint");
+        }
+        if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
+        break;
+      case SpatialInputType::kCouplingX:
+      case SpatialInputType::kCouplingY:
+      case SpatialInputType::kCouplingZ:
+        if (in.element < 0 || in.element >= static_cast<int>(spec.forces.size()) ||
+            spec.forces[static_cast<std::size_t>(in.element)].type != SpatialForceType::kCoupling) {
+          throw std::invalid_argument(what + ": needs a coupling force element");
+        }
+        break;
+    }
+    if (!std::isfinite(in.initial)) throw std::invalid_argument(what + ": initial value");
+  }
+}
+
 SpatialModelSpec validated(SpatialModelSpec spec) {
   const int n = static_cast<int>(spec.bodies.size());
   if (n == 0) throw std::invalid_argument("a spatial model needs at least one body");
@@ -326,7 +362,13 @@ SpatialModelSpec validated(SpatialModelSpec spec) {
          spec.joints[static_cast<std::size_t>(f.joint)].type != SpatialJointType::kRevolute)) {
       throw std::invalid_argument(what + " needs a revolute joint");
     }
+    if (f.type == SpatialForceType::kCoupling &&
+        (f.body_i == kGround || !f.vector.allFinite() || f.stiffness < 0.0 || f.damping < 0.0)) {
+      throw std::invalid_argument(what +
+                                  ": a coupling needs a body, a finite target and k, c >= 0");
+    }
   }
+  validate_inputs(spec);
   return spec;
 }
 
@@ -477,6 +519,18 @@ SpatialMultibody::SpatialMultibody(SpatialModelSpec spec)
     jacobian_pattern_.inner.insert(jacobian_pattern_.inner.end(), rows.begin(), rows.end());
     jacobian_pattern_.outer.push_back(jacobian_pattern_.nonzeros());
   }
+  inputs_.reserve(spec_.inputs.size());
+  target_channels_.assign(spec_.forces.size(), {-1, -1, -1});
+  for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
+    const SpatialInputSpec& in = spec_.inputs[i];
+    inputs_.push_back(in.initial);
+    if (in.type == SpatialInputType::kCouplingX || in.type == SpatialInputType::kCouplingY ||
+        in.type == SpatialInputType::kCouplingZ) {
+      const auto axis = static_cast<std::size_t>(static_cast<int>(in.type) -
+                                                 static_cast<int>(SpatialInputType::kCouplingX));
+      target_channels_[static_cast<std::size_t>(in.element)][axis] = static_cast<int>(i);
+    }
+  }
   for (int b = 0; b < nb; ++b) {
     for (int c = 3; c < 7; ++c) norm_slots_.push_back(slot(b, 7 * b + c));
   }
@@ -490,6 +544,51 @@ SpatialMultibody::SpatialMultibody(SpatialModelSpec spec)
       }
     }
   }
+}
+
+void SpatialMultibody::set_inputs(std::span<const double> u) const noexcept {
+  std::copy_n(u.begin(), std::min(u.size(), inputs_.size()), inputs_.begin());
+}
+
+Eigen::Vector3d SpatialMultibody::coupling_target(std::size_t k) const noexcept {
+  Vec3 target = spec_.forces[k].vector;
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    const int c = target_channels_[k][axis];
+    if (c >= 0) target(static_cast<Eigen::Index>(axis)) = inputs_[static_cast<std::size_t>(c)];
+  }
+  return target;
+}
+
+Eigen::Vector3d SpatialMultibody::point_position(int b, const Vec3& s, VecCRef q) const noexcept {
+  const BodyView w = view(q, q, b, 0);
+  return w.r + rotation(w.e) * s;
+}
+
+Eigen::Vector3d SpatialMultibody::point_velocity(int b,
+                                                 const Vec3& s,
+                                                 VecCRef q,
+                                                 VecCRef v) const noexcept {
+  // p' = r' + B(e, s) e' (file comment)
+  const BodyView w = view(q, v, b, 0);
+  return w.rd + dAs_de(w.e, s) * w.ed;
+}
+
+std::array<double, 2> SpatialMultibody::revolute_coordinate(std::size_t k,
+                                                            VecCRef q,
+                                                            VecCRef v) const noexcept {
+  const SpatialJointSpec& jt = spec_.joints[k];
+  const JointAngle a = revolute_angle(jt, view(q, v, jt.body_i, 0), view(q, v, jt.body_j, 7));
+  return {a.phi, a.rate};
+}
+
+Eigen::Vector3d SpatialMultibody::coupling_force(std::size_t k,
+                                                 VecCRef q,
+                                                 VecCRef v) const noexcept {
+  // F = -k (p - p*) - c p': the target is a position only (no target velocity is streamed), so
+  // the damper acts on the absolute point velocity, a dissipative term towards rest
+  const SpatialForceSpec& f = spec_.forces[k];
+  return -f.stiffness * (point_position(f.body_i, f.point_i, q) - coupling_target(k)) -
+         f.damping * point_velocity(f.body_i, f.point_i, q, v);
 }
 
 void SpatialMultibody::initial_state(State& out) const {
@@ -557,7 +656,8 @@ void SpatialMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) 
     out_f.segment<4>(k + 3) +=
         8.0 * Ld.transpose() * spec_.bodies[b].inertia * Ld * q.segment<4>(k + 3);
   }
-  for (const SpatialForceSpec& f : spec_.forces) {
+  for (std::size_t k = 0; k < spec_.forces.size(); ++k) {
+    const SpatialForceSpec& f = spec_.forces[k];
     switch (f.type) {
       case SpatialForceType::kGravity:
         for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
@@ -602,6 +702,36 @@ void SpatialMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) 
         add_torque(jt.body_i, -tau * a.axis);
         break;
       }
+      case SpatialForceType::kCoupling:
+        add_force(f.body_i, coupling_force(k, q, v), f.point_i);
+        break;
+    }
+  }
+  // named input channels at the held values u: a force u d at a body point, a world torque u d,
+  // a motor torque u a_i on body_j and -u a_i on body_i (a_i = A_i axis_i, the joint axis);
+  // couplings read their targets above
+  for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
+    const SpatialInputSpec& in = spec_.inputs[i];
+    const double u = inputs_[i];
+    switch (in.type) {
+      case SpatialInputType::kForce:
+        add_force(in.body, u * in.direction, in.point);
+        break;
+      case SpatialInputType::kTorque:
+        add_torque(in.body, u * in.direction);
+        break;
+      case SpatialInputType::kMotor: {
+        const SpatialJointSpec& jt = spec_.joints[static_cast<std::size_t>(in.joint)];
+        const Vec3 axis = rotation(view(q, v, jt.body_i, 0).e) * jt.axis_i;
+        const double tau = std::clamp(u, -in.limit, in.limit);
+        add_torque(jt.body_j, tau * axis);
+        add_torque(jt.body_i, -tau * axis);
+        break;
+      }
+      case SpatialInputType::kCouplingX:
+      case SpatialInputType::kCouplingY:
+      case SpatialInputType::kCouplingZ:
+        break;
     }
   }
 }
@@ -731,7 +861,8 @@ double SpatialMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexce
     en += 0.5 * (spec_.bodies[b].mass * v.segment<3>(k).squaredNorm() +
                  w.dot(spec_.bodies[b].inertia * w));
   }
-  for (const SpatialForceSpec& f : spec_.forces) {
+  for (std::size_t k = 0; k < spec_.forces.size(); ++k) {
+    const SpatialForceSpec& f = spec_.forces[k];
     switch (f.type) {
       case SpatialForceType::kGravity:
         for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
@@ -760,6 +891,11 @@ double SpatialMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexce
         en += 0.5 * f.stiffness * phi * phi;
         break;
       }
+      case SpatialForceType::kCoupling:
+        // k |p - p*|^2 / 2 relative to the current target (the input's work is external)
+        en += 0.5 * f.stiffness *
+              (point_position(f.body_i, f.point_i, q) - coupling_target(k)).squaredNorm();
+        break;
     }
   }
   return en;

@@ -18,6 +18,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rtmb/mechanisms.hpp"
@@ -26,6 +27,7 @@
 #include "rtmb/multibody_outputs.hpp"
 #include "rtmb/runtime_inputs.hpp"
 #include "rtmb/spatial.hpp"
+#include "rtmb/spatial_outputs.hpp"
 
 namespace rtmb {
 
@@ -76,6 +78,8 @@ struct ModelFile {
   /// Named output channels (`outputs.channels`, body models only); empty: the stream carries q
   /// then v.
   std::vector<PlanarOutputSpec> outputs;
+  /// Named output channels of a spatial model (`outputs.channels` with `dimension: spatial`).
+  std::vector<SpatialOutputSpec> spatial_outputs;
   InputBankConfig input_bank;  ///< staleness threshold and watchdog ramp (period: serve's)
 };
 
@@ -86,6 +90,11 @@ struct ModelFile {
 /// the file defines none. Setup-only.
 [[nodiscard]] std::unique_ptr<OutputEvaluator> make_output_evaluator(const ModelFile& file,
                                                                      const System& sys);
+
+/// The scalar named output channels (name, unit) of the file, planar or spatial, in schema
+/// order; empty: the stream carries q then v. Setup-only.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> model_output_channels(
+    const ModelFile& file);
 
 /// The model's name: the mechanism, or the body model's `name` (default: the file's stem).
 [[nodiscard]] std::string model_name(const ModelFile& file);

@@ -12,6 +12,9 @@
 // Kinematics and Dynamics of Mechanical Systems, Vol. I (1989), ch. 6 and 11.
 
 #include <Eigen/Core>
+#include <array>
+#include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +73,10 @@ enum class SpatialForceType {
   kForce,             ///< constant force on a body point (world or body frame)
   kTorque,            ///< constant torque on a body (world or body frame)
   kRotationalSpring,  ///< rotational spring-damper about the axis of a revolute joint
+  /// Virtual coupling (issue 4): spring-damper from point_i of body_i to a world target p*
+  /// (`vector`, overridden per axis by kCouplingX/Y/Z input channels),
+  /// F = -k (p - p*) - c p' on the body; potential k |p - p*|^2 / 2 relative to the target.
+  kCoupling,
 };
 
 struct SpatialForceSpec {
@@ -88,11 +95,36 @@ struct SpatialForceSpec {
   int joint = -1;           ///< kRotationalSpring: index of a revolute joint
 };
 
+/// What a named input channel of a spatial model drives (issue 4); u is the channel's value.
+enum class SpatialInputType {
+  kForce,      ///< world force u * direction at `point` of `body` [N]
+  kTorque,     ///< world torque u * direction on `body` [N m]
+  kMotor,      ///< revolute `joint`: torque u a on body_j, -u a on body_i (a: the joint axis,
+               ///< world), u clamped to +-limit [N m]
+  kCouplingX,  ///< target x of the kCoupling force element `element` [m]
+  kCouplingY,  ///< target y [m]
+  kCouplingZ,  ///< target z [m]
+};
+
+/// One named input channel of a spatial model: its binding and its value before the first sample.
+struct SpatialInputSpec {
+  std::string name;
+  SpatialInputType type = SpatialInputType::kForce;
+  int body = kGround;                                    ///< kForce, kTorque
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();       ///< kForce: body frame [m]
+  Eigen::Vector3d direction = Eigen::Vector3d::UnitX();  ///< kForce, kTorque: world, normalized
+  int joint = -1;    ///< kMotor: index into joints (a revolute joint)
+  int element = -1;  ///< kCouplingX/Y/Z: index into forces (a kCoupling element)
+  double limit = std::numeric_limits<double>::infinity();  ///< kMotor: |torque| bound, > 0
+  double initial = 0.0;  ///< value until set_inputs() is called [channel unit]
+};
+
 struct SpatialModelSpec {
   std::string name = "spatial";
   std::vector<SpatialBodySpec> bodies;
   std::vector<SpatialJointSpec> joints;
   std::vector<SpatialForceSpec> forces;
+  std::vector<SpatialInputSpec> inputs;  ///< named input channels, in channel order
 };
 
 /// Rows of a joint type (see SpatialJointType).
@@ -148,6 +180,31 @@ class SpatialMultibody final : public System {
   /// and world-frame point forces; torques and body-frame forces have none (not conservative).
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
 
+  /// Named input channels (issue 4): SpatialModelSpec::inputs, held between set_inputs() calls.
+  [[nodiscard]] int n_inputs() const noexcept override {
+    return static_cast<int>(spec_.inputs.size());
+  }
+  void set_inputs(std::span<const double> u) const noexcept override;
+  /// The current input channel values, size n_inputs().
+  [[nodiscard]] std::span<const double> inputs() const noexcept { return inputs_; }
+  /// Target p* of the kCoupling force element k at the current inputs [m, world]. RT-safe.
+  [[nodiscard]] Eigen::Vector3d coupling_target(std::size_t k) const noexcept;
+  /// Force F = -k (p - p*) - c p' the kCoupling element k exerts on its body [N, world]. RT-safe.
+  [[nodiscard]] Eigen::Vector3d coupling_force(std::size_t k, VecCRef q, VecCRef v) const noexcept;
+  /// World position and velocity of body point s of body b (b may be kGround). RT-safe.
+  [[nodiscard]] Eigen::Vector3d point_position(int b,
+                                               const Eigen::Vector3d& s,
+                                               VecCRef q) const noexcept;
+  [[nodiscard]] Eigen::Vector3d point_velocity(int b,
+                                               const Eigen::Vector3d& s,
+                                               VecCRef q,
+                                               VecCRef v) const noexcept;
+  /// Angle phi = atan2(h_i.f_j, f_i.f_j) of revolute joint k about its axis (f: the reference
+  /// vectors, h_i = a_i x f_i, world) and its rate a_i.(omega_j - omega_i). RT-safe.
+  [[nodiscard]] std::array<double, 2> revolute_coordinate(std::size_t k,
+                                                          VecCRef q,
+                                                          VecCRef v) const noexcept;
+
   /// The mass block of body b without the c e e^T term: diag(m I, 4 L^T J' L). RT-safe.
   void physical_mass_block(std::size_t b,
                            VecCRef q,
@@ -164,6 +221,10 @@ class SpatialMultibody final : public System {
   std::vector<int> joint_slots_;  // per joint, rows x 14 slots into the G values (-1: ground)
   std::vector<int> joint_slot_base_;
   std::vector<int> norm_slots_;  // 4 per body
+  // the inputs' zero-order hold, written between steps by set_inputs (System::set_inputs)
+  mutable std::vector<double> inputs_;
+  // per force element: the input channels of its target x, y, z (-1: `vector` holds)
+  std::vector<std::array<int, 3>> target_channels_;
 };
 
 }  // namespace rtmb

@@ -79,6 +79,32 @@ TEST(ServeCommand, FiveBarPantographServesItsNamedChannels) {
   EXPECT_LE(position_drift, 1e-10);
 }
 
+// configs/arm6.yaml (issue 4): the spatial arm serves its named channels (coupling targets in,
+// tip outputs out); the demo client drives channel 0, the target's x
+TEST(ServeCommand, Arm6ServesItsSpatialNamedChannels) {
+  const std::string file = std::string(RTMB_SOURCE_DIR) + "/configs/arm6.yaml";
+  const CommandResult r = run_serve(file + " --duration 1 --demo --port 0");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("arm6"), std::string::npos) << r.out;
+  const std::size_t demo = r.out.find("demo client: ");
+  ASSERT_NE(demo, std::string::npos) << r.out;
+  unsigned long long sent = 0, received = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + demo, "demo client: %llu inputs sent, %llu states received",
+                        &sent, &received),
+            2)
+      << r.out;
+  EXPECT_GT(received, 10u);
+  const std::size_t end = r.out.find("constraint drift at the end: position ");
+  ASSERT_NE(end, std::string::npos) << r.out;
+  double position_drift = 1.0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + end, "constraint drift at the end: position %lf",
+                        &position_drift),
+            1);
+  std::printf("arm6 serve: %llu inputs sent, %llu states received, end drift %.3g\n", sent,
+              received, position_drift);
+  EXPECT_LE(position_drift, 1e-8);  // PStab keeps the joints and |e| = 1
+}
+
 TEST(ServeCommand, BadModelFileNamesFileLineAndKey) {
   const std::string path = ::testing::TempDir() + "rtmb_bad_model.yaml";
   std::FILE* f = std::fopen(path.c_str(), "w");

@@ -667,5 +667,48 @@ TEST(ServerLoopback, NamedChannelsOfTheFiveBarPantograph) {
   EXPECT_GT(std::hypot(m.channels[6], m.channels[7]), 0.0);  // the coupling pulls back
 }
 
+TEST(ServerLoopback, NamedChannelsOfTheSpatialArm6TipCoupling) {
+  // configs/arm6.yaml (issue 4): hello announces the three coupling-target channels and the tip
+  // outputs; a target sent over UDP pulls the tip 0.3 m sideways (y), where without it the arm
+  // moves (nearly) in its x-z plane
+  ServerConfig config = loopback_config();
+  config.model_file = load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/arm6.yaml");
+  Server server(config);
+  server.start();
+  Client client;
+  client.connect("127.0.0.1", server.tcp_port());
+  const ClientSchema schema = client.hello();
+  ASSERT_EQ(schema.inputs, (std::vector<std::string>{"target_x", "target_y", "target_z"}));
+  ASSERT_EQ(schema.outputs.size(), 11u);
+  EXPECT_EQ(schema.outputs[0], "tip.x");
+  EXPECT_EQ(schema.output_units[0], "m");
+  EXPECT_EQ(schema.outputs[3], "tip_velocity.vx");
+  EXPECT_EQ(schema.outputs[6], "coupling_force.fx");
+  EXPECT_EQ(schema.output_units[6], "N");
+  EXPECT_EQ(schema.outputs[10], "energy");
+  client.subscribe(1);
+
+  StateMessage m;
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(client.receive_state(m, 2000ms));
+  ASSERT_EQ(m.channel_count, 11);
+  const double y0 = m.channels[1];
+  std::printf("arm6 served: tip (%.6f, %.6f, %.6f) before the target moves\n", m.channels[0],
+              m.channels[1], m.channels[2]);
+  EXPECT_LT(std::abs(y0), 1e-3);  // the off-axis flange load alone moves y only slightly
+  // target (1.2, 0.3, 0.3): 0.3 m to the side of the start
+  const std::array<InputSample, 3> target{InputSample{0, 1.2}, InputSample{1, 0.3},
+                                          InputSample{2, 0.3}};
+  bool moved = false;
+  for (int i = 0; i < 5000 && !moved; ++i) {
+    if (i % 10 == 0) (void)client.send_input(target);
+    ASSERT_TRUE(client.receive_state(m, 2000ms));
+    moved = m.channels[1] > 0.05;
+  }
+  std::printf("arm6 served: tip (%.6f, %.6f, %.6f), coupling force (%.3f, %.3f, %.3f) N\n",
+              m.channels[0], m.channels[1], m.channels[2], m.channels[6], m.channels[7],
+              m.channels[8]);
+  EXPECT_TRUE(moved) << "tip y " << m.channels[1];
+}
+
 }  // namespace
 }  // namespace rtmb

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Named channels of spatial models keep the step contract (issue 4): configs/arm6.yaml with its
+// three coupling-target channels plus a force, a torque and a motor channel, and one output of
+// every spatial kind; the runner's tick path (input ring, bank, set_inputs, steps, outputs,
+// publish) allocates nothing, for RK4 and an implicit method (finite differences of the
+// channel-driven forces in its Newton matrix).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "rtmb/engine.hpp"
+#include "rtmb/model_file.hpp"
+#include "rtmb/runtime_inputs.hpp"
+#include "rtmb/runtime_simulation.hpp"
+#include "tests/support/alloc_counter.hpp"
+
+namespace rtmb {
+namespace {
+
+using testing::AllocationCounts;
+using testing::AllocationScope;
+
+// arm6.yaml with its inputs and outputs replaced by more of them
+std::string rig_text() {
+  std::ifstream in(std::string(RTMB_SOURCE_DIR) + "/configs/arm6.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  s = s.substr(0, s.find("\ninputs:"));
+  return s + R"(
+inputs:
+  channels:
+    - {name: target_x, drive: {type: coupling, element: tip, axis: x}}
+    - {name: target_y, drive: {type: coupling, element: tip, axis: y}}
+    - {name: target_z, drive: {type: coupling, element: tip, axis: z}}
+    - {name: push, drive: {type: force, body: forearm, point: [0.1, 0, 0], direction: [0, 1, 1]}}
+    - {name: twist, drive: {type: torque, body: upperarm, axis: z}}
+    - {name: motor, drive: {type: motor, joint: elbow, limit: 5}}
+outputs:
+  channels:
+    - {name: a, kind: position, body: flange}
+    - {name: b, kind: orientation, body: flange}
+    - {name: c, kind: velocity, body: flange}
+    - {name: d, kind: angular_velocity, body: flange}
+    - {name: e, kind: point_position, body: flange, point: [0.05, 0, 0]}
+    - {name: f, kind: point_velocity, body: flange, point: [0.05, 0, 0]}
+    - {name: g, kind: joint_position, joint: elbow}
+    - {name: h, kind: joint_velocity, joint: elbow}
+    - {name: i, kind: coupling_force, element: tip}
+    - {name: j, kind: position_drift}
+    - {name: k, kind: velocity_drift}
+    - {name: l, kind: energy}
+)";
+}
+
+class SpatialChannelTickAllocations : public ::testing::TestWithParam<Method> {};
+
+TEST_P(SpatialChannelTickAllocations, RunnerTicksAllocateNothing) {
+  ModelFile file = parse_model_file(rig_text(), "arm6_rig.yaml");
+  file.settings.method = GetParam();
+  file.settings.stabilizer =
+      is_implicit(GetParam()) ? StabilizerKind::kNone : StabilizerKind::kPStab;
+  const Model model(std::shared_ptr<const System>(make_system(file)), file.settings);
+  ASSERT_EQ(model.system().n_inputs(), 6);
+  Workspace ws(model);
+  State state = initial_state(model);
+  auto inputs = std::make_unique<InputRing>();
+  auto snapshots = std::make_unique<SnapshotSlot>();
+  RunnerConfig rc;
+  rc.substeps = 2;
+  SimulationRunner runner(model, state, ws, *inputs, *snapshots, rc);
+  std::vector<InputChannelConfig> configs;
+  for (const InputChannelSpec& c : file.inputs) configs.push_back(c.config);
+  InputBankConfig bank_config;
+  bank_config.period_ns = runner.period_ns();
+  InputChannelBank bank(configs, bank_config);
+  runner.set_input_bank(&bank);
+  const std::unique_ptr<OutputEvaluator> outputs = make_output_evaluator(file, model.system());
+  ASSERT_TRUE(outputs);
+  ASSERT_EQ(outputs->count(), 3 + 4 + 3 + 3 + 3 + 3 + 1 + 1 + 3 + 1 + 1 + 1);
+  runner.set_output_evaluator(outputs.get());
+
+  const double values[6] = {1.0, 0.2, 0.2, 0.5, 0.1, 0.3};
+  auto tick = [&](std::int64_t k) {
+    for (std::uint32_t c = 0; c < 6; ++c) {
+      QueuedInput q;
+      q.channel = c;
+      q.value = values[c] * (1.0 + 0.1 * static_cast<double>(k % 7));
+      q.seq = static_cast<std::uint64_t>(k);
+      q.sender_time_ns = k * runner.period_ns();
+      (void)inputs->try_push(q);
+    }
+    Tick t;
+    t.index = k;
+    t.sequence = k;
+    return runner.on_tick(t);
+  };
+  for (std::int64_t k = 0; k < 20; ++k) ASSERT_TRUE(tick(k));  // warm-up outside the count
+  AllocationCounts counts;
+  bool ok = true;
+  {
+    AllocationScope scope;
+    for (std::int64_t k = 20; k < 520; ++k) ok = tick(k) && ok;
+    runner.reset_inputs();
+    StateSnapshot extra;
+    runner.evaluate_outputs(extra);
+    counts = scope.counts();
+  }
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(counts.allocations, 0u);
+  EXPECT_EQ(counts.deallocations, 0u);
+  StateSnapshot s;
+  ASSERT_TRUE(snapshots->try_read(s));
+  EXPECT_EQ(s.n_outputs, outputs->count());
+  EXPECT_EQ(s.step, 1040);
+  EXPECT_TRUE(std::isfinite(s.outputs[26]));  // energy (l)
+  // the channels acted: the tip left its start (1.2, 0, 0.3) towards y > 0
+  EXPECT_GT(s.outputs[14], 1e-3);  // e.y: the tip point's y
+}
+
+INSTANTIATE_TEST_SUITE_P(Families,
+                         SpatialChannelTickAllocations,
+                         ::testing::Values(Method::kRk4, Method::kMidpoint),
+                         [](const ::testing::TestParamInfo<Method>& p) {
+                           std::string n(to_string(p.param));
+                           for (char& ch : n) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace rtmb
