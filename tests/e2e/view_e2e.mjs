@@ -53,7 +53,7 @@ const server = spawn(rtmb, ['serve', model, '--view', '0', '--duration', '60', '
                      { stdio: ['ignore', 'pipe', 'pipe'] });
 let serverErr = '';
 const url = await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error(`no "live view at" line in 20 s:\n${serverErr}`)), 20000);
+  const timer = setTimeout(() => reject(new Error(`no "live view at" line in 60 s:\n${serverErr}`)), 60000);
   server.stderr.on('data', (chunk) => {
     serverErr += chunk.toString();
     const m = serverErr.match(/live view at (http:\/\/[0-9.]+:[0-9]+\/)/);
@@ -84,11 +84,11 @@ try {
   try {
     await page.waitForFunction(() => window.rtmbView && window.rtmbView.status === 'connected' &&
                                window.rtmbView.frames >= 5 && window.rtmbView.scene !== null,
-                               null, { timeout: 20000 });
+                               null, { timeout: 60000 });
   } catch (e) {
     const state = await page.evaluate(() => window.rtmbView &&
       { status: window.rtmbView.status, frames: window.rtmbView.frames }).catch(() => null);
-    fail(`page did not connect and receive 5 frames in 20 s: ${JSON.stringify(state)}; page errors: ${pageErrors.join(' | ')}`);
+    fail(`page did not connect and receive 5 frames in 60 s: ${JSON.stringify(state)}; page errors: ${pageErrors.join(' | ')}`);
   }
   const a = await page.evaluate(() => ({
     t: window.rtmbView.lastFrame.t, bodies: window.rtmbView.bodyPositions,
