@@ -6,6 +6,7 @@
 // ModelFileError that names file, line, column and the dotted key.
 #include "rtmb/model_file.hpp"
 
+#include "engine/model_file/yaml_reader.hpp"
 #include "rtmb/runtime_simulation.hpp"
 
 // GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
@@ -49,103 +50,7 @@ namespace {
 constexpr double kNsPerMs = 1e6;
 constexpr double kBodyModelDefaultDt = 1e-3;  // [s] for files with `bodies:`
 
-// Reads one file: every accessor knows the file name, so every error can say where it is.
-class Reader {
- public:
-  explicit Reader(std::string path) : path_(std::move(path)) {}
-
-  [[noreturn]] void fail(const YAML::Node& at,
-                         const std::string& key,
-                         const std::string& why) const {
-    const YAML::Mark m = at.Mark();
-    // yaml-cpp marks are 0-based; a node without a position (-1) is reported at line 0
-    throw ModelFileError(path_, m.line + 1, m.column + 1, key, why);
-  }
-
-  // Fails on any key of `map` not in `allowed`; fails if `map` is not a mapping.
-  void check_keys(const YAML::Node& map,
-                  const std::string& prefix,
-                  std::initializer_list<std::string_view> allowed) const {
-    if (!map.IsMap()) fail(map, prefix.empty() ? "(top level)" : prefix, "expected a mapping");
-    for (const auto& kv : map) {
-      const std::string k = kv.first.as<std::string>();
-      if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-      std::string valid;
-      for (const std::string_view a : allowed) {
-        if (!valid.empty()) valid += ", ";
-        valid += a;
-      }
-      fail(kv.first, join(prefix, k), "unknown key (valid here: " + valid + ")");
-    }
-  }
-
-  static std::string join(const std::string& prefix, std::string_view key) {
-    return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
-  }
-
-  [[nodiscard]] std::string string(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsScalar()) fail(n, key, "expected a string");
-    return n.as<std::string>();
-  }
-
-  [[nodiscard]] double number(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsScalar()) fail(n, key, "expected a number");
-    double v = 0.0;
-    if (!YAML::convert<double>::decode(n, v)) {
-      fail(n, key, "expected a number, got '" + n.as<std::string>() + "'");
-    }
-    if (!std::isfinite(v)) fail(n, key, "must be finite");
-    return v;
-  }
-
-  [[nodiscard]] double positive(const YAML::Node& n, const std::string& key) const {
-    const double v = number(n, key);
-    if (!(v > 0.0)) fail(n, key, "must be > 0");
-    return v;
-  }
-
-  [[nodiscard]] double non_negative(const YAML::Node& n, const std::string& key) const {
-    const double v = number(n, key);
-    if (v < 0.0) fail(n, key, "must be >= 0");
-    return v;
-  }
-
-  [[nodiscard]] long long integer(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsScalar()) fail(n, key, "expected an integer");
-    long long v = 0;
-    if (!YAML::convert<long long>::decode(n, v)) {
-      fail(n, key, "expected an integer, got '" + n.as<std::string>() + "'");
-    }
-    return v;
-  }
-
-  [[nodiscard]] bool boolean(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsScalar()) fail(n, key, "expected true or false");
-    bool v = false;
-    if (!YAML::convert<bool>::decode(n, v)) {
-      fail(n, key, "expected true or false, got '" + n.as<std::string>() + "'");
-    }
-    return v;
-  }
-
-  // a flow or block list of exactly N numbers, e.g. [0.5, 0, 0]
-  template <int N>
-  [[nodiscard]] Eigen::Matrix<double, N, 1> vec(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsSequence() || static_cast<int>(n.size()) != N) {
-      fail(n, key, "expected a list of " + std::to_string(N) + " numbers");
-    }
-    Eigen::Matrix<double, N, 1> out;
-    for (int i = 0; i < N; ++i) {
-      out(i) = number(n[static_cast<std::size_t>(i)], key + "[" + std::to_string(i) + "]");
-    }
-    return out;
-  }
-
-  [[nodiscard]] const std::string& path() const noexcept { return path_; }
-
- private:
-  std::string path_;
-};
+using Reader = detail::YamlReader;
 
 std::int64_t ms_to_ns(double ms) {
   return std::llround(ms * kNsPerMs);
@@ -358,18 +263,6 @@ int body_ref(const Reader& r,
   r.fail(n, key, "unknown body '" + name + "' (bodies: " + valid + ")");
 }
 
-// map[name], which must be there: otherwise "missing (what)" at `map`, key p.name. Returned by
-// value (a reference to the looked-up node would dangle after the caller's full-expression).
-YAML::Node required(const Reader& r,
-                    const YAML::Node& map,
-                    const std::string& p,
-                    const char* name,
-                    const std::string& what) {
-  YAML::Node value = map[name];
-  if (!value) r.fail(map, Reader::join(p, name), "missing (" + what + ")");
-  return value;
-}
-
 std::string item_name(const Reader& r,
                       const YAML::Node& n,
                       const std::string& p,
@@ -396,8 +289,8 @@ void read_body_pair(const Reader& r,
                     int& body_j,
                     Eigen::Vector2d& point_i,
                     Eigen::Vector2d& point_j) {
-  const YAML::Node bi = required(r, n, p, "body_i", "first body or ground");
-  const YAML::Node bj = required(r, n, p, "body_j", "second body or ground");
+  const YAML::Node bi = r.required(n, p, "body_i", "first body or ground");
+  const YAML::Node bj = r.required(n, p, "body_j", "second body or ground");
   body_i = body_ref(r, bi, p + ".body_i", spec, true);
   body_j = body_ref(r, bj, p + ".body_j", spec, true);
   if (body_i == body_j) r.fail(bj, p + ".body_j", itself);
@@ -412,16 +305,16 @@ void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     const std::string p = "bodies[" + std::to_string(k) + "]";
     r.check_keys(b, p, {"name", "mass", "inertia", "pose", "velocity"});
     PlanarBodySpec body;
-    const YAML::Node name = required(r, b, p, "name", "every body needs a name");
+    const YAML::Node name = r.required(b, p, "name", "every body needs a name");
     body.name = item_name(r, b, p, "");
     for (const PlanarBodySpec& other : spec.bodies) {
       if (other.name == body.name) {
         r.fail(name, p + ".name", "duplicate body name '" + body.name + "'");
       }
     }
-    body.mass = r.positive(required(r, b, p, "mass", "kg"), p + ".mass");
+    body.mass = r.positive(r.required(b, p, "mass", "kg"), p + ".mass");
     body.inertia =
-        r.positive(required(r, b, p, "inertia", "kg*m^2 about the centre of mass"), p + ".inertia");
+        r.positive(r.required(b, p, "inertia", "kg*m^2 about the centre of mass"), p + ".inertia");
     if (const YAML::Node m = b["pose"]) body.pose = r.vec<3>(m, p + ".pose");
     if (const YAML::Node m = b["velocity"]) body.velocity = r.vec<3>(m, p + ".velocity");
     spec.bodies.push_back(std::move(body));
@@ -430,7 +323,7 @@ void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
 
 // A driver's time function (docs/model-format.md, "Drivers"): `type` selects the other keys.
 TimeFunction read_time_function(const Reader& r, const YAML::Node& n, const std::string& p) {
-  const YAML::Node type = required(r, n, p, "type", "time function type");
+  const YAML::Node type = r.required(n, p, "type", "time function type");
   const std::string t = r.string(type, p + ".type");
   auto optional = [&](const char* key, double fallback) {
     const YAML::Node m = n[key];
@@ -438,23 +331,23 @@ TimeFunction read_time_function(const Reader& r, const YAML::Node& n, const std:
   };
   if (t == "constant") {
     r.check_keys(n, p, {"type", "value"});
-    return TimeFunction::constant(r.number(required(r, n, p, "value", "rad or m"), p + ".value"));
+    return TimeFunction::constant(r.number(r.required(n, p, "value", "rad or m"), p + ".value"));
   }
   if (t == "ramp") {
     r.check_keys(n, p, {"type", "value", "start", "rate"});
-    const double rate = r.number(required(r, n, p, "rate", "rad/s or m/s"), p + ".rate");
+    const double rate = r.number(r.required(n, p, "rate", "rad/s or m/s"), p + ".rate");
     return TimeFunction::ramp(optional("value", 0.0), optional("start", 0.0), rate);
   }
   if (t == "sine") {
     r.check_keys(n, p, {"type", "amplitude", "frequency", "phase", "offset"});
-    const double amplitude = r.number(required(r, n, p, "amplitude", "rad or m"), p + ".amplitude");
-    const double frequency = r.positive(required(r, n, p, "frequency", "Hz"), p + ".frequency");
+    const double amplitude = r.number(r.required(n, p, "amplitude", "rad or m"), p + ".amplitude");
+    const double frequency = r.positive(r.required(n, p, "frequency", "Hz"), p + ".frequency");
     return TimeFunction::sine(amplitude, frequency, optional("phase", 0.0),
                               optional("offset", 0.0));
   }
   if (t == "polynomial") {
     r.check_keys(n, p, {"type", "coefficients"});
-    const YAML::Node c = required(r, n, p, "coefficients", "c0, c1, ... of c0 + c1 t + ...");
+    const YAML::Node c = r.required(n, p, "coefficients", "c0, c1, ... of c0 + c1 t + ...");
     const std::string key = p + ".coefficients";
     if (!c.IsSequence() || c.size() == 0) r.fail(c, key, "expected a non-empty list of numbers");
     std::vector<double> coefficients;
@@ -465,7 +358,7 @@ TimeFunction read_time_function(const Reader& r, const YAML::Node& n, const std:
   }
   if (t == "table") {
     r.check_keys(n, p, {"type", "points"});
-    const YAML::Node pts = required(r, n, p, "points", "[time, value] pairs");
+    const YAML::Node pts = r.required(n, p, "points", "[time, value] pairs");
     const std::string key = p + ".points";
     if (!pts.IsSequence() || pts.size() < 2) {
       r.fail(pts, key, "expected a list of at least 2 [time, value] pairs");
@@ -517,7 +410,7 @@ void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     for (const PlanarJointSpec& other : spec.joints) {
       if (other.name == jt.name) r.fail(j["name"], p + ".name", "duplicate joint name");
     }
-    const YAML::Node type = required(r, j, p, "type", "joint type");
+    const YAML::Node type = r.required(j, p, "type", "joint type");
     const std::string t = r.string(type, p + ".type");
     if (t == "revolute") {
       jt.type = PlanarJointType::kRevolute;
@@ -567,7 +460,7 @@ void read_axial_spring(const Reader& r,
                        PlanarForceSpec& f) {
   r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_position"});
   f.type = PlanarForceType::kAxialSpring;
-  const YAML::Node jn = required(r, e, p, "joint", "a prismatic joint's name");
+  const YAML::Node jn = r.required(e, p, "joint", "a prismatic joint's name");
   const std::string joint = r.string(jn, p + ".joint");
   const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
                                [&joint](const PlanarJointSpec& j) { return j.name == joint; });
@@ -596,12 +489,12 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     if (!e.IsMap()) r.fail(e, p, "expected a mapping");
     PlanarForceSpec f;
     f.name = item_name(r, e, p, p);
-    const YAML::Node type = required(r, e, p, "type", "force element type");
+    const YAML::Node type = r.required(e, p, "type", "force element type");
     const std::string t = r.string(type, p + ".type");
     if (t == "gravity") {
       r.check_keys(e, p, {"name", "type", "vector"});
       f.type = PlanarForceType::kGravity;
-      f.vector = r.vec<2>(required(r, e, p, "vector", "m/s^2"), p + ".vector");
+      f.vector = r.vec<2>(r.required(e, p, "vector", "m/s^2"), p + ".vector");
     } else if (t == "spring_damper") {
       r.check_keys(e, p,
                    {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
@@ -616,7 +509,7 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     } else if (t == "rotational_spring_damper") {
       r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
       f.type = PlanarForceType::kRotationalSpring;
-      const YAML::Node jn = required(r, e, p, "joint", "a revolute joint's name");
+      const YAML::Node jn = r.required(e, p, "joint", "a revolute joint's name");
       const std::string joint = r.string(jn, p + ".joint");
       const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
                                    [&joint](const PlanarJointSpec& j) { return j.name == joint; });
@@ -633,16 +526,16 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     } else if (t == "force") {
       r.check_keys(e, p, {"name", "type", "body", "point", "force"});
       f.type = PlanarForceType::kForce;
-      const YAML::Node b = required(r, e, p, "body", "the body pushed");
+      const YAML::Node b = r.required(e, p, "body", "the body pushed");
       f.body_i = body_ref(r, b, p + ".body", spec, false);
       if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
-      f.vector = r.vec<2>(required(r, e, p, "force", "N, world frame"), p + ".force");
+      f.vector = r.vec<2>(r.required(e, p, "force", "N, world frame"), p + ".force");
     } else if (t == "torque") {
       r.check_keys(e, p, {"name", "type", "body", "torque"});
       f.type = PlanarForceType::kTorque;
-      const YAML::Node b = required(r, e, p, "body", "the body turned");
+      const YAML::Node b = r.required(e, p, "body", "the body turned");
       f.body_i = body_ref(r, b, p + ".body", spec, false);
-      f.torque = r.number(required(r, e, p, "torque", "N*m"), p + ".torque");
+      f.torque = r.number(r.required(e, p, "torque", "N*m"), p + ".torque");
     } else if (t == "coupling") {
       read_coupling(r, e, p, spec, f);
     } else if (t == "wall") {
@@ -650,13 +543,13 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
                    {"name", "type", "body", "point", "origin", "normal", "stiffness", "damping"});
       f.type = PlanarForceType::kWall;
       f.body_i =
-          body_ref(r, required(r, e, p, "body", "the body kept out"), p + ".body", spec, false);
+          body_ref(r, r.required(e, p, "body", "the body kept out"), p + ".body", spec, false);
       if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
       if (const YAML::Node m = e["origin"]) f.point_j = r.vec<2>(m, p + ".origin");
-      const YAML::Node nn = required(r, e, p, "normal", "the wall's outward normal, world");
+      const YAML::Node nn = r.required(e, p, "normal", "the wall's outward normal, world");
       f.vector = r.vec<2>(nn, p + ".normal");
       if (!(f.vector.norm() > 0.0)) r.fail(nn, p + ".normal", "must be a non-zero vector");
-      f.stiffness = r.non_negative(required(r, e, p, "stiffness", "N/m"), p + ".stiffness");
+      f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
       if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
     } else {
       r.fail(type, p + ".type",
@@ -752,9 +645,9 @@ void read_coupling(const Reader& r,
   r.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target", "safety"});
   f.type = PlanarForceType::kCoupling;
   if (const YAML::Node m = e["safety"]) read_safety(r, m, p + ".safety", f.safety);
-  f.body_i = body_ref(r, required(r, e, p, "body", "the body coupled"), p + ".body", spec, false);
+  f.body_i = body_ref(r, r.required(e, p, "body", "the body coupled"), p + ".body", spec, false);
   if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
-  f.stiffness = r.non_negative(required(r, e, p, "stiffness", "N/m"), p + ".stiffness");
+  f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
   if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
   // NaN: the point's assembled start position (default_coupling_targets)
   f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
@@ -780,12 +673,12 @@ PlanarInputSpec read_drive(const Reader& r,
                            const PlanarModelSpec& spec) {
   PlanarInputSpec in;
   if (!d.IsMap()) r.fail(d, p, "expected a mapping with a 'type'");
-  const YAML::Node type = required(r, d, p, "type", "force, torque, motor or coupling");
+  const YAML::Node type = r.required(d, p, "type", "force, torque, motor or coupling");
   const std::string t = r.string(type, p + ".type");
   if (t == "force") {
     r.check_keys(d, p, {"type", "body", "point", "axis", "direction"});
     in.type = PlanarInputType::kForce;
-    in.body = body_ref(r, required(r, d, p, "body", "the body pushed"), p + ".body", spec, false);
+    in.body = body_ref(r, r.required(d, p, "body", "the body pushed"), p + ".body", spec, false);
     if (const YAML::Node m = d["point"]) in.point = r.vec<2>(m, p + ".point");
     if (d["axis"] && d["direction"]) r.fail(d["direction"], p + ".direction", "not with 'axis'");
     if (const YAML::Node m = d["axis"]) {
@@ -799,18 +692,18 @@ PlanarInputSpec read_drive(const Reader& r,
   } else if (t == "torque") {
     r.check_keys(d, p, {"type", "body"});
     in.type = PlanarInputType::kTorque;
-    in.body = body_ref(r, required(r, d, p, "body", "the body turned"), p + ".body", spec, false);
+    in.body = body_ref(r, r.required(d, p, "body", "the body turned"), p + ".body", spec, false);
   } else if (t == "motor") {
     r.check_keys(d, p, {"type", "joint", "limit"});
     in.type = PlanarInputType::kMotor;
-    in.joint = revolute_joint_ref(r, required(r, d, p, "joint", "a revolute joint's name"),
+    in.joint = revolute_joint_ref(r, r.required(d, p, "joint", "a revolute joint's name"),
                                   p + ".joint", spec);
     if (const YAML::Node m = d["limit"]) in.limit = r.positive(m, p + ".limit");
   } else if (t == "coupling") {
     r.check_keys(d, p, {"type", "element", "axis"});
-    in.element = coupling_ref(r, required(r, d, p, "element", "a coupling force element's name"),
+    in.element = coupling_ref(r, r.required(d, p, "element", "a coupling force element's name"),
                               p + ".element", spec);
-    const int axis = axis_index(r, required(r, d, p, "axis", "x or y"), p + ".axis");
+    const int axis = axis_index(r, r.required(d, p, "axis", "x or y"), p + ".axis");
     in.type = axis == 0 ? PlanarInputType::kCouplingX : PlanarInputType::kCouplingY;
     in.initial = spec.forces[static_cast<std::size_t>(in.element)].vector(axis);
   } else {
@@ -930,11 +823,11 @@ void read_output_channels(const Reader& r,
     const std::string p = key + "[" + std::to_string(i) + "]";
     r.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
     PlanarOutputSpec o;
-    o.name = r.string(required(r, n, p, "name", "the channel's name"), p + ".name");
+    o.name = r.string(r.required(n, p, "name", "the channel's name"), p + ".name");
     if (o.name.empty() || o.name.find(',') != std::string::npos) {
       r.fail(n["name"], p + ".name", "must be non-empty and contain no comma");
     }
-    const YAML::Node kind = required(r, n, p, "kind", "what the channel measures");
+    const YAML::Node kind = r.required(n, p, "kind", "what the channel measures");
     o.type = parse_output_kind(r, kind, p + ".kind");
     const bool body_kind =
         o.type == PlanarOutputType::kPose || o.type == PlanarOutputType::kVelocity ||

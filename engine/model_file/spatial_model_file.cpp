@@ -8,6 +8,8 @@
 // numbers, lists of N numbers, every problem a ModelFileError at the value's position).
 #include "engine/model_file/spatial_model_file.hpp"
 
+#include "engine/model_file/yaml_reader.hpp"
+
 // GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329).
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
 #pragma GCC diagnostic ignored "-Wrestrict"
@@ -29,97 +31,7 @@
 namespace rtmb::detail {
 namespace {
 
-class In {
- public:
-  explicit In(std::string path) : path_(std::move(path)) {}
-
-  [[noreturn]] void fail(const YAML::Node& at,
-                         const std::string& key,
-                         const std::string& why) const {
-    const YAML::Mark m = at.Mark();
-    throw ModelFileError(path_, m.line + 1, m.column + 1, key, why);
-  }
-
-  void check_keys(const YAML::Node& map,
-                  const std::string& prefix,
-                  std::initializer_list<std::string_view> allowed) const {
-    if (!map.IsMap()) fail(map, prefix, "expected a mapping");
-    for (const auto& kv : map) {
-      const std::string k = kv.first.as<std::string>();
-      if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-      std::string valid;
-      for (const std::string_view a : allowed)
-        valid += (valid.empty() ? "" : ", ") + std::string(a);
-      fail(kv.first, prefix + "." + k, "unknown key (valid here: " + valid + ")");
-    }
-  }
-
-  [[nodiscard]] std::string string(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsScalar()) fail(n, key, "expected a string");
-    return n.as<std::string>();
-  }
-
-  [[nodiscard]] double number(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsScalar()) fail(n, key, "expected a number");
-    double v = 0.0;
-    if (!YAML::convert<double>::decode(n, v)) {
-      fail(n, key, "expected a number, got '" + n.as<std::string>() + "'");
-    }
-    if (!std::isfinite(v)) fail(n, key, "must be finite");
-    return v;
-  }
-
-  [[nodiscard]] double positive(const YAML::Node& n, const std::string& key) const {
-    const double v = number(n, key);
-    if (!(v > 0.0)) fail(n, key, "must be > 0");
-    return v;
-  }
-
-  [[nodiscard]] double non_negative(const YAML::Node& n, const std::string& key) const {
-    const double v = number(n, key);
-    if (v < 0.0) fail(n, key, "must be >= 0");
-    return v;
-  }
-
-  [[nodiscard]] Eigen::VectorXd list(const YAML::Node& n,
-                                     const std::string& key,
-                                     std::initializer_list<int> sizes,
-                                     const std::string& what) const {
-    if (!n.IsSequence() ||
-        std::find(sizes.begin(), sizes.end(), static_cast<int>(n.size())) == sizes.end()) {
-      fail(n, key, "expected " + what);
-    }
-    Eigen::VectorXd out(static_cast<Eigen::Index>(n.size()));
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      out(static_cast<Eigen::Index>(i)) = number(n[i], key + "[" + std::to_string(i) + "]");
-    }
-    return out;
-  }
-
-  [[nodiscard]] Eigen::Vector3d vec3(const YAML::Node& n, const std::string& key) const {
-    return list(n, key, {3}, "a list of 3 numbers");
-  }
-
-  [[nodiscard]] Eigen::Vector3d nonzero3(const YAML::Node& n, const std::string& key) const {
-    const Eigen::Vector3d v = vec3(n, key);
-    if (!(v.norm() > 0.0)) fail(n, key, "must not be zero");
-    return v;
-  }
-
-  YAML::Node required(const YAML::Node& map,
-                      const std::string& p,
-                      const char* name,
-                      const std::string& what) const {
-    YAML::Node value = map[name];
-    if (!value) fail(map, p + "." + name, "missing (" + what + ")");
-    return value;
-  }
-
-  [[nodiscard]] const std::string& path() const noexcept { return path_; }
-
- private:
-  std::string path_;
-};
+using In = YamlReader;
 
 std::string item_name(const In& in,
                       const YAML::Node& n,
