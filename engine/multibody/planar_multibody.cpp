@@ -20,6 +20,7 @@
 #include <cmath>
 #include <utility>
 
+#include "engine/multibody/assembly.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
 #include "rtmb/multibody.hpp"
 #include "rtmb/state.hpp"
@@ -765,56 +766,15 @@ double PlanarMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcep
 }
 
 std::vector<std::string> assemble(PlanarModelSpec& spec, double tolerance, int max_iterations) {
-  // Newton on g(q) = 0 with the minimum-norm step dq = -G^+ g (complete orthogonal
-  // decomposition, so redundant joints, e.g. a planar parallelogram, do not break it).
   const PlanarMultibody sys(spec);
+  std::vector<detail::JointRows> joints;
+  for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+    joints.push_back({spec.joints[k].name, sys.joint_row(k), constraint_rows(spec.joints[k].type)});
+  }
   State s;
   sys.initial_state(s);
-  Vec g(sys.n_lambda());
-  Mat G(sys.n_lambda(), sys.n_v());
-  std::vector<std::string> notes;
-  if (sys.n_lambda() == 0) return notes;
-  sys.constraints(0.0, s.q, g);
-  const double g0 = g.lpNorm<Eigen::Infinity>();
-  int iterations = 0;
-  while (g.lpNorm<Eigen::Infinity>() > tolerance && iterations < max_iterations) {
-    sys.jacobian(0.0, s.q, G);
-    s.q -= G.completeOrthogonalDecomposition().solve(g);
-    sys.constraints(0.0, s.q, g);
-    ++iterations;
-  }
-  if (!(g.lpNorm<Eigen::Infinity>() <= tolerance)) {
-    std::vector<std::string> bad;
-    std::string list;
-    for (std::size_t k = 0; k < spec.joints.size(); ++k) {
-      const int rows = constraint_rows(spec.joints[k].type);
-      if (!(g.segment(sys.joint_row(k), rows).lpNorm<Eigen::Infinity>() <= tolerance)) {
-        bad.push_back(spec.joints[k].name);
-        list += (list.empty() ? "" : ", ") + spec.joints[k].name;
-      }
-    }
-    throw AssemblyError(
-        "assembly failed: after " + std::to_string(iterations) +
-            " Newton iterations the constraints of joint(s) " + list +
-            " remain violated (|g|_inf = " + std::to_string(g.lpNorm<Eigen::Infinity>()) + ")",
-        std::move(bad));
-  }
-  if (iterations > 0) {
-    notes.push_back("initial pose assembled: |g|_inf " + std::to_string(g0) + " -> " +
-                    std::to_string(g.lpNorm<Eigen::Infinity>()) + " in " +
-                    std::to_string(iterations) + " Newton iteration(s)");
-  }
-  // velocities: the minimum-norm change that satisfies G v + g_t = 0 (g_t = -f'(0) of drivers)
-  sys.jacobian(0.0, s.q, G);
-  Vec gt(sys.n_lambda());
-  sys.constraint_rate(0.0, s.q, gt);
-  Vec gv = G * s.v + gt;
-  if (gv.lpNorm<Eigen::Infinity>() > tolerance) {
-    s.v -= G.completeOrthogonalDecomposition().solve(gv);
-    notes.push_back("initial velocity projected onto G v + g_t = 0: |G v + g_t|_inf " +
-                    std::to_string(gv.lpNorm<Eigen::Infinity>()) + " -> " +
-                    std::to_string((G * s.v + gt).lpNorm<Eigen::Infinity>()));
-  }
+  std::vector<std::string> notes =
+      detail::assemble_state(sys, joints, s, tolerance, max_iterations);
   for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
     spec.bodies[b].pose = s.q.segment<3>(3 * static_cast<Eigen::Index>(b));
     spec.bodies[b].velocity = s.v.segment<3>(3 * static_cast<Eigen::Index>(b));

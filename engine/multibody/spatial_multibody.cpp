@@ -44,6 +44,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "engine/multibody/assembly.hpp"
 #include "rtmb/spatial.hpp"
 #include "rtmb/state.hpp"
 
@@ -902,52 +903,16 @@ double SpatialMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexce
 }
 
 std::vector<std::string> assemble(SpatialModelSpec& spec, double tolerance, int max_iterations) {
-  // Newton on g(q) = 0 (joints and normalization) with the minimum-norm step dq = -G^+ g
-  // (complete orthogonal decomposition, so redundant joints do not break it)
+  // the normalization rows take part in the Newton iteration like the joints' (g_t = 0 here)
   const SpatialMultibody sys(spec);
+  std::vector<detail::JointRows> joints;
+  for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+    joints.push_back({spec.joints[k].name, sys.joint_row(k), constraint_rows(spec.joints[k].type)});
+  }
   State s;
   sys.initial_state(s);
-  Vec g(sys.n_lambda());
-  Mat G(sys.n_lambda(), sys.n_v());
-  std::vector<std::string> notes;
-  sys.constraints(0.0, s.q, g);
-  const double g0 = g.lpNorm<Eigen::Infinity>();
-  int iterations = 0;
-  while (g.lpNorm<Eigen::Infinity>() > tolerance && iterations < max_iterations) {
-    sys.jacobian(0.0, s.q, G);
-    s.q -= G.completeOrthogonalDecomposition().solve(g);
-    sys.constraints(0.0, s.q, g);
-    ++iterations;
-  }
-  if (!(g.lpNorm<Eigen::Infinity>() <= tolerance)) {
-    std::vector<std::string> bad;
-    std::string list;
-    for (std::size_t k = 0; k < spec.joints.size(); ++k) {
-      const int rows = constraint_rows(spec.joints[k].type);
-      if (!(g.segment(sys.joint_row(k), rows).lpNorm<Eigen::Infinity>() <= tolerance)) {
-        bad.push_back(spec.joints[k].name);
-        list += (list.empty() ? "" : ", ") + spec.joints[k].name;
-      }
-    }
-    throw AssemblyError(
-        "assembly failed: after " + std::to_string(iterations) +
-            " Newton iterations the constraints of joint(s) " + list +
-            " remain violated (|g|_inf = " + std::to_string(g.lpNorm<Eigen::Infinity>()) + ")",
-        std::move(bad));
-  }
-  if (iterations > 0) {
-    notes.push_back("initial pose assembled: |g|_inf " + std::to_string(g0) + " -> " +
-                    std::to_string(g.lpNorm<Eigen::Infinity>()) + " in " +
-                    std::to_string(iterations) + " Newton iteration(s)");
-  }
-  sys.jacobian(0.0, s.q, G);
-  const Vec gv = G * s.v;
-  if (gv.lpNorm<Eigen::Infinity>() > tolerance) {
-    s.v -= G.completeOrthogonalDecomposition().solve(gv);
-    notes.push_back("initial velocity projected onto G v = 0: |G v|_inf " +
-                    std::to_string(gv.lpNorm<Eigen::Infinity>()) + " -> " +
-                    std::to_string((G * s.v).lpNorm<Eigen::Infinity>()));
-  }
+  std::vector<std::string> notes =
+      detail::assemble_state(sys, joints, s, tolerance, max_iterations);
   for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
     const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
     SpatialBodySpec& body = spec.bodies[b];

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// Internal: consistent initial conditions for the body models (planar_multibody.cpp,
+// spatial_multibody.cpp; docs/model-format.md "Consistent initial conditions"). Setup-only.
+
+#include <string>
+#include <vector>
+
+#include "rtmb/state.hpp"
+#include "rtmb/system.hpp"
+
+namespace rtmb::detail {
+
+/// The constraint rows of one joint, for naming the joints an assembly could not satisfy.
+struct JointRows {
+  std::string name;
+  int row = 0;   ///< first row in g
+  int rows = 0;  ///< number of rows
+};
+
+/// Makes s consistent with sys at t = 0: Newton on g(q) = 0 with the minimum-norm step
+/// dq = -G^+ g (complete orthogonal decomposition, so redundant joints do not break it), at most
+/// `max_iterations`; then the minimum-norm velocity change that satisfies G v + g_t = 0. Returns
+/// a note for each change made. Throws AssemblyError naming the joints whose rows stay above
+/// `tolerance`.
+std::vector<std::string> assemble_state(const System& sys,
+                                        const std::vector<JointRows>& joints,
+                                        State& s,
+                                        double tolerance,
+                                        int max_iterations);
+
+}  // namespace rtmb::detail
