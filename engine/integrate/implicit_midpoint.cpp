@@ -4,8 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rtmb {
+
+namespace {
+
+// how far above the tolerance a stalled update still counts as converged (round-off floor)
+constexpr double kRoundOffFactor = 1e3;
+
+}  // namespace
 
 ImplicitMidpoint::ImplicitMidpoint(int n_q, int n_v, int max_iterations)
     : max_iterations_(max_iterations),
@@ -30,6 +38,7 @@ void ImplicitMidpoint::advance(Dynamics& dynamics,
   dynamics.evaluate(t, q, v, a_, status);
   kq_ = v;
   kv_ = a_;
+  double previous = std::numeric_limits<double>::infinity();
   for (int it = 0;; ++it) {
     qm_ = q + (0.5 * h) * kq_;
     vm_ = v + (0.5 * h) * kv_;
@@ -40,6 +49,12 @@ void ImplicitMidpoint::advance(Dynamics& dynamics,
     kq_ = vm_;
     kv_ = a_;
     if (change <= tol) break;
+    // Round-off floor: once the update no longer shrinks and is within a few hundred ulps of
+    // the tolerance, the iterate cannot get better (measured on arm6.yaml with its stiff tip
+    // coupling: the update cycles at 3.0e-15 against a tolerance of 1.5e-15 for 100 sweeps).
+    // Accept it there instead of flagging a step that has converged as far as doubles allow.
+    if (change >= previous && change <= kRoundOffFactor * tol) break;
+    previous = change;
     if (it + 1 >= max_iterations_ || !std::isfinite(change)) {
       status.set(StepFlag::kNotConverged);
       break;

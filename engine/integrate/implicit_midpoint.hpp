@@ -9,7 +9,8 @@ namespace rtmb {
 /// Implicit midpoint rule on Y = (q, v), Y' = F(t, Y) = (v, a(t, q, v)):
 ///     Y1 = Y0 + h K,   K = F(t + h/2, Y0 + h/2 K),
 /// with K found by fixed-point iteration from K = F(t, Y0) until the update of h K is below
-/// 1e-15 max(1, ||Y0||inf) or max_iterations (then StepFlag::kNotConverged). Order 2 and
+/// 1e-15 max(1, ||Y0||inf), or stops shrinking within 1e3 times that (the round-off floor), or
+/// max_iterations (then StepFlag::kNotConverged). Order 2 and
 /// symmetric (Phi_{-h} = Phi_h^{-1}) for any ODE, which is what the symmetric projection needs
 /// around it (Hairer 2000; reference/index-reduction-poell2015.md §5 item 5). Fixed-point
 /// iteration keeps it explicit in structure (no Jacobian, no allocation); it converges while

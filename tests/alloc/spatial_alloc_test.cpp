@@ -46,13 +46,7 @@ TEST_P(SpatialStepAllocations, ThousandStepsAllocateNothing) {
   const testing::StepAllocationCounts run = testing::count_step_allocations(model, 10, 1000);
   EXPECT_EQ(run.counts.allocations, 0u);
   EXPECT_EQ(run.counts.deallocations, 0u);
-  // Known limitation (issue 4, reported): since arm6.yaml has its tip coupling (k = 500 N/m
-  // holding the stretched arm's tip), ODE midpoint's fixed-point iteration ends some steps
-  // without meeting its 1e-15 relative tolerance (kNotConverged, about 50 of 1000 steps); the
-  // allocation counts above still apply to those steps. Every other combination must run clean.
-  if (!(std::string(kFiles[file]) == "arm6.yaml" && method == Method::kOdeMidpoint)) {
-    EXPECT_EQ(run.flagged, 0);
-  }
+  EXPECT_EQ(run.flagged, 0);
 }
 
 std::string combo_name(const ::testing::TestParamInfo<Combo>& p) {
