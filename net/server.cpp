@@ -657,14 +657,14 @@ void Server::Impl::start_recording(SimBundle& bundle) {
   const ModelFile& file = bundle.file;
   RecordHeader h;
   h.model_path = file.path;
-  if (file.mechanism.empty() || file.bodies) {
-    std::ifstream in(file.path, std::ios::binary);
-    if (!in) throw std::runtime_error("record: cannot re-read the model file " + file.path);
-    h.model_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  } else if (std::filesystem::is_regular_file(file.path)) {
-    // a model file naming a built-in mechanism: its text carries the settings and options
+  // the model file's text carries the model and its settings; only a built-in served by name
+  // (no file) is rebuilt from its name alone
+  if (std::filesystem::is_regular_file(file.path)) {
     std::ifstream in(file.path, std::ios::binary);
     h.model_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  if (h.model_text.empty() && file.mechanism.empty()) {
+    throw std::runtime_error("record: cannot re-read the model file " + file.path);
   }
   h.mechanism = file.mechanism;
   const Model& model = *bundle.model;
