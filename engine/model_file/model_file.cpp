@@ -6,6 +6,7 @@
 // ModelFileError that names file, line, column and the dotted key.
 #include "rtmb/model_file.hpp"
 
+#include "engine/model_file/driven_channels.hpp"
 #include "engine/model_file/yaml_reader.hpp"
 #include "rtmb/runtime_simulation.hpp"
 
@@ -713,70 +714,17 @@ PlanarInputSpec read_drive(const Reader& r,
   return in;
 }
 
-// inputs.channels with `drive` keys: the body model's named channels (PlanarModelSpec::inputs).
-// All channels have a drive or none has (then channel i is the force on coordinate i).
-void read_input_drives(const Reader& r, const YAML::Node& inputs, PlanarModelSpec& spec) {
-  if (!inputs.IsMap()) return;  // read_inputs reports it
-  const YAML::Node channels = inputs["channels"];
-  if (!channels || !channels.IsSequence()) return;
-  std::size_t driven = 0;
-  for (std::size_t i = 0; i < channels.size(); ++i) {
-    if (channels[i].IsMap() && channels[i]["drive"]) ++driven;
-  }
-  if (driven == 0) return;
-  const std::string key = "inputs.channels";
-  if (channels.size() > static_cast<std::size_t>(kMaxInputChannels)) {
-    r.fail(channels, key, "at most " + std::to_string(kMaxInputChannels) + " channels");
-  }
-  for (std::size_t i = 0; i < channels.size(); ++i) {
-    const YAML::Node n = channels[i];
-    const std::string p = key + "[" + std::to_string(i) + "]";
-    if (!n.IsMap()) r.fail(n, p, "expected a mapping");
-    const YAML::Node d = n["drive"];
-    if (!d) {
-      r.fail(n, p + ".drive",
-             "missing: when one channel has a drive, every channel needs one (force, torque, "
-             "motor, coupling)");
-    }
-    PlanarInputSpec in = read_drive(r, d, p + ".drive", spec);
-    in.name = "u" + std::to_string(i);
-    if (const YAML::Node m = n["name"]) in.name = r.string(m, p + ".name");
-    if (const YAML::Node m = n["initial_value"]) in.initial = r.number(m, p + ".initial_value");
-    spec.inputs.push_back(std::move(in));
-  }
-  try {
-    const PlanarMultibody probe(spec);
-  } catch (const std::invalid_argument& e) {
-    r.fail(channels, key, e.what());
-  }
-}
-
 // The channel defaults of named inputs: unit and watchdog kind from what each drives, the
 // initial value from the drive (a coupling's target starts where its point is).
 std::vector<InputChannelSpec> named_input_channels(const PlanarModelSpec& spec) {
-  std::vector<InputChannelSpec> out(spec.inputs.size());
-  for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
-    const PlanarInputSpec& in = spec.inputs[i];
-    InputChannelSpec& c = out[i];
-    c.name = in.name;
-    c.config.policy = MissPolicy::kHold;
-    c.config.initial_value = in.initial;
-    switch (in.type) {
-      case PlanarInputType::kForce:
-        c.unit = "N";
-        c.config.kind = InputKind::kForce;
-        break;
-      case PlanarInputType::kTorque:
-      case PlanarInputType::kMotor:
-        c.unit = "N*m";
-        c.config.kind = InputKind::kTorque;
-        break;
-      case PlanarInputType::kCouplingX:
-      case PlanarInputType::kCouplingY:
-        c.unit = "m";
-        c.config.kind = InputKind::kPosition;  // a target: the watchdog must not zero it
-        break;
-    }
+  std::vector<InputChannelSpec> out;
+  for (const PlanarInputSpec& in : spec.inputs) {
+    const bool target =
+        in.type == PlanarInputType::kCouplingX || in.type == PlanarInputType::kCouplingY;
+    const InputKind kind = in.type == PlanarInputType::kForce ? InputKind::kForce
+                           : target                           ? InputKind::kPosition
+                                                              : InputKind::kTorque;
+    out.push_back(detail::named_input_channel(in.name, in.initial, kind));
   }
   return out;
 }
@@ -917,7 +865,11 @@ std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
   // named channels refer to the assembled pose (a coupling's default target is where its point
   // starts)
   default_coupling_targets(*spec);
-  if (const YAML::Node n = root["inputs"]) read_input_drives(r, n, *spec);
+  if (const YAML::Node n = root["inputs"]) {
+    detail::read_input_drives<PlanarMultibody>(
+        r, n, *spec,
+        [&](const YAML::Node& d, const std::string& key) { return read_drive(r, d, key, *spec); });
+  }
   if (const YAML::Node n = root["outputs"]) read_output_channels(r, n, *spec, f.outputs);
   return spec;
 }

@@ -8,6 +8,7 @@
 // numbers, lists of N numbers, every problem a ModelFileError at the value's position).
 #include "engine/model_file/spatial_model_file.hpp"
 
+#include "engine/model_file/driven_channels.hpp"
 #include "engine/model_file/yaml_reader.hpp"
 
 // GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329).
@@ -359,44 +360,6 @@ SpatialInputSpec read_drive(const In& in,
   return u;
 }
 
-// inputs.channels with `drive` keys: the spatial model's named channels (SpatialModelSpec::
-// inputs). All channels have a drive or none has (then the default channels apply).
-void read_input_drives(const In& in, const YAML::Node& inputs, SpatialModelSpec& spec) {
-  if (!inputs.IsMap()) return;  // model_file.cpp's read_inputs reports it
-  const YAML::Node channels = inputs["channels"];
-  if (!channels || !channels.IsSequence()) return;
-  std::size_t driven = 0;
-  for (std::size_t i = 0; i < channels.size(); ++i) {
-    if (channels[i].IsMap() && channels[i]["drive"]) ++driven;
-  }
-  if (driven == 0) return;
-  const std::string key = "inputs.channels";
-  if (channels.size() > static_cast<std::size_t>(kMaxInputChannels)) {
-    in.fail(channels, key, "at most " + std::to_string(kMaxInputChannels) + " channels");
-  }
-  for (std::size_t i = 0; i < channels.size(); ++i) {
-    const YAML::Node n = channels[i];
-    const std::string p = key + "[" + std::to_string(i) + "]";
-    if (!n.IsMap()) in.fail(n, p, "expected a mapping");
-    const YAML::Node d = n["drive"];
-    if (!d) {
-      in.fail(n, p + ".drive",
-              "missing: when one channel has a drive, every channel needs one (force, torque, "
-              "motor, coupling)");
-    }
-    SpatialInputSpec u = read_drive(in, d, p + ".drive", spec);
-    u.name = "u" + std::to_string(i);
-    if (const YAML::Node m = n["name"]) u.name = in.string(m, p + ".name");
-    if (const YAML::Node m = n["initial_value"]) u.initial = in.number(m, p + ".initial_value");
-    spec.inputs.push_back(std::move(u));
-  }
-  try {
-    const SpatialMultibody probe(spec);
-  } catch (const std::invalid_argument& e) {
-    in.fail(channels, key, e.what());
-  }
-}
-
 }  // namespace
 
 bool spatial_dimension(const YAML::Node& root, const std::string& path) {
@@ -443,7 +406,11 @@ std::shared_ptr<const SpatialModelSpec> read_spatial_model(const YAML::Node& roo
     const SpatialBodySpec& b = spec->bodies[static_cast<std::size_t>(f.body_i)];
     f.vector = b.position + rotation(b.orientation) * f.point_i;
   }
-  if (const YAML::Node n = root["inputs"]) read_input_drives(in, n, *spec);
+  if (const YAML::Node n = root["inputs"]) {
+    read_input_drives<SpatialMultibody>(
+        in, n, *spec,
+        [&](const YAML::Node& d, const std::string& key) { return read_drive(in, d, key, *spec); });
+  }
   return spec;
 }
 
@@ -499,30 +466,15 @@ std::vector<int> resolve_redundancy(const System& system,
 std::vector<InputChannelSpec> spatial_input_channels(const SpatialModelSpec& spec) {
   if (!spec.inputs.empty()) {
     // named channels: unit and watchdog kind from what each drives
-    std::vector<InputChannelSpec> named(spec.inputs.size());
-    for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
-      const SpatialInputSpec& u = spec.inputs[i];
-      InputChannelSpec& c = named[i];
-      c.name = u.name;
-      c.config.policy = MissPolicy::kHold;
-      c.config.initial_value = u.initial;
-      switch (u.type) {
-        case SpatialInputType::kForce:
-          c.unit = "N";
-          c.config.kind = InputKind::kForce;
-          break;
-        case SpatialInputType::kTorque:
-        case SpatialInputType::kMotor:
-          c.unit = "N*m";
-          c.config.kind = InputKind::kTorque;
-          break;
-        case SpatialInputType::kCouplingX:
-        case SpatialInputType::kCouplingY:
-        case SpatialInputType::kCouplingZ:
-          c.unit = "m";
-          c.config.kind = InputKind::kPosition;  // a target: the watchdog must not zero it
-          break;
-      }
+    std::vector<InputChannelSpec> named;
+    for (const SpatialInputSpec& u : spec.inputs) {
+      const bool target = u.type == SpatialInputType::kCouplingX ||
+                          u.type == SpatialInputType::kCouplingY ||
+                          u.type == SpatialInputType::kCouplingZ;
+      const InputKind kind = u.type == SpatialInputType::kForce ? InputKind::kForce
+                             : target                           ? InputKind::kPosition
+                                                                : InputKind::kTorque;
+      named.push_back(named_input_channel(u.name, u.initial, kind));
     }
     return named;
   }
