@@ -20,12 +20,10 @@
 #include "rtmb/runtime_inputs.hpp"
 #include "rtmb/runtime_simulation.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/channel_tick_rig.hpp"
 
 namespace rtmb {
 namespace {
-
-using testing::AllocationCounts;
-using testing::AllocationScope;
 
 // The five-bar plus a force and a torque channel, and one output of every kind.
 std::string rig_text() {
@@ -87,55 +85,18 @@ TEST_P(ChannelTickAllocations, RunnerTicksAllocateNothing) {
   file.settings.stabilizer =
       is_implicit(GetParam()) ? StabilizerKind::kNone : StabilizerKind::kPStab;
   const Model model(std::shared_ptr<const System>(make_system(file)), file.settings);
-  Workspace ws(model);
-  State state = initial_state(model);
-  auto inputs = std::make_unique<InputRing>();
-  auto snapshots = std::make_unique<SnapshotSlot>();
-  RunnerConfig rc;
-  rc.substeps = 2;
-  SimulationRunner runner(model, state, ws, *inputs, *snapshots, rc);
-  std::vector<InputChannelConfig> configs;
-  for (const InputChannelSpec& c : file.inputs) configs.push_back(c.config);
-  InputBankConfig bank_config;
-  bank_config.period_ns = runner.period_ns();
-  InputChannelBank bank(configs, bank_config);
-  runner.set_input_bank(&bank);
-  const std::unique_ptr<OutputEvaluator> outputs = make_output_evaluator(file, model.system());
-  ASSERT_EQ(outputs->count(), 30);
-  runner.set_output_evaluator(outputs.get());
-
+  testing::ChannelTickRig rig(file, model);
+  ASSERT_EQ(rig.outputs->count(), 30);
   const double values[6] = {0.02, -0.01, 0.005, 0.152, 0.1, 0.003};
-  auto tick = [&](std::int64_t k) {
-    for (std::uint32_t c = 0; c < 6; ++c) {
-      QueuedInput q;
-      q.channel = c;
-      q.value = values[c] * (1.0 + 0.1 * static_cast<double>(k % 7));
-      q.seq = static_cast<std::uint64_t>(k);
-      q.sender_time_ns = k * runner.period_ns();
-      (void)inputs->try_push(q);
-    }
-    Tick t;
-    t.index = k;
-    t.sequence = k;
-    return runner.on_tick(t);
-  };
-  for (std::int64_t k = 0; k < 20; ++k) ASSERT_TRUE(tick(k));  // warm-up outside the count
-  AllocationCounts counts;
-  bool ok = true;
-  {
-    AllocationScope scope;
-    for (std::int64_t k = 20; k < 1020; ++k) ok = tick(k) && ok;
-    runner.reset_inputs();
-    StateSnapshot extra;
-    runner.evaluate_outputs(extra);
-    counts = scope.counts();
-  }
-  EXPECT_TRUE(ok);
-  EXPECT_EQ(counts.allocations, 0u);
-  EXPECT_EQ(counts.deallocations, 0u);
+  for (std::int64_t k = 0; k < 20; ++k)
+    ASSERT_TRUE(rig.tick(k, values));  // warm-up outside the count
+  const testing::ChannelTickRig::Counted run = rig.count_ticks(20, 1020, values);
+  EXPECT_TRUE(run.ok);
+  EXPECT_EQ(run.counts.allocations, 0u);
+  EXPECT_EQ(run.counts.deallocations, 0u);
   // the run did what it should: the channels acted and the outputs were published
   StateSnapshot s;
-  ASSERT_TRUE(snapshots->try_read(s));
+  ASSERT_TRUE(rig.snapshots->try_read(s));
   EXPECT_EQ(s.n_outputs, 30);
   EXPECT_EQ(s.step, 2040);
   EXPECT_LT(s.outputs[17], 1e-8);  // position drift
