@@ -20,6 +20,17 @@ struct JointRows {
   int rows = 0;  ///< number of rows
 };
 
+/// The rows of each joint of a body model (PlanarMultibody or SpatialMultibody and its spec's
+/// joints), in joint order.
+template <class BodyModel, class Joints>
+[[nodiscard]] std::vector<JointRows> joint_rows(const BodyModel& sys, const Joints& joints) {
+  std::vector<JointRows> out;
+  for (std::size_t k = 0; k < joints.size(); ++k) {
+    out.push_back({joints[k].name, sys.joint_row(k), constraint_rows(joints[k].type)});
+  }
+  return out;
+}
+
 /// Makes s consistent with sys at t = 0: Newton on g(q) = 0 with the minimum-norm step
 /// dq = -G^+ g (complete orthogonal decomposition, so redundant joints do not break it), at most
 /// `max_iterations`; then the minimum-norm velocity change that satisfies G v + g_t = 0. Returns

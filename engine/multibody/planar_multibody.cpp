@@ -767,14 +767,10 @@ double PlanarMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcep
 
 std::vector<std::string> assemble(PlanarModelSpec& spec, double tolerance, int max_iterations) {
   const PlanarMultibody sys(spec);
-  std::vector<detail::JointRows> joints;
-  for (std::size_t k = 0; k < spec.joints.size(); ++k) {
-    joints.push_back({spec.joints[k].name, sys.joint_row(k), constraint_rows(spec.joints[k].type)});
-  }
   State s;
   sys.initial_state(s);
-  std::vector<std::string> notes =
-      detail::assemble_state(sys, joints, s, tolerance, max_iterations);
+  std::vector<std::string> notes = detail::assemble_state(sys, detail::joint_rows(sys, spec.joints),
+                                                          s, tolerance, max_iterations);
   for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
     spec.bodies[b].pose = s.q.segment<3>(3 * static_cast<Eigen::Index>(b));
     spec.bodies[b].velocity = s.v.segment<3>(3 * static_cast<Eigen::Index>(b));

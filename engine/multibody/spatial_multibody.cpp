@@ -905,14 +905,10 @@ double SpatialMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexce
 std::vector<std::string> assemble(SpatialModelSpec& spec, double tolerance, int max_iterations) {
   // the normalization rows take part in the Newton iteration like the joints' (g_t = 0 here)
   const SpatialMultibody sys(spec);
-  std::vector<detail::JointRows> joints;
-  for (std::size_t k = 0; k < spec.joints.size(); ++k) {
-    joints.push_back({spec.joints[k].name, sys.joint_row(k), constraint_rows(spec.joints[k].type)});
-  }
   State s;
   sys.initial_state(s);
-  std::vector<std::string> notes =
-      detail::assemble_state(sys, joints, s, tolerance, max_iterations);
+  std::vector<std::string> notes = detail::assemble_state(sys, detail::joint_rows(sys, spec.joints),
+                                                          s, tolerance, max_iterations);
   for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
     const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
     SpatialBodySpec& body = spec.bodies[b];
