@@ -11,12 +11,16 @@
 //       --benchmark_report_aggregates_only=true         (one command line)
 #include <benchmark/benchmark.h>
 
+#include <type_traits>
+
+#include "engine/kkt/block_kkt.hpp"
 #include "engine/kkt/dense_kkt.hpp"
 #include "engine/kkt/sparse_kkt.hpp"
 #include "tests/support/planar_chain_kkt.hpp"
 
 namespace {
 
+using rtmb::BlockKkt;
 using rtmb::DenseKkt;
 using rtmb::SparseKkt;
 using rtmb::Vec;
@@ -36,10 +40,11 @@ void set_counters(benchmark::State& bs, int n) {
                                                      benchmark::Counter::kInvert);
 }
 
+template <class Kkt>
 void bm_sparse(benchmark::State& bs) {
   const int n = static_cast<int>(bs.range(0));
   PlanarChainKkt chain(pinned_chain(n), 1);
-  SparseKkt kkt(chain.mass_pattern(), chain.jacobian_pattern());
+  Kkt kkt(chain.mass_pattern(), chain.jacobian_pattern());
   chain.bind(kkt);
   const Vec f = Vec::LinSpaced(kkt.n_v(), -1.0, 1.0);
   const Vec c = Vec::LinSpaced(kkt.n_lambda(), 0.5, -0.5);
@@ -52,7 +57,11 @@ void bm_sparse(benchmark::State& bs) {
     benchmark::DoNotOptimize(lambda.data());
   }
   set_counters(bs, n);
-  bs.counters["nnz_L"] = kkt.factor_nonzeros();
+  if constexpr (std::is_same_v<Kkt, SparseKkt>) {
+    bs.counters["nnz_L"] = kkt.factor_nonzeros();
+  } else {
+    bs.counters["nnz_L"] = kkt.factor_entries();
+  }
 }
 
 void bm_dense(benchmark::State& bs) {
@@ -75,7 +84,15 @@ void bm_dense(benchmark::State& bs) {
   set_counters(bs, n);
 }
 
-BENCHMARK(bm_sparse)
+BENCHMARK(bm_sparse<BlockKkt>)
+    ->Name("BM_KktPinnedChain/block")
+    ->Arg(10)
+    ->Arg(30)
+    ->Arg(100)
+    ->Arg(300)
+    ->Arg(1000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_sparse<SparseKkt>)
     ->Name("BM_KktPinnedChain/sparse")
     ->Arg(10)
     ->Arg(30)

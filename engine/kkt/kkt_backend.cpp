@@ -18,8 +18,8 @@ SparseKkt::Pattern to_eigen(const SparsePattern& p) {
   return SparseKkt::Pattern(map);
 }
 
-SparseKkt make_sparse_kkt(const SparsePattern& m, const SparsePattern& g) {
-  return SparseKkt(to_eigen(m), to_eigen(g));
+BlockKkt make_sparse_kkt(const SparsePattern& m, const SparsePattern& g) {
+  return BlockKkt(to_eigen(m), to_eigen(g));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/kkt/block_kkt.hpp"
 #include "engine/kkt/dense_kkt.hpp"
 #include "engine/kkt/sparse_kkt.hpp"
 #include "rtmb/model.hpp"
@@ -50,7 +51,7 @@ class KktBackend {
  private:
   const System& system_;
   std::optional<DenseKkt> dense_;
-  std::optional<SparseKkt> sparse_;
+  std::optional<BlockKkt> sparse_;
   std::vector<int> g_outer_;  ///< sparse: CSC column starts of G
   std::vector<int> g_inner_;  ///< sparse: CSC row indices of G
 };

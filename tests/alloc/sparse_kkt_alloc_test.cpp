@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// The SparseKkt contract: after setup, writing new values, factor(), solve() and
-// solve_correction() / solve_correction2() never allocate.
+// The sparse KKT solvers' contract (SparseKkt, and BlockKkt, the one the step uses): after setup,
+// writing new values, factor(), solve() and solve_correction() / solve_correction2() never
+// allocate.
 // Counted by the malloc-family interposer (tests/support/alloc_counter.cpp) over thousands of
 // factor + solve calls on pinned planar chains, with values changing every call as in a step.
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/kkt/block_kkt.hpp"
 #include "engine/kkt/sparse_kkt.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/planar_chain_kkt.hpp"
@@ -20,10 +22,8 @@ namespace {
 using testing::AllocationCounts;
 using testing::AllocationScope;
 
-class SparseKktAllocations : public ::testing::TestWithParam<int> {};
-
-TEST_P(SparseKktAllocations, FactorAndSolveAllocateNothing) {
-  const int n = GetParam();
+template <class Kkt>
+void check_no_allocation(int n) {
   testing::ChainOptions opt;
   opt.n_bodies = n;
   opt.pinned_tip = true;
@@ -31,7 +31,7 @@ TEST_P(SparseKktAllocations, FactorAndSolveAllocateNothing) {
   // two value sets, alternated, so that every factor() works on changed numbers
   testing::PlanarChainKkt chain_a(opt, 1);
   testing::PlanarChainKkt chain_b(opt, 2);
-  SparseKkt kkt(chain_a.mass_pattern(), chain_a.jacobian_pattern());
+  Kkt kkt(chain_a.mass_pattern(), chain_a.jacobian_pattern());
   chain_a.bind(kkt);
   chain_b.bind(kkt);
   const Vec f = Vec::LinSpaced(kkt.n_v(), -1.0, 1.0);
@@ -64,6 +64,16 @@ TEST_P(SparseKktAllocations, FactorAndSolveAllocateNothing) {
   EXPECT_EQ(counts.deallocations, 0u);
   EXPECT_EQ(failures, 0);
   EXPECT_TRUE(std::isfinite(checksum));
+}
+
+class SparseKktAllocations : public ::testing::TestWithParam<int> {};
+
+TEST_P(SparseKktAllocations, FactorAndSolveAllocateNothing) {
+  check_no_allocation<SparseKkt>(GetParam());
+}
+
+TEST_P(SparseKktAllocations, BlockFactorAndSolveAllocateNothing) {
+  check_no_allocation<BlockKkt>(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(PinnedChains, SparseKktAllocations, ::testing::Values(2, 10, 300));

@@ -102,14 +102,17 @@ class PlanarChainKkt {
   }
 
   /// Slot of each entry in the value arrays of kkt (setup; then write_values is a plain scatter).
-  void bind(const SparseKkt& kkt) {
+  /// Kkt: SparseKkt or BlockKkt (the same value interface).
+  template <class Kkt>
+  void bind(const Kkt& kkt) {
     mass_slot_.clear();
     jac_slot_.clear();
     for (const Entry& e : mass_) mass_slot_.push_back(kkt.mass_slot(e.row, e.col));
     for (const Entry& e : jac_) jac_slot_.push_back(kkt.jacobian_slot(e.row, e.col));
   }
   /// Writes the current values into kkt (after bind). No allocation.
-  void write_values(SparseKkt& kkt) const {
+  template <class Kkt>
+  void write_values(Kkt& kkt) const {
     auto mv = kkt.mass_values();
     auto gv = kkt.jacobian_values();
     for (std::size_t i = 0; i < mass_.size(); ++i)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// SparseKkt against the dense reference (engine/kkt/dense_kkt) on planar chains in absolute
-// coordinates (tests/support/planar_chain_kkt.hpp), plus the failure modes it must report:
-// singular M (massless coordinate) and redundant constraints.
+// The sparse KKT solvers, SparseKkt (scalar LDL^T of K) and BlockKkt (block range-space), against
+// the dense reference (engine/kkt/dense_kkt) on planar chains in absolute coordinates
+// (tests/support/planar_chain_kkt.hpp) and a spatial block pattern, plus the failure modes they
+// must report: singular M (massless coordinate), redundant constraints, non-finite values. Every
+// check runs on both solvers (typed tests, or both types in the parameterized ones).
 #include "engine/kkt/sparse_kkt.hpp"
 
 #include <gtest/gtest.h>
@@ -14,8 +16,10 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "engine/kkt/block_kkt.hpp"
 #include "engine/kkt/dense_kkt.hpp"
 #include "tests/support/planar_chain_kkt.hpp"
 
@@ -24,6 +28,33 @@ namespace {
 
 using testing::ChainOptions;
 using testing::PlanarChainKkt;
+using Pattern = Eigen::SparseMatrix<double>;
+
+template <class Kkt>
+int factor_size(const Kkt& kkt) {
+  if constexpr (std::is_same_v<Kkt, SparseKkt>) {
+    return kkt.factor_nonzeros();
+  } else {
+    return kkt.factor_entries();
+  }
+}
+
+template <class Kkt>
+const char* solver_name() {
+  return std::is_same_v<Kkt, SparseKkt> ? "SparseKkt" : "BlockKkt";
+}
+
+struct SolverNames {
+  template <class T>
+  static std::string GetName(int) {
+    return solver_name<T>();
+  }
+};
+
+template <class Kkt>
+class KktSolver : public ::testing::Test {};
+using Solvers = ::testing::Types<SparseKkt, BlockKkt>;
+TYPED_TEST_SUITE(KktSolver, Solvers, SolverNames);
 
 struct Errors {
   double a_rel = 0.0;       ///< |a - a_dense| / |a_dense|
@@ -32,7 +63,8 @@ struct Errors {
 };
 
 // Solves one random right-hand side with both solvers and measures the disagreement.
-Errors compare_with_dense(PlanarChainKkt& chain, SparseKkt& sparse, unsigned seed) {
+template <class Kkt>
+Errors compare_with_dense(PlanarChainKkt& chain, Kkt& sparse, unsigned seed) {
   chain.write_values(sparse);
   EXPECT_TRUE(sparse.factor());
   DenseKkt dense(chain.n_v(), chain.n_lambda());
@@ -66,16 +98,16 @@ struct ChainCase {
   bool full_blocks;
 };
 
-class SparseKktChain : public ::testing::TestWithParam<ChainCase> {};
+class KktSolverChain : public ::testing::TestWithParam<ChainCase> {};
 
-TEST_P(SparseKktChain, AgreesWithDenseKkt) {
-  const ChainCase cc = GetParam();
+template <class Kkt>
+void check_chain_against_dense(const ChainCase& cc) {
   ChainOptions opt;
   opt.n_bodies = cc.n;
   opt.pinned_tip = cc.pinned;
   opt.full_blocks = cc.full_blocks;
   PlanarChainKkt chain(opt, 1);
-  SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
+  Kkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
   chain.bind(sparse);
   ASSERT_EQ(sparse.n_v(), 3 * cc.n);
   ASSERT_EQ(sparse.n_lambda(), 2 * cc.n + (cc.pinned ? 2 : 0));
@@ -94,13 +126,19 @@ TEST_P(SparseKktChain, AgreesWithDenseKkt) {
     worst.lambda_rel = std::max(worst.lambda_rel, e.lambda_rel);
     worst.residual = std::max(worst.residual, e.residual);
   }
-  std::printf("[ measured ] N=%d %s%s: max rel diff a %.2e lambda %.2e, residual %.2e, nnz(L) %d\n",
-              cc.n, cc.pinned ? "pinned" : "open", cc.full_blocks ? " full blocks" : "",
-              worst.a_rel, worst.lambda_rel, worst.residual, sparse.factor_nonzeros());
+  std::printf(
+      "[ measured ] %s N=%d %s%s: max rel diff a %.2e lambda %.2e, residual %.2e, factor %d\n",
+      solver_name<Kkt>(), cc.n, cc.pinned ? "pinned" : "open", cc.full_blocks ? " full blocks" : "",
+      worst.a_rel, worst.lambda_rel, worst.residual, factor_size(sparse));
+}
+
+TEST_P(KktSolverChain, AgreesWithDenseKkt) {
+  check_chain_against_dense<SparseKkt>(GetParam());
+  check_chain_against_dense<BlockKkt>(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(PlanarChains,
-                         SparseKktChain,
+                         KktSolverChain,
                          ::testing::Values(ChainCase{1, false, false},
                                            ChainCase{2, false, false},
                                            ChainCase{2, true, false},
@@ -116,7 +154,7 @@ INSTANTIATE_TEST_SUITE_P(PlanarChains,
                                   (p.param.full_blocks ? "_full_blocks" : "");
                          });
 
-TEST(SparseKkt, CorrectionMatchesDenseAndSatisfiesTheLinearizedConstraint) {
+TYPED_TEST(KktSolver, CorrectionMatchesDenseAndSatisfiesTheLinearizedConstraint) {
   // Chin eq. 4.15: dx = top(K^-1 [0; r]) solves G dx = r with minimum M-norm, i.e. M dx lies in
   // range(G^T). Checked directly and against DenseKkt::solve_correction.
   for (int n : {2, 10, 100}) {
@@ -124,7 +162,7 @@ TEST(SparseKkt, CorrectionMatchesDenseAndSatisfiesTheLinearizedConstraint) {
     opt.n_bodies = n;
     opt.pinned_tip = true;
     PlanarChainKkt chain(opt, 21);
-    SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
+    TypeParam sparse(chain.mass_pattern(), chain.jacobian_pattern());
     chain.bind(sparse);
     chain.write_values(sparse);
     ASSERT_TRUE(sparse.factor());
@@ -149,13 +187,13 @@ TEST(SparseKkt, CorrectionMatchesDenseAndSatisfiesTheLinearizedConstraint) {
     EXPECT_LE(constraint, 1e-13) << "N " << n;
     EXPECT_LE(range, 1e-12) << "N " << n;
     std::printf(
-        "[ measured ] correction N=%d: rel diff %.2e, |G dx - r|/|r| %.2e, "
+        "[ measured ] %s correction N=%d: rel diff %.2e, |G dx - r|/|r| %.2e, "
         "M dx off range(G^T) %.2e\n",
-        n, rel, constraint, range);
+        solver_name<TypeParam>(), n, rel, constraint, range);
   }
 }
 
-TEST(SparseKkt, TwoColumnCorrectionEqualsTwoSingleCorrectionsBitwise) {
+TYPED_TEST(KktSolver, TwoColumnCorrectionEqualsTwoSingleCorrectionsBitwise) {
   // solve_correction2 (PStab's q and v corrections in one sweep) must do exactly the arithmetic
   // of two solve_correction calls: compared for equality, not within a tolerance
   for (int n : {1, 10, 100}) {
@@ -164,7 +202,7 @@ TEST(SparseKkt, TwoColumnCorrectionEqualsTwoSingleCorrectionsBitwise) {
     opt.pinned_tip = n > 1;
     opt.full_blocks = n == 10;
     PlanarChainKkt chain(opt, 31);
-    SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
+    TypeParam sparse(chain.mass_pattern(), chain.jacobian_pattern());
     chain.bind(sparse);
     chain.write_values(sparse);
     ASSERT_TRUE(sparse.factor());
@@ -185,7 +223,7 @@ TEST(SparseKkt, TwoColumnCorrectionEqualsTwoSingleCorrectionsBitwise) {
   ChainOptions opt;
   opt.n_bodies = 3;
   PlanarChainKkt chain(opt, 1);
-  SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
+  TypeParam sparse(chain.mass_pattern(), chain.jacobian_pattern());
   for (double& v : sparse.jacobian_values()) v = 0.0;
   EXPECT_FALSE(sparse.factor());
   const Vec r = Vec::Ones(chain.n_lambda());
@@ -195,7 +233,7 @@ TEST(SparseKkt, TwoColumnCorrectionEqualsTwoSingleCorrectionsBitwise) {
   EXPECT_TRUE(dx2.array().isNaN().all());
 }
 
-TEST(SparseKkt, SpatialBlockPatternAgreesWithDense) {
+TYPED_TEST(KktSolver, SpatialBlockPatternAgreesWithDense) {
   // The pattern of a spatial chain: full 6 x 6 SPD mass blocks (lower triangle given), 5 rows
   // per joint (revolute) coupling bodies b-1 and b (the first to the ground), the tip held by a
   // 3-row spherical joint. Random values in the blocks: this checks the algebra on a bigger
@@ -223,10 +261,10 @@ TEST(SparseKkt, SpatialBlockPatternAgreesWithDense) {
       if (g(r, j) != 0.0) tg.emplace_back(r, j, 1.0);
     }
   }
-  SparseKkt::Pattern mp(kNv, kNv), gp(kRows, kNv);
+  Pattern mp(kNv, kNv), gp(kRows, kNv);
   mp.setFromTriplets(tm.begin(), tm.end());
   gp.setFromTriplets(tg.begin(), tg.end());
-  SparseKkt sparse(mp, gp);
+  TypeParam sparse(mp, gp);
   for (const auto& t : tm)
     sparse.mass_values()[std::size_t(sparse.mass_slot(t.row(), t.col()))] = m(t.row(), t.col());
   for (const auto& t : tg) {
@@ -247,8 +285,9 @@ TEST(SparseKkt, SpatialBlockPatternAgreesWithDense) {
   const double l_rel = (lambda - lambda_ref).norm() / lambda_ref.norm();
   EXPECT_LE(a_rel, 1e-12);
   EXPECT_LE(l_rel, 1e-12);
-  std::printf("[ measured ] spatial block pattern N=%d: rel diff a %.2e lambda %.2e, nnz(L) %d\n",
-              kBodies, a_rel, l_rel, sparse.factor_nonzeros());
+  std::printf(
+      "[ measured ] %s spatial block pattern N=%d: rel diff a %.2e lambda %.2e, nnz(L) %d\n",
+      solver_name<TypeParam>(), kBodies, a_rel, l_rel, factor_size(sparse));
 }
 
 TEST(SparseKkt, EachConstraintIsEliminatedAfterTheCoordinatesItCouples) {
@@ -300,7 +339,7 @@ TEST(SparseKkt, FillGrowsLinearlyAlongAPinnedChain) {
   EXPECT_LE(per_body[1], 40.0);  // the K pattern alone has ~ 3*3 + 4*3 = 21 per body
 }
 
-TEST(SparseKkt, SingularMassWithInvertibleKktIsReportedNotSolved) {
+TYPED_TEST(KktSolver, SingularMassWithInvertibleKktIsReportedNotSolved) {
   // A massless rotation (J = 0) at body 3 of an open chain: M is singular, but M is positive
   // definite on ker G (rotating body 3 moves its centre, which has mass), so K is invertible and
   // the pivoted dense path solves it. The no-pivot sparse LDL^T meets the zero pivot of that
@@ -319,7 +358,7 @@ TEST(SparseKkt, SingularMassWithInvertibleKktIsReportedNotSolved) {
   ASSERT_TRUE(dense.factor());
   EXPECT_TRUE(dense.used_pivoting());
 
-  SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
+  TypeParam sparse(chain.mass_pattern(), chain.jacobian_pattern());
   chain.bind(sparse);
   chain.write_values(sparse);
   EXPECT_FALSE(sparse.factor());
@@ -333,35 +372,40 @@ TEST(SparseKkt, SingularMassWithInvertibleKktIsReportedNotSolved) {
   EXPECT_TRUE(dx.array().isNaN().all());
 }
 
-TEST(SparseKkt, MassCoordinateMissingFromThePatternIsReported) {
+TYPED_TEST(KktSolver, MassCoordinateMissingFromThePatternIsReported) {
   // Hoitink's massless angle: M = diag(1, 0) with M(1,1) not even in the pattern, G = [1 1]
-  SparseKkt::Pattern m(2, 2), g(1, 2);
+  Pattern m(2, 2), g(1, 2);
   m.insert(0, 0) = 1.0;
   g.insert(0, 0) = 1.0;
   g.insert(0, 1) = 1.0;
-  SparseKkt sparse(m, g);
+  TypeParam sparse(m, g);
   sparse.mass_values()[0] = 1.0;
   sparse.jacobian_values()[0] = 1.0;
   sparse.jacobian_values()[1] = 1.0;
   EXPECT_FALSE(sparse.factor());
 }
 
-class SparseKktRedundant : public ::testing::TestWithParam<ChainOptions> {};
+class KktSolverRedundant : public ::testing::TestWithParam<ChainOptions> {};
 
-TEST_P(SparseKktRedundant, FactorReportsFailure) {
-  const ChainOptions opt = GetParam();
+template <class Kkt>
+void check_redundant(const ChainOptions& opt) {
   PlanarChainKkt chain(opt, 11);
   // the dense rank confirms the test data: G really is rank deficient
   Eigen::FullPivLU<Mat> lu_g(chain.jacobian_dense());
   ASSERT_LT(lu_g.rank(), chain.n_lambda());
 
-  SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
+  Kkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
   chain.bind(sparse);
   for (unsigned seed = 11; seed < 16; ++seed) {
     chain.randomize(seed);
     chain.write_values(sparse);
-    EXPECT_FALSE(sparse.factor()) << "seed " << seed;
+    EXPECT_FALSE(sparse.factor()) << solver_name<Kkt>() << " seed " << seed;
   }
+}
+
+TEST_P(KktSolverRedundant, FactorReportsFailure) {
+  check_redundant<SparseKkt>(GetParam());
+  check_redundant<BlockKkt>(GetParam());
 }
 
 ChainOptions redundant(int n, bool pinned, std::vector<int> duplicates) {
@@ -373,7 +417,7 @@ ChainOptions redundant(int n, bool pinned, std::vector<int> duplicates) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Chains,
-                         SparseKktRedundant,
+                         KktSolverRedundant,
                          ::testing::Values(
                              // one link pinned at both ends: 4 rows on 3 coordinates
                              redundant(1, true, {}),
@@ -384,15 +428,15 @@ INSTANTIATE_TEST_SUITE_P(Chains,
                              // the loop-closing tip pin twice, long loop
                              redundant(100, true, {100})));
 
-TEST(SparseKkt, RecoversAfterAFailedFactorization) {
+TYPED_TEST(KktSolver, RecoversAfterAFailedFactorization) {
   // factor() leaves its scratch clean on the early return: a good matrix after a bad one must
   // factor to the same answer as on a fresh object.
   ChainOptions opt;
   opt.n_bodies = 20;
   opt.pinned_tip = true;
   PlanarChainKkt chain(opt, 5);
-  SparseKkt fresh(chain.mass_pattern(), chain.jacobian_pattern());
-  SparseKkt reused(chain.mass_pattern(), chain.jacobian_pattern());
+  TypeParam fresh(chain.mass_pattern(), chain.jacobian_pattern());
+  TypeParam reused(chain.mass_pattern(), chain.jacobian_pattern());
   chain.bind(fresh);
   chain.write_values(fresh);
   ASSERT_TRUE(fresh.factor());
@@ -417,39 +461,39 @@ TEST(SparseKkt, RecoversAfterAFailedFactorization) {
   EXPECT_EQ(l1, l2);
 }
 
-TEST(SparseKkt, NonFiniteValuesAreReported) {
+TYPED_TEST(KktSolver, NonFiniteValuesAreReported) {
   ChainOptions opt;
   opt.n_bodies = 5;
   PlanarChainKkt chain(opt, 2);
-  SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
+  TypeParam sparse(chain.mass_pattern(), chain.jacobian_pattern());
   chain.bind(sparse);
   chain.write_values(sparse);
   sparse.jacobian_values()[3] = std::nan("");
   EXPECT_FALSE(sparse.factor());
 }
 
-TEST(SparseKkt, RejectsBadPatterns) {
-  SparseKkt::Pattern upper(2, 2), g(1, 2), g_wrong(1, 3);
+TYPED_TEST(KktSolver, RejectsBadPatterns) {
+  Pattern upper(2, 2), g(1, 2), g_wrong(1, 3);
   upper.insert(0, 0) = 1.0;
   upper.insert(0, 1) = 1.0;  // above the diagonal
   upper.insert(1, 1) = 1.0;
   g.insert(0, 0) = 1.0;
-  EXPECT_THROW(SparseKkt(upper, g), std::invalid_argument);
-  SparseKkt::Pattern lower(2, 2);
+  EXPECT_THROW(TypeParam(upper, g), std::invalid_argument);
+  Pattern lower(2, 2);
   lower.insert(0, 0) = 1.0;
   lower.insert(1, 1) = 1.0;
-  EXPECT_THROW(SparseKkt(lower, g_wrong), std::invalid_argument);
+  EXPECT_THROW(TypeParam(lower, g_wrong), std::invalid_argument);
 }
 
-TEST(SparseKkt, SlotLookUpFollowsThePatternOrder) {
-  SparseKkt::Pattern m(3, 3), g(1, 3);
+TYPED_TEST(KktSolver, SlotLookUpFollowsThePatternOrder) {
+  Pattern m(3, 3), g(1, 3);
   m.insert(0, 0) = 1.0;
   m.insert(2, 0) = 1.0;
   m.insert(1, 1) = 1.0;
   m.insert(2, 2) = 1.0;
   g.insert(0, 2) = 1.0;
   g.insert(0, 0) = 1.0;
-  SparseKkt sparse(m, g);
+  TypeParam sparse(m, g);
   EXPECT_EQ(sparse.mass_slot(0, 0), 0);
   EXPECT_EQ(sparse.mass_slot(2, 0), 1);
   EXPECT_EQ(sparse.mass_slot(1, 1), 2);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// The sparse structure of spatial models fed to the sparse KKT solver (engine/kkt/sparse_kkt.hpp):
-// accelerations and multipliers equal a dense solve of [M G^T; G 0] for arm6.yaml and the reduced
-// spatial four-bar, and the unreduced spatial four-bar (3 redundant rows) is refused by factor(),
-// which is why the loader removes those rows.
+// The sparse structure of spatial models fed to the sparse KKT solvers (engine/kkt/sparse_kkt.hpp
+// and engine/kkt/block_kkt.hpp, the one the step uses): accelerations and multipliers equal a dense
+// solve of [M G^T; G 0] for arm6.yaml and the reduced spatial four-bar, and the unreduced spatial
+// four-bar (3 redundant rows) is refused by factor(), which is why the loader removes those rows.
+// The spatial pattern exercises BlockKkt's gathered G blocks: a body's position columns lack its
+// normalization row, so its columns do not share one row pattern.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/kkt/block_kkt.hpp"
 #include "engine/kkt/sparse_kkt.hpp"
 #include "rtmb/model_file.hpp"
 #include "rtmb/redundant_constraints.hpp"
@@ -40,11 +43,12 @@ struct Solved {
   double diff = 0.0;  // max |sparse - dense| over a and lambda, relative
 };
 
+template <class Kkt>
 Solved compare(const System& sys) {
   SparsePattern mp;
   SparsePattern gp;
   EXPECT_TRUE(sys.sparse_structure(mp, gp));
-  SparseKkt kkt(to_eigen(mp), to_eigen(gp));
+  Kkt kkt(to_eigen(mp), to_eigen(gp));
   State s;
   sys.initial_state(s);
   s.v.setConstant(0.2);
@@ -86,10 +90,14 @@ std::string config(const std::string& name) {
 TEST(SpatialSparseKkt, SparseSolveEqualsDenseSolve) {
   for (const char* file : {"arm6.yaml", "spatial_four_bar.yaml"}) {
     const std::unique_ptr<System> sys = make_system(load_model_file(config(file)));
-    const Solved r = compare(*sys);
+    const Solved r = compare<SparseKkt>(*sys);
     ASSERT_TRUE(r.factored) << file;
     EXPECT_LE(r.diff, 1e-10) << file;
-    std::printf("%s: sparse vs dense KKT, max relative difference %.3e\n", file, r.diff);
+    std::printf("%s: SparseKkt vs dense KKT, max relative difference %.3e\n", file, r.diff);
+    const Solved b = compare<BlockKkt>(*sys);
+    ASSERT_TRUE(b.factored) << file;
+    EXPECT_LE(b.diff, 1e-10) << file;
+    std::printf("%s: BlockKkt vs dense KKT, max relative difference %.3e\n", file, b.diff);
   }
 }
 
@@ -97,7 +105,8 @@ TEST(SpatialSparseKkt, RedundantRowsMakeTheFactorizationFail) {
   const ModelFile f = load_model_file(config("spatial_four_bar.yaml"));
   ASSERT_TRUE(f.spatial);
   const SpatialMultibody full(*f.spatial);  // all 23 rows, rank 20
-  EXPECT_FALSE(compare(full).factored);
+  EXPECT_FALSE(compare<SparseKkt>(full).factored);
+  EXPECT_FALSE(compare<BlockKkt>(full).factored);
 }
 
 }  // namespace
