@@ -42,8 +42,7 @@ void Dynamics::evaluate(
   }
 
   ++status.kkt_factorizations;
-  if (!kkt_.factor()) status.set(StepFlag::kSingularKkt);
-  kkt_.solve(f_, rhs_, out_vdot, lambda_);
+  if (!kkt_.factor_solve(f_, rhs_, out_vdot, lambda_)) status.set(StepFlag::kSingularKkt);
 }
 
 }  // namespace rtmb

@@ -376,6 +376,30 @@ BlockKkt::BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pa
   }
   u_.assign(2 * ix(n_v_), 0.0);
   x_.assign(2 * ix(n_lambda_), 0.0);
+
+  // --- 7. Runs of equal shape, dispatched to their fixed-size kernels once per run -----------
+  for (int b = 0; b < static_cast<int>(blocks_.size()); ++b) {
+    const Block& bl = blocks_[ix(b)];
+    if (!block_runs_.empty() && block_runs_.back().a == bl.size &&
+        block_runs_.back().b == bl.n_rows) {
+      ++block_runs_.back().end;
+    } else {
+      block_runs_.push_back({b, b + 1, bl.size, bl.n_rows});
+    }
+  }
+  for (int k = 0; k < static_cast<int>(columns_.size()); ++k) {
+    const Column& col = columns_[ix(k)];
+    // a chain link: one block below, of the column's own size, and its one Schur update
+    const int chain = col.sub_end - col.sub_begin == 1 && col.upd_end - col.upd_begin == 1 &&
+                              subs_[ix(col.sub_begin)].n == col.n
+                          ? 1
+                          : 0;
+    if (!column_runs_.empty() && column_runs_.back().a == col.n && column_runs_.back().b == chain) {
+      ++column_runs_.back().end;
+    } else {
+      column_runs_.push_back({k, k + 1, col.n, chain});
+    }
+  }
 }
 
 int BlockKkt::mass_slot(int row, int col) const {
@@ -599,6 +623,63 @@ template <int N, int W>
 
 }  // namespace
 
+namespace {
+
+// x_i -= L_IJ x_j (forward) for an n_i x n block L_IJ, W interleaved columns
+template <int N, int NI, int W>
+[[gnu::always_inline]] inline void sub_forward(const double* __restrict li,
+                                               double* __restrict xi,
+                                               const double* __restrict xj,
+                                               int ni_rt,
+                                               int n_rt) noexcept {
+  const int n = dim<N>(n_rt);
+  const int ni = dim<NI>(ni_rt);
+  for (int i = 0; i < ni; ++i) {
+    for (int w = 0; w < W; ++w) {
+      double v = xi[W * i + w];
+      for (int k = 0; k < n; ++k) v -= li[i + k * ni] * xj[W * k + w];
+      xi[W * i + w] = v;
+    }
+  }
+}
+
+// x_j -= L_IJ^T x_i (backward)
+template <int N, int NI, int W>
+[[gnu::always_inline]] inline void sub_backward(const double* __restrict li,
+                                                const double* __restrict xi,
+                                                double* __restrict xj,
+                                                int ni_rt,
+                                                int n_rt) noexcept {
+  const int n = dim<N>(n_rt);
+  const int ni = dim<NI>(ni_rt);
+  for (int k = 0; k < n; ++k) {
+    for (int w = 0; w < W; ++w) {
+      double v = xj[W * k + w];
+      for (int i = 0; i < ni; ++i) v -= li[i + k * ni] * xi[W * i + w];
+      xj[W * k + w] = v;
+    }
+  }
+}
+
+// x_j <- D^-1 x_j with D^-1 full n x n, t scratch of W n
+template <int N, int W>
+[[gnu::always_inline]] inline void diag_apply(const double* __restrict dinv,
+                                              double* __restrict xj,
+                                              double* __restrict t,
+                                              int n_rt) noexcept {
+  const int n = dim<N>(n_rt);
+  for (int i = 0; i < n; ++i) {
+    for (int w = 0; w < W; ++w) {
+      double v = 0.0;
+      for (int k = 0; k < n; ++k) v += dinv[i + k * n] * xj[W * k + w];
+      t[W * i + w] = v;
+    }
+  }
+  for (int i = 0; i < W * n; ++i) xj[i] = t[i];
+}
+
+}  // namespace
+
 template <int S, int NR>
 bool BlockKkt::factor_block(const Block& bl, bool new_mass) noexcept {
   const int s = dim<S>(bl.size);
@@ -662,68 +743,6 @@ bool BlockKkt::factor_block(const Block& bl, bool new_mass) noexcept {
   return true;
 }
 
-bool BlockKkt::factor_blocks() noexcept {
-  // M does not depend on q for planar bodies: when every value equals the last successful
-  // factorization's, that factor is still exact and is kept.
-  const double* mv = values_.data();
-  bool same = mfac_valid_;
-  for (int p = 0; same && p < n_mass_; ++p) same = mv[p] == mprev_[ix(p)];
-  if (!same) mfac_valid_ = false;
-  for (std::size_t e = 0; e < gather_src_.size(); ++e) {
-    gbuf_[ix(gather_dst_[e])] = values_[ix(gather_src_[e])];
-  }
-  std::fill(ablk_.begin(), ablk_.end(), 0.0);  // A is a sum; blocks of fill start at zero
-  for (const Block& bl : blocks_) {
-    bool ok = false;
-    with_body_shape(bl.size, bl.n_rows,
-                    [&](auto sc, auto rc) { ok = factor_block<sc(), rc()>(bl, !same); });
-    if (!ok) return false;
-  }
-  if (!same) {
-    std::copy(mv, mv + n_mass_, mprev_.begin());
-    mfac_valid_ = true;
-  }
-  for (const Column& col : columns_) {
-    for (int j = 0; j < col.n; ++j) adiag_[ix(col.pos + j)] = ablk_[ix(col.diag + j + j * col.n)];
-  }
-  return true;
-}
-
-template <int N>
-bool BlockKkt::factor_column(const Column& col) noexcept {
-  // Block LDL^T, A = L D L^T with unit block-lower L and block-diagonal D, right-looking:
-  //   D_J = A_JJ (Schur-updated),  L_IJ = A_IJ D_J^-1,  A_I1I2 -= L_I1J A_I2J^T  (I1, I2 below J)
-  // Why D_J^-1 explicitly and not a Cholesky with square roots: along a chain each column waits
-  // for the previous one, so the factorization runs at the latency of this dependency chain;
-  // a 2 x 2 inverse costs one division, a Cholesky two square roots and two divisions. The
-  // solves then need no division at all.
-  const int n = dim<N>(col.n);
-  double* ab = ablk_.data();
-  double* lb = lblk_.data();
-  if (!invert_spd<N>(ab + col.diag, n, adiag_.data() + col.pos, lb + col.diag)) return false;
-  const double* dinv = lb + col.diag;
-  if constexpr (N > 0) {
-    // the common case of a chain: one block below, of the same size (straight-line code)
-    if (col.sub_end - col.sub_begin == 1 && col.upd_end - col.upd_begin == 1 &&
-        subs_[ix(col.sub_begin)].n == N) {
-      const Sub& sub = subs_[ix(col.sub_begin)];
-      const Update& up = updates_[ix(col.upd_begin)];
-      product_fixed<N, N, N, Mode::kStore>(lb + sub.at, N, N, ab + sub.at, N, dinv, N, N);
-      product_fixed<N, N, N, Mode::kSubtract>(ab + up.dst, N, N, lb + up.l1, N, ab + up.l2, N, N);
-      return true;
-    }
-  }
-  for (int s = col.sub_begin; s < col.sub_end; ++s) {
-    const Sub& sub = subs_[ix(s)];
-    product<N, Mode::kStore>(lb + sub.at, sub.n, n, ab + sub.at, sub.n, dinv, n, n);
-  }
-  for (int u = col.upd_begin; u < col.upd_end; ++u) {
-    const Update& up = updates_[ix(u)];
-    product<N, Mode::kSubtract>(ab + up.dst, up.n1, up.n2, lb + up.l1, up.n1, ab + up.l2, up.n2, n);
-  }
-  return true;
-}
-
 template <int N>
 bool BlockKkt::invert_spd(const double* a, int n_rt, const double* ref, double* out) noexcept {
   // out = a^-1 for the symmetric n x n block a (column-major, lower triangle read), after
@@ -766,117 +785,57 @@ bool BlockKkt::invert_spd(const double* a, int n_rt, const double* ref, double* 
   }
 }
 
-bool BlockKkt::factor() noexcept {
-  factored_ = false;
-  if (!factor_blocks()) return false;
-  for (const Column& col : columns_) {
-    bool ok = false;
-    with_size(col.n, [&](auto nc) { ok = factor_column<nc()>(col); });
-    if (!ok) return false;
+template <int N, bool Chain>
+bool BlockKkt::factor_column(const Column& col) noexcept {
+  // Block LDL^T, A = L D L^T with unit block-lower L and block-diagonal D, right-looking:
+  //   D_J = A_JJ (Schur-updated),  L_IJ = A_IJ D_J^-1,  A_I1I2 -= L_I1J A_I2J^T  (I1, I2 below J)
+  // Why D_J^-1 explicitly and not a Cholesky with square roots: along a chain each column waits
+  // for the previous one, so the factorization runs at the latency of this dependency chain;
+  // a 2 x 2 inverse costs one division, a Cholesky two square roots and two divisions. The
+  // solves then need no division at all.
+  const int n = dim<N>(col.n);
+  double* ab = ablk_.data();
+  double* lb = lblk_.data();
+  if (!invert_spd<N>(ab + col.diag, n, adiag_.data() + col.pos, lb + col.diag)) return false;
+  const double* dinv = lb + col.diag;
+  if constexpr (N > 0 && Chain) {
+    // a chain link: one block below, of the same size, and its one update (straight-line code)
+    {
+      const Sub& sub = subs_[ix(col.sub_begin)];
+      const Update& up = updates_[ix(col.upd_begin)];
+      product_fixed<N, N, N, Mode::kStore>(lb + sub.at, N, N, ab + sub.at, N, dinv, N, N);
+      product_fixed<N, N, N, Mode::kSubtract>(ab + up.dst, N, N, lb + up.l1, N, ab + up.l2, N, N);
+      return true;
+    }
   }
-  factored_ = true;
+  for (int s = col.sub_begin; s < col.sub_end; ++s) {
+    const Sub& sub = subs_[ix(s)];
+    product<N, Mode::kStore>(lb + sub.at, sub.n, n, ab + sub.at, sub.n, dinv, n, n);
+  }
+  for (int u = col.upd_begin; u < col.upd_end; ++u) {
+    const Update& up = updates_[ix(u)];
+    product<N, Mode::kSubtract>(ab + up.dst, up.n1, up.n2, lb + up.l1, up.n1, ab + up.l2, up.n2, n);
+  }
   return true;
 }
 
-namespace {
-
-// x_i -= L_IJ x_j (forward) for an n_i x n block L_IJ, W interleaved columns
-template <int N, int NI, int W>
-[[gnu::always_inline]] inline void sub_forward(const double* __restrict li,
-                                               double* __restrict xi,
-                                               const double* __restrict xj,
-                                               int ni_rt,
-                                               int n_rt) noexcept {
-  const int n = dim<N>(n_rt);
-  const int ni = dim<NI>(ni_rt);
-  for (int i = 0; i < ni; ++i) {
-    for (int w = 0; w < W; ++w) {
-      double v = xi[W * i + w];
-      for (int k = 0; k < n; ++k) v -= li[i + k * ni] * xj[W * k + w];
-      xi[W * i + w] = v;
-    }
-  }
-}
-
-// x_j -= L_IJ^T x_i (backward)
-template <int N, int NI, int W>
-[[gnu::always_inline]] inline void sub_backward(const double* __restrict li,
-                                                const double* __restrict xi,
-                                                double* __restrict xj,
-                                                int ni_rt,
-                                                int n_rt) noexcept {
-  const int n = dim<N>(n_rt);
-  const int ni = dim<NI>(ni_rt);
-  for (int k = 0; k < n; ++k) {
-    for (int w = 0; w < W; ++w) {
-      double v = xj[W * k + w];
-      for (int i = 0; i < ni; ++i) v -= li[i + k * ni] * xi[W * i + w];
-      xj[W * k + w] = v;
-    }
-  }
-}
-
-// x_j <- D^-1 x_j with D^-1 full n x n, t scratch of W n
 template <int N, int W>
-[[gnu::always_inline]] inline void diag_apply(const double* __restrict dinv,
-                                              double* __restrict xj,
-                                              double* __restrict t,
-                                              int n_rt) noexcept {
-  const int n = dim<N>(n_rt);
-  for (int i = 0; i < n; ++i) {
-    for (int w = 0; w < W; ++w) {
-      double v = 0.0;
-      for (int k = 0; k < n; ++k) v += dinv[i + k * n] * xj[W * k + w];
-      t[W * i + w] = v;
+void BlockKkt::schur_forward_column(const Column& col, bool chain, double* x) noexcept {
+  // forward substitution of column J: z_J is final (every earlier column has updated it), so
+  // x_I -= L_IJ z_J for the blocks below, then w_J = D_J^-1 z_J
+  const double* lb = lblk_.data();
+  const int n = dim<N>(col.n);
+  double* xj = x + W * col.pos;
+  if (N > 0 && chain) {
+    const Sub& sub = subs_[ix(col.sub_begin)];
+    sub_forward<N, N, W>(lb + sub.at, x + W * sub.pos, xj, n, n);
+  } else {
+    for (int s = col.sub_begin; s < col.sub_end; ++s) {
+      const Sub& sub = subs_[ix(s)];
+      sub_forward<N, 0, W>(lb + sub.at, x + W * sub.pos, xj, sub.n, n);
     }
   }
-  for (int i = 0; i < W * n; ++i) xj[i] = t[i];
-}
-
-}  // namespace
-
-template <int W>
-void BlockKkt::solve_schur(double* x) noexcept {
-  // x <- A^-1 x with A = L D L^T: forward, column by column in elimination order, L z = x and
-  // w_J = D_J^-1 z_J as soon as z_J is final (every earlier column has updated it); backward,
-  // y_J = w_J - sum_I L_IJ^T y_I. W right-hand sides interleaved, each with the operations of
-  // W = 1. A column with one block below of its own size (a chain) runs straight-line code.
-  const double* lb = lblk_.data();
-  double* t = scratch_.data();
-  for (const Column& col : columns_) {
-    with_size(col.n, [&](auto nc) {
-      constexpr int N = nc();
-      const int n = dim<N>(col.n);
-      double* xj = x + W * col.pos;
-      if (N > 0 && col.sub_end - col.sub_begin == 1 && subs_[ix(col.sub_begin)].n == n) {
-        const Sub& sub = subs_[ix(col.sub_begin)];
-        sub_forward<N, N, W>(lb + sub.at, x + W * sub.pos, xj, n, n);
-      } else {
-        for (int s = col.sub_begin; s < col.sub_end; ++s) {
-          const Sub& sub = subs_[ix(s)];
-          sub_forward<N, 0, W>(lb + sub.at, x + W * sub.pos, xj, sub.n, n);
-        }
-      }
-      diag_apply<N, W>(lb + col.diag, xj, t, n);
-    });
-  }
-  for (auto it = columns_.rbegin(); it != columns_.rend(); ++it) {
-    const Column& col = *it;
-    with_size(col.n, [&](auto nc) {
-      constexpr int N = nc();
-      const int n = dim<N>(col.n);
-      double* xj = x + W * col.pos;
-      if (N > 0 && col.sub_end - col.sub_begin == 1 && subs_[ix(col.sub_begin)].n == n) {
-        const Sub& sub = subs_[ix(col.sub_begin)];
-        sub_backward<N, N, W>(lb + sub.at, x + W * sub.pos, xj, n, n);
-      } else {
-        for (int s = col.sub_begin; s < col.sub_end; ++s) {
-          const Sub& sub = subs_[ix(s)];
-          sub_backward<N, 0, W>(lb + sub.at, x + W * sub.pos, xj, sub.n, n);
-        }
-      }
-    });
-  }
+  diag_apply<N, W>(lb + col.diag, xj, scratch_.data(), n);
 }
 
 template <int S, int NR, int W>
@@ -943,26 +902,157 @@ void BlockKkt::solve_block_backward(const Block& bl,
   }
 }
 
+bool BlockKkt::factor_blocks(const double* f, double* x) noexcept {
+  // M does not depend on q for planar bodies: when every value equals the last successful
+  // factorization's, that factor is still exact and is kept.
+  const double* mv = values_.data();
+  bool same = mfac_valid_;
+  for (int p = 0; same && p < n_mass_; ++p) same = mv[p] == mprev_[ix(p)];
+  if (!same) mfac_valid_ = false;
+  for (std::size_t e = 0; e < gather_src_.size(); ++e) {
+    gbuf_[ix(gather_dst_[e])] = values_[ix(gather_src_[e])];
+  }
+  std::fill(ablk_.begin(), ablk_.end(), 0.0);  // A is a sum; blocks of fill start at zero
+  for (const Run& run : block_runs_) {
+    bool ok = true;
+    with_body_shape(run.a, run.b, [&](auto sc, auto rc) {
+      for (int b = run.begin; ok && b < run.end; ++b) {
+        ok = factor_block<sc(), rc()>(blocks_[ix(b)], !same);
+        // factor_solve(): b's share of the right-hand side while Y_b is in cache
+        if (ok && f != nullptr) solve_block_forward<sc(), rc(), 1>(blocks_[ix(b)], &f, x);
+      }
+    });
+    if (!ok) return false;
+  }
+  if (!same) {
+    std::copy(mv, mv + n_mass_, mprev_.begin());
+    mfac_valid_ = true;
+  }
+  for (const Column& col : columns_) {
+    for (int j = 0; j < col.n; ++j) adiag_[ix(col.pos + j)] = ablk_[ix(col.diag + j + j * col.n)];
+  }
+  return true;
+}
+
+bool BlockKkt::factor_columns(double* x) noexcept {
+  for (const Run& run : column_runs_) {
+    bool ok = true;
+    with_size(run.a, [&](auto nc) {
+      constexpr int N = nc();
+      for (int k = run.begin; ok && k < run.end; ++k) {
+        const Column& col = columns_[ix(k)];
+        ok = run.b != 0 ? factor_column<N, true>(col) : factor_column<N, false>(col);
+        // factor_solve(): the forward substitution of this column right behind its factor
+        if (ok && x != nullptr) schur_forward_column<N, 1>(col, run.b != 0, x);
+      }
+    });
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool BlockKkt::factor() noexcept {
+  factored_ = factor_blocks(nullptr, nullptr) && factor_columns(nullptr);
+  return factored_;
+}
+
+bool BlockKkt::factor_solve(VecCRef f, VecCRef c, VecRef a_out, VecRef lambda_out) noexcept {
+  // factor() then solve(f, c, ...) in one pass over the bodies and one over the columns: each
+  // entry gets the same operations in the same order as the two calls, so the results are
+  // bit-identical (BlockKkt.FactorSolveEqualsFactorThenSolveBitwise).
+  const double* cp[1] = {c.data()};
+  load_rhs<1>(cp);
+  factored_ = factor_blocks(f.data(), x_.data()) && factor_columns(x_.data());
+  if (!factored_) {
+    a_out.setConstant(std::numeric_limits<double>::quiet_NaN());
+    lambda_out.setConstant(std::numeric_limits<double>::quiet_NaN());
+    return false;
+  }
+  schur_backward<1>(x_.data());
+  double* ap[1] = {a_out.data()};
+  blocks_backward<1>(ap);
+  for (int p = 0; p < n_lambda_; ++p) lambda_out[perm_row_[ix(p)]] = x_[ix(p)];
+  return true;
+}
+
 template <int W>
-void BlockKkt::solve_columns(const double* const* f,
-                             const double* const* c,
-                             double** a_out) noexcept {
-  // eq. (1)-(2) for W right-hand sides at once; f == nullptr means f = 0 (the correction)
+void BlockKkt::schur_backward(double* x) noexcept {
+  // L^T y = w, columns in reverse elimination order: y_J = w_J - sum_I L_IJ^T y_I
+  const double* lb = lblk_.data();
+  for (auto it = column_runs_.rbegin(); it != column_runs_.rend(); ++it) {
+    const Run& run = *it;
+    with_size(run.a, [&](auto nc) {
+      constexpr int N = nc();
+      for (int k = run.end - 1; k >= run.begin; --k) {
+        const Column& col = columns_[ix(k)];
+        const int n = dim<N>(col.n);
+        double* xj = x + W * col.pos;
+        if (N > 0 && run.b != 0) {
+          const Sub& sub = subs_[ix(col.sub_begin)];
+          sub_backward<N, N, W>(lb + sub.at, x + W * sub.pos, xj, n, n);
+        } else {
+          for (int s = col.sub_begin; s < col.sub_end; ++s) {
+            const Sub& sub = subs_[ix(s)];
+            sub_backward<N, 0, W>(lb + sub.at, x + W * sub.pos, xj, sub.n, n);
+          }
+        }
+      }
+    });
+  }
+}
+
+template <int W>
+void BlockKkt::solve_schur(double* x) noexcept {
+  // x <- A^-1 x with A = L D L^T: forward (L z = x, w = D^-1 z) column by column in elimination
+  // order, then backward (L^T y = w). W right-hand sides interleaved, each with the operations
+  // of W = 1. Chain links (one block below, of the column's size) run straight-line code.
+  for (const Run& run : column_runs_) {
+    with_size(run.a, [&](auto nc) {
+      for (int k = run.begin; k < run.end; ++k) {
+        schur_forward_column<nc(), W>(columns_[ix(k)], run.b != 0, x);
+      }
+    });
+  }
+  schur_backward<W>(x);
+}
+
+template <int W>
+void BlockKkt::load_rhs(const double* const* c) noexcept {
+  // x = -c in the permuted row order (G M^-1 f is added block by block)
   double* x = x_.data();
   for (int p = 0; p < n_lambda_; ++p) {
     const int r = perm_row_[ix(p)];
     for (int w = 0; w < W; ++w) x[W * p + w] = -c[w][r];
   }
-  for (const Block& bl : blocks_) {
-    with_body_shape(bl.size, bl.n_rows, [&](auto sc, auto rc) {
-      solve_block_forward<sc(), rc(), W>(bl, f, x);  // x = G M^-1 f - c
+}
+
+template <int W>
+void BlockKkt::blocks_backward(double* const* a_out) noexcept {
+  for (const Run& run : block_runs_) {
+    with_body_shape(run.a, run.b, [&](auto sc, auto rc) {
+      for (int b = run.begin; b < run.end; ++b) {
+        solve_block_backward<sc(), rc(), W>(blocks_[ix(b)], x_.data(), a_out);
+      }
+    });
+  }
+}
+
+template <int W>
+void BlockKkt::solve_columns(const double* const* f,
+                             const double* const* c,
+                             double** a_out) noexcept {
+  // eq. (1)-(2) for W right-hand sides at once; f == nullptr means f = 0 (the correction)
+  load_rhs<W>(c);
+  double* x = x_.data();
+  for (const Run& run : block_runs_) {
+    with_body_shape(run.a, run.b, [&](auto sc, auto rc) {
+      for (int b = run.begin; b < run.end; ++b) {
+        solve_block_forward<sc(), rc(), W>(blocks_[ix(b)], f, x);  // x = G M^-1 f - c
+      }
     });
   }
   solve_schur<W>(x);  // lambda = A^-1 (G M^-1 f - c)
-  for (const Block& bl : blocks_) {
-    with_body_shape(bl.size, bl.n_rows,
-                    [&](auto sc, auto rc) { solve_block_backward<sc(), rc(), W>(bl, x, a_out); });
-  }
+  blocks_backward<W>(a_out);
 }
 
 void BlockKkt::solve(VecCRef f, VecCRef c, VecRef a_out, VecRef lambda_out) noexcept {

@@ -76,6 +76,9 @@ class BlockKkt {
 
   /// K [a; lambda] = [f; c] with the last factor(); NaN after a failed one. RT-safe.
   void solve(VecCRef f, VecCRef c, VecRef a_out, VecRef lambda_out) noexcept;
+  /// factor() and solve(f, c, ...) in one sweep (the dynamics' one solve per factorization),
+  /// bit-identical to the two calls; later solve*() calls reuse the factorization. RT-safe.
+  [[nodiscard]] bool factor_solve(VecCRef f, VecCRef c, VecRef a_out, VecRef lambda_out) noexcept;
   /// top(K^-1 [0; r]) = M^-1 G^T A^-1 r (Chin eq. 4.15). RT-safe.
   void solve_correction(VecCRef r, VecRef dx_out) noexcept;
   /// solve_correction() of r1 and r2, bit-identical to two calls. RT-safe.
@@ -127,6 +130,14 @@ class BlockKkt {
     int n;
     int pos;
   };
+  /// Consecutive blocks (or columns) of one shape: [begin, end) with sizes a, b (blocks: size
+  /// and rows; columns: rows and 1 for a chain link, one block below of its own size).
+  struct Run {
+    int begin;
+    int end;
+    int a;
+    int b;
+  };
   /// dst (n1 x n2) -= L1 (n1 x nJ) L2^T (nJ x n2); L1, L2 blocks of the same column J.
   struct Update {
     int dst;
@@ -134,12 +145,26 @@ class BlockKkt {
     int l2, n2;
   };
 
-  /// M_b's factor (unless M is unchanged), Y_b and b's terms of A, for every block b.
-  [[nodiscard]] bool factor_blocks() noexcept;
+  /// M_b's factor (unless M is unchanged), Y_b and b's terms of A, for every block b; with f,
+  /// also b's share G_b M_b^-1 f_b of the right-hand side x.
+  [[nodiscard]] bool factor_blocks(const double* f, double* x) noexcept;
+  /// The block LDL^T of A; with x, the forward substitution L z = x, w = D^-1 z alongside.
+  [[nodiscard]] bool factor_columns(double* x) noexcept;
+  template <int N, int W>
+  [[gnu::always_inline]] inline void schur_forward_column(const Column& col,
+                                                          bool chain,
+                                                          double* x) noexcept;
+  template <int W>
+  void schur_backward(double* x) noexcept;
+  template <int W>
+  void load_rhs(const double* const* c) noexcept;
+  template <int W>
+  void blocks_backward(double* const* a_out) noexcept;
   template <int S, int NR>
-  [[nodiscard]] bool factor_block(const Block& bl, bool new_mass) noexcept;
-  template <int N>
-  [[nodiscard]] bool factor_column(const Column& col) noexcept;
+  [[gnu::always_inline]] [[nodiscard]] inline bool factor_block(const Block& bl,
+                                                                bool new_mass) noexcept;
+  template <int N, bool Chain>
+  [[gnu::always_inline]] [[nodiscard]] inline bool factor_column(const Column& col) noexcept;
   template <int N>
   [[nodiscard]] bool invert_spd(const double* a, int n, const double* ref, double* out) noexcept;
   /// rhs (permuted rows, width w columns interleaved) <- A^-1 rhs with the block factor.
@@ -148,9 +173,13 @@ class BlockKkt {
   template <int W>
   void solve_columns(const double* const* f, const double* const* c, double** a_out) noexcept;
   template <int S, int NR, int W>
-  void solve_block_forward(const Block& bl, const double* const* f, double* x) noexcept;
+  [[gnu::always_inline]] inline void solve_block_forward(const Block& bl,
+                                                         const double* const* f,
+                                                         double* x) noexcept;
   template <int S, int NR, int W>
-  void solve_block_backward(const Block& bl, const double* x, double* const* a_out) noexcept;
+  [[gnu::always_inline]] inline void solve_block_backward(const Block& bl,
+                                                          const double* x,
+                                                          double* const* a_out) noexcept;
 
   int n_v_;
   int n_lambda_;
@@ -173,6 +202,8 @@ class BlockKkt {
   std::vector<int> perm_row_;  ///< permuted position -> row of G
   std::vector<int> asm_dst_;   ///< per block, the A entry of each lower entry of P_b
   std::vector<Column> columns_;
+  std::vector<Run> block_runs_;
+  std::vector<Run> column_runs_;
   std::vector<Sub> subs_;
   std::vector<Update> updates_;
   std::vector<double> ablk_;     ///< A block by block, Schur-updated during factor()

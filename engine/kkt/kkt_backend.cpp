@@ -89,6 +89,13 @@ bool KktBackend::factor_at(double t, VecCRef q, StepStatus& status) noexcept {
   return false;
 }
 
+bool KktBackend::factor_solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept {
+  if (sparse_) return sparse_->factor_solve(a, b, out_x, out_mu);
+  const bool ok = dense_->factor();
+  dense_->solve(a, b, out_x, out_mu);
+  return ok;
+}
+
 void KktBackend::solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept {
   if (sparse_) {
     sparse_->solve(a, b, out_x, out_mu);

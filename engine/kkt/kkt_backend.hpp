@@ -38,6 +38,9 @@ class KktBackend {
   [[nodiscard]] bool factor() noexcept;
   /// load(t, q), factor(), counting the factorization in status and flagging kSingularKkt.
   [[nodiscard]] bool factor_at(double t, VecCRef q, StepStatus& status) noexcept;
+  /// factor() then solve(a, b, ...), bit-identical to the two calls, in one sweep on the sparse
+  /// path (BlockKkt::factor_solve); false when singular. RT-safe.
+  [[nodiscard]] bool factor_solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept;
   /// K [x; mu] = [a; b] with the last factorization. RT-safe.
   void solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept;
   /// top(K^-1 [0; r]) = M^-1 G^T (G M^-1 G^T)^-1 r (Chin eq. 4.15). RT-safe.

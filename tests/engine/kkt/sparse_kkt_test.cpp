@@ -290,6 +290,47 @@ TYPED_TEST(KktSolver, SpatialBlockPatternAgreesWithDense) {
       solver_name<TypeParam>(), kBodies, a_rel, l_rel, factor_size(sparse));
 }
 
+TEST(BlockKkt, FactorSolveEqualsFactorThenSolveBitwise) {
+  // the dynamics' fused factor + solve must do exactly the arithmetic of the two calls, and
+  // leave a factorization that later solves use as after factor()
+  for (const bool full : {false, true}) {
+    ChainOptions opt;
+    opt.n_bodies = 30;
+    opt.pinned_tip = true;
+    opt.full_blocks = full;
+    PlanarChainKkt chain(opt, 41);
+    BlockKkt a(chain.mass_pattern(), chain.jacobian_pattern());
+    BlockKkt b(chain.mass_pattern(), chain.jacobian_pattern());
+    chain.bind(a);
+    chain.write_values(a);
+    chain.write_values(b);
+    std::srand(17);
+    const Vec f = Vec::Random(chain.n_v());
+    const Vec c = Vec::Random(chain.n_lambda());
+    const Vec r = Vec::Random(chain.n_lambda());
+    Vec x1(chain.n_v()), l1(chain.n_lambda()), x2(chain.n_v()), l2(chain.n_lambda());
+    ASSERT_TRUE(a.factor());
+    a.solve(f, c, x1, l1);
+    ASSERT_TRUE(b.factor_solve(f, c, x2, l2));
+    for (int i = 0; i < chain.n_v(); ++i) EXPECT_EQ(x1[i], x2[i]) << "full " << full << " i " << i;
+    for (int i = 0; i < chain.n_lambda(); ++i) EXPECT_EQ(l1[i], l2[i]) << "full " << full;
+    Vec d1(chain.n_v()), d2(chain.n_v());
+    a.solve_correction(r, d1);
+    b.solve_correction(r, d2);
+    EXPECT_EQ(d1, d2);
+  }
+  // a failed factorization gives NaN, as factor() then solve() would
+  ChainOptions opt;
+  opt.n_bodies = 3;
+  PlanarChainKkt chain(opt, 1);
+  BlockKkt kkt(chain.mass_pattern(), chain.jacobian_pattern());
+  for (double& v : kkt.jacobian_values()) v = 0.0;
+  Vec x(chain.n_v()), l(chain.n_lambda());
+  EXPECT_FALSE(kkt.factor_solve(Vec::Ones(chain.n_v()), Vec::Ones(chain.n_lambda()), x, l));
+  EXPECT_TRUE(x.array().isNaN().all());
+  EXPECT_TRUE(l.array().isNaN().all());
+}
+
 TEST(SparseKkt, EachConstraintIsEliminatedAfterTheCoordinatesItCouples) {
   ChainOptions opt;
   opt.n_bodies = 50;
