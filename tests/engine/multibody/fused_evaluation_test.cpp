@@ -26,6 +26,7 @@
 #include "rtmb/multibody.hpp"
 #include "rtmb/redundant_constraints.hpp"
 #include "rtmb/sparse_pattern.hpp"
+#include "rtmb/spatial.hpp"
 #include "rtmb/state.hpp"
 #include "rtmb/status.hpp"
 #include "rtmb/time_function.hpp"
@@ -145,6 +146,7 @@ TEST(FusedEvaluation, EqualsSeparateCallsBitwise) {
   int cases = 0;
   long entries = 0;
   bool saw_driver = false;
+  int spatial = 0;
   for (const auto& [name, sys, dt] : models()) {
     SparsePattern mp;
     SparsePattern gp;
@@ -156,6 +158,7 @@ TEST(FusedEvaluation, EqualsSeparateCallsBitwise) {
                       jt.type == PlanarJointType::kPrismaticDriver;
       }
     }
+    spatial += dynamic_cast<const SpatialMultibody*>(sys.get()) != nullptr;
     std::mt19937 rng(17);
     for (int trial = 0; trial < 8; ++trial) {
       const Point p = random_point(*sys, rng);
@@ -183,6 +186,7 @@ TEST(FusedEvaluation, EqualsSeparateCallsBitwise) {
     }
   }
   EXPECT_TRUE(saw_driver);
+  EXPECT_GE(spatial, 1);  // configs/arm6.yaml: the spatial override
   std::printf(
       "[fused] G+L and G+g equal the separate calls bitwise: %d (model, t, q, v) cases, "
       "%ld entries\n",
