@@ -46,6 +46,21 @@ void System::jacobian_values(double /*t*/,
                              VecCRef /*q*/,
                              std::span<double> /*out*/) const noexcept {}
 
+// Fused evaluations: the separate calls, so every System without an override is unchanged.
+void System::jacobian_values_and_curvature(
+    double t, VecCRef q, VecCRef v, std::span<double> out_jacobian, VecRef out_L) const noexcept {
+  jacobian_values(t, q, out_jacobian);
+  curvature(t, q, v, out_L);
+}
+
+void System::jacobian_values_and_constraints(double t,
+                                             VecCRef q,
+                                             std::span<double> out_jacobian,
+                                             VecRef out_g) const noexcept {
+  jacobian_values(t, q, out_jacobian);
+  constraints(t, q, out_g);
+}
+
 double System::energy(double /*t*/, VecCRef /*q*/, VecCRef /*v*/) const noexcept {
   return std::numeric_limits<double>::quiet_NaN();
 }

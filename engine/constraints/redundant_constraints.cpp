@@ -194,4 +194,28 @@ void IndependentRowsSystem::jacobian_values(double t,
   }
 }
 
+// The full system's fused evaluations (its rotations computed once), then the same selection of
+// entries and rows as jacobian_values() and curvature() / constraints(): bit-identical to those.
+void IndependentRowsSystem::jacobian_values_and_curvature(
+    double t, VecCRef q, VecCRef v, std::span<double> out_jacobian, VecRef out_L) const noexcept {
+  full_->jacobian_values_and_curvature(t, q, v, values_full_, g_full_);
+  select(out_jacobian, out_L);
+}
+
+void IndependentRowsSystem::jacobian_values_and_constraints(double t,
+                                                            VecCRef q,
+                                                            std::span<double> out_jacobian,
+                                                            VecRef out_g) const noexcept {
+  full_->jacobian_values_and_constraints(t, q, values_full_, g_full_);
+  select(out_jacobian, out_g);
+}
+
+void IndependentRowsSystem::select(std::span<double> out_jacobian, VecRef out_rows) const noexcept {
+  for (std::size_t k = 0; k < kept_slots_.size(); ++k) {
+    out_jacobian[k] = values_full_[static_cast<std::size_t>(kept_slots_[k])];
+  }
+  for (std::size_t k = 0; k < rows_.size(); ++k)
+    out_rows(static_cast<Eigen::Index>(k)) = g_full_(rows_[k]);
+}
+
 }  // namespace rtmb

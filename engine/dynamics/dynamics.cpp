@@ -23,13 +23,13 @@ void Dynamics::evaluate(
   ++evaluations_;
   ++status.rhs_evaluations;
 
-  // assemble K = [M G^T; G 0] and the force side
-  kkt_.load(t, q);
+  // assemble K = [M G^T; G 0] and L at the same (t, q) (one fused pass on the sparse path),
+  // then the force side
+  kkt_.load_with_curvature(t, q, v, rhs_);
   system_.forces(t, q, v, f_);
   f_ += applied_;
 
   // constraint side: -L, plus Baumgarte feedback -g1 (G v + g_t) - g2 g  (Chin eq. 2.14)
-  system_.curvature(t, q, v, rhs_);
   rhs_ = -rhs_;
   if (gamma1_ != 0.0) {
     system_.constraint_rate(t, q, g_);

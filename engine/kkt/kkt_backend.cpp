@@ -77,6 +77,28 @@ void KktBackend::load(double t, VecCRef q) noexcept {
   }
 }
 
+// The fused System evaluations (system.hpp) share each body's rotation between G and L or g;
+// they are bit-identical to the separate calls, which the dense path keeps.
+void KktBackend::load_with_curvature(double t, VecCRef q, VecCRef v, VecRef out_L) noexcept {
+  if (sparse_) {
+    system_.mass_values(t, q, sparse_->mass_values());
+    system_.jacobian_values_and_curvature(t, q, v, sparse_->jacobian_values(), out_L);
+  } else {
+    load(t, q);
+    system_.curvature(t, q, v, out_L);
+  }
+}
+
+void KktBackend::load_with_constraints(double t, VecCRef q, VecRef out_g) noexcept {
+  if (sparse_) {
+    system_.mass_values(t, q, sparse_->mass_values());
+    system_.jacobian_values_and_constraints(t, q, sparse_->jacobian_values(), out_g);
+  } else {
+    load(t, q);
+    system_.constraints(t, q, out_g);
+  }
+}
+
 bool KktBackend::factor() noexcept {
   return sparse_ ? sparse_->factor() : dense_->factor();
 }
@@ -153,6 +175,17 @@ void JacobianProduct::add(double t, VecCRef q, VecCRef v, VecRef out) noexcept {
   } else {
     system_.jacobian(t, q, dense_);
     out.noalias() += dense_ * v;
+  }
+}
+
+void JacobianProduct::add_with_constraints(
+    double t, VecCRef q, VecCRef v, VecRef out, VecRef out_g) noexcept {
+  if (sparse_) {
+    system_.jacobian_values_and_constraints(t, q, values_, out_g);
+    csc_multiply_add(outer_, inner_, values_.data(), v, out);
+  } else {
+    add(t, q, v, out);
+    system_.constraints(t, q, out_g);
   }
 }
 

@@ -34,6 +34,10 @@ class KktBackend {
 
   /// Writes M(t,q) and G(t,q) into the matrix the next factor() factors. RT-safe.
   void load(double t, VecCRef q) noexcept;
+  /// load(t, q) and System::curvature(t, q, v, out_L) (sparse: one fused System call). RT-safe.
+  void load_with_curvature(double t, VecCRef q, VecCRef v, VecRef out_L) noexcept;
+  /// load(t, q) and System::constraints(t, q, out_g) (sparse: one fused System call). RT-safe.
+  void load_with_constraints(double t, VecCRef q, VecRef out_g) noexcept;
   /// Factors the loaded K; false when singular (then solve() gives NaN or garbage). RT-safe.
   [[nodiscard]] bool factor() noexcept;
   /// load(t, q), factor(), counting the factorization in status and flagging kSingularKkt.
@@ -67,6 +71,9 @@ class JacobianProduct {
   JacobianProduct(const System& system, KktSolver solver);
   /// out += G(t, q) v. RT-safe.
   void add(double t, VecCRef q, VecCRef v, VecRef out) noexcept;
+  /// add(t, q, v, out) and System::constraints(t, q, out_g) (sparse: one fused System call).
+  /// RT-safe.
+  void add_with_constraints(double t, VecCRef q, VecCRef v, VecRef out, VecRef out_g) noexcept;
 
  private:
   const System& system_;

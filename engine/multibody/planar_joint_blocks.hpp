@@ -61,6 +61,55 @@ inline Eigen::Vector3d body_block(VecCRef x, int b) noexcept {
   return x.segment<3>(3 * b);
 }
 
+/// Writes joints' blocks of G into the CSC values of sparse_structure() (planar_sparse.cpp), given
+/// each joint's six slots (PlanarMultibody::jacobian_slots_): a joint's rows are contiguous in each
+/// of its bodies' columns, so each of the three columns is one short copy. Shared by
+/// jacobian_values() and the fused evaluations so that all of them write the same numbers. RT-safe.
+class JacobianScatter {
+ public:
+  explicit JacobianScatter(double* values) noexcept : dst_(values) {}
+
+  /// The first `rows` rows of G_i and G_j (blocks of evaluate_joint or joint_jacobian).
+  void blocks(const PlanarJointSpec& jt, const JointBlocks& b, const int* slots) const noexcept {
+    const int rows = constraint_rows(jt.type);
+    if (jt.body_i != kGround) block(b.gi, slots, rows);
+    if (jt.body_j != kGround) block(b.gj, slots + 3, rows);
+  }
+
+  /// A revolute joint's G_i = [I, S u_i], G_j = -[I, S u_j] (S u = (-u_y, u_x)) written straight
+  /// into its columns, u_i = A(th_i) s_i, u_j = A(th_j) s_j: the numbers of joint_jacobian,
+  /// including the -0.0 off the diagonal of -I, without building the 3 x 3 blocks.
+  void revolute(const PlanarJointSpec& jt,
+                const Eigen::Vector2d& ui,
+                const Eigen::Vector2d& uj,
+                const int* slots) const noexcept {
+    if (jt.body_i != kGround) revolute_block(1.0, ui, slots);
+    if (jt.body_j != kGround) revolute_block(-1.0, uj, slots + 3);
+  }
+
+ private:
+  void block(const Eigen::Matrix3d& m, const int* slots, int rows) const noexcept {
+    for (int c = 0; c < 3; ++c) {
+      double* col = dst_ + slots[c];
+      for (int r = 0; r < rows; ++r) col[r] = m(r, c);
+    }
+  }
+
+  void revolute_block(double sign, const Eigen::Vector2d& u, const int* slots) const noexcept {
+    double* c0 = dst_ + slots[0];
+    double* c1 = dst_ + slots[1];
+    double* c2 = dst_ + slots[2];
+    c0[0] = sign;
+    c0[1] = sign * 0.0;
+    c1[0] = sign * 0.0;
+    c1[1] = sign;
+    c2[0] = sign * -u.y();
+    c2[1] = sign * u.x();
+  }
+
+  double* dst_;
+};
+
 /// A(th_b) of the bodies met in one pass over the joints, each computed once. Why: cos and sin
 /// were 17 % of a chain step's instructions, and in joint order a chain meets body b twice in a
 /// row (body_j of joint k, body_i of joint k + 1), so remembering the last two bodies halves the

@@ -108,49 +108,25 @@ void PlanarMultibody::mass_values(double /*t*/,
 void PlanarMultibody::jacobian_values(double /*t*/,
                                       VecCRef q,
                                       std::span<double> out) const noexcept {
-  // scatter of the blocks: the joint's rows are contiguous in each of its bodies' columns, so
-  // each of the three columns is one short copy (no per-entry slot look-up). This runs 7 times
-  // per RK4 + PStab step, so it computes G only and each body's cos/sin once (RotationCache).
+  // scatter of the blocks (JacobianScatter). This runs 7 times per RK4 + PStab step when the
+  // fused evaluations are not used, so it computes G only and each body's cos/sin once
+  // (RotationCache); revolute joints skip the 3 x 3 blocks.
   planar_detail::JointBlocks blocks;
   planar_detail::RotationCache rot;
-  double* dst = out.data();
-  const auto scatter = [dst](const Eigen::Matrix3d& block, const int* slots, int rows) {
-    for (int c = 0; c < 3; ++c) {
-      double* col = dst + slots[c];
-      for (int r = 0; r < rows; ++r) col[r] = block(r, c);
-    }
-  };
-  // a revolute joint's block [sign I, sign S u] written straight into its three columns: the
-  // numbers of joint_jacobian (G_i = [I, S u_i], G_j = -[I, S u_j], S u = (-u_y, u_x)),
-  // including the -0.0 off the diagonal of -I, without building the 3 x 3 blocks
-  const auto revolute = [dst](double sign, const Eigen::Vector2d& u, const int* slots) {
-    double* c0 = dst + slots[0];
-    double* c1 = dst + slots[1];
-    double* c2 = dst + slots[2];
-    c0[0] = sign;
-    c0[1] = sign * 0.0;
-    c1[0] = sign * 0.0;
-    c1[1] = sign;
-    c2[0] = sign * -u.y();
-    c2[1] = sign * u.x();
-  };
+  const planar_detail::JacobianScatter scatter(out.data());
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
     const planar_detail::Rotation ri = rot.get(q, jt.body_i);
     const planar_detail::Rotation rj = rot.get(q, jt.body_j);
-    const std::array<int, 6>& slots = jacobian_slots_[k];
+    const int* slots = jacobian_slots_[k].data();
     if (jt.type == PlanarJointType::kRevolute) {
-      if (jt.body_i != kGround) revolute(1.0, planar_detail::rotate(ri, jt.point_i), slots.data());
-      if (jt.body_j != kGround) {
-        revolute(-1.0, planar_detail::rotate(rj, jt.point_j), slots.data() + 3);
-      }
+      scatter.revolute(jt, planar_detail::rotate(ri, jt.point_i),
+                       planar_detail::rotate(rj, jt.point_j), slots);
       continue;
     }
     planar_detail::joint_jacobian(jt, planar_detail::body_block(q, jt.body_i),
                                   planar_detail::body_block(q, jt.body_j), ri, rj, blocks);
-    const int rows = constraint_rows(jt.type);
-    if (jt.body_i != kGround) scatter(blocks.gi, slots.data(), rows);
-    if (jt.body_j != kGround) scatter(blocks.gj, slots.data() + 3, rows);
+    scatter.blocks(jt, blocks, slots);
   }
 }
 

@@ -829,26 +829,89 @@ void SpatialMultibody::mass_values(double /*t*/, VecCRef q, std::span<double> ou
   }
 }
 
-void SpatialMultibody::jacobian_values(double /*t*/,
-                                       VecCRef q,
-                                       std::span<double> out) const noexcept {
-  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+namespace {
+
+// The normalization rows' values of G, [0, e^T] per body (4 slots per body).
+void scatter_normalization(const std::vector<int>& norm_slots, VecCRef q, double* out) noexcept {
+  for (std::size_t b = 0; 4 * b < norm_slots.size(); ++b) {
     for (int c = 0; c < 4; ++c) {
-      out[static_cast<std::size_t>(norm_slots_[4 * b + static_cast<std::size_t>(c)])] =
+      out[norm_slots[4 * b + static_cast<std::size_t>(c)]] =
           q(7 * static_cast<Eigen::Index>(b) + 3 + c);
     }
   }
+}
+
+// A joint's rows of G (its 14 columns) into their slots; -1: a ground column.
+void scatter_joint(const int* slots, int rows, const JointBlocks& blk, double* out) noexcept {
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < 14; ++c) {
+      const int s = slots[14 * r + c];
+      if (s >= 0) out[s] = blk.G(r, c);
+    }
+  }
+}
+
+}  // namespace
+
+void SpatialMultibody::jacobian_values(double /*t*/,
+                                       VecCRef q,
+                                       std::span<double> out) const noexcept {
+  scatter_normalization(norm_slots_, q, out.data());
   JointBlocks blk;
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const SpatialJointSpec& jt = spec_.joints[k];
     evaluate_joint(jt, view(q, q, jt.body_i, 0), view(q, q, jt.body_j, 7), blk);
-    const int* slots = joint_slots_.data() + joint_slot_base_[k];
-    for (int r = 0; r < constraint_rows(jt.type); ++r) {
-      for (int c = 0; c < 14; ++c) {
-        const int s = slots[14 * r + c];
-        if (s >= 0) out[static_cast<std::size_t>(s)] = blk.G(r, c);
-      }
-    }
+    scatter_joint(joint_slots_.data() + joint_slot_base_[k], constraint_rows(jt.type), blk,
+                  out.data());
+  }
+}
+
+// The fused evaluations (System::jacobian_values_and_curvature / _and_constraints): one
+// evaluate_joint per joint gives G with g or with H (its rotation matrices and the point and
+// vector quantities are the shared work) instead of one per evaluation. Bit-identical to the
+// separate calls: constraints() and jacobian_values() evaluate at the same view (q, q), and the
+// G of evaluate_joint does not depend on the velocity part of the views (X = dx/dq of each
+// Quantity is built from q alone), so the G of the curvature's view (q, v) is the same.
+
+void SpatialMultibody::jacobian_values_and_curvature(double /*t*/,
+                                                     VecCRef q,
+                                                     VecCRef v,
+                                                     std::span<double> out_jacobian,
+                                                     VecRef out_L) const noexcept {
+  scatter_normalization(norm_slots_, q, out_jacobian.data());
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    out_L(static_cast<Eigen::Index>(b)) =
+        v.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm();
+  }
+  JointBlocks blk;
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const SpatialJointSpec& jt = spec_.joints[k];
+    const int rows = constraint_rows(jt.type);
+    const BodyView bi = view(q, v, jt.body_i, 0);
+    const BodyView bj = view(q, v, jt.body_j, 7);
+    evaluate_joint(jt, bi, bj, blk);
+    scatter_joint(joint_slots_.data() + joint_slot_base_[k], rows, blk, out_jacobian.data());
+    const Eigen::Matrix<double, kMaxRows, 1> l = blk.H * joint_velocity(bi, bj);
+    out_L.segment(rows_[k], rows) = l.head(rows);
+  }
+}
+
+void SpatialMultibody::jacobian_values_and_constraints(double /*t*/,
+                                                       VecCRef q,
+                                                       std::span<double> out_jacobian,
+                                                       VecRef out_g) const noexcept {
+  scatter_normalization(norm_slots_, q, out_jacobian.data());
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    out_g(static_cast<Eigen::Index>(b)) =
+        0.5 * (q.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm() - 1.0);
+  }
+  JointBlocks blk;
+  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
+    const SpatialJointSpec& jt = spec_.joints[k];
+    const int rows = constraint_rows(jt.type);
+    evaluate_joint(jt, view(q, q, jt.body_i, 0), view(q, q, jt.body_j, 7), blk);
+    scatter_joint(joint_slots_.data() + joint_slot_base_[k], rows, blk, out_jacobian.data());
+    out_g.segment(rows_[k], rows) = blk.g.head(rows);
   }
 }
 

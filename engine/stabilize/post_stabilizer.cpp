@@ -18,9 +18,9 @@ PostStabilizer::PostStabilizer(const System& system, int passes, double datol, K
       dv_(Vec::Zero(system.n_v())) {}
 
 void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept {
-  // K at the unstabilized point q~, and both residuals there (pass 1 is simultaneous)
-  kkt_.load(t, q);
-  system_.constraints(t, q, rg_);
+  // K at the unstabilized point q~, and both residuals there (pass 1 is simultaneous); G and g
+  // in one fused pass on the sparse path
+  kkt_.load_with_constraints(t, q, rg_);
   system_.constraint_rate(t, q, rv_);
   kkt_.add_jacobian_product(v, rv_);
 
@@ -39,9 +39,8 @@ void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noe
   for (int pass = 0; pass < passes_; ++pass) {
     if (pass > 0) {
       // residuals at the corrected point; the factored matrix stays frozen at q~
-      system_.constraints(t, q, rg_);
       system_.constraint_rate(t, q, rv_);
-      g_now_.add(t, q, v, rv_);
+      g_now_.add_with_constraints(t, q, v, rv_, rg_);
     }
     kkt_.solve_correction2(rg_, rv_, dq_, dv_);  // both with the same K: one sweep
     q -= dq_;

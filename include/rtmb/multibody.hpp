@@ -217,6 +217,17 @@ class PlanarMultibody final : public System {
   bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const override;
   void mass_values(double t, VecCRef q, std::span<double> out) const noexcept override;
   void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept override;
+  /// One pass over the joints, each body's cos/sin once; bit-identical to the separate calls.
+  void jacobian_values_and_curvature(double t,
+                                     VecCRef q,
+                                     VecCRef v,
+                                     std::span<double> out_jacobian,
+                                     VecRef out_L) const noexcept override;
+  /// One pass over the joints, each body's cos/sin once; bit-identical to the separate calls.
+  void jacobian_values_and_constraints(double t,
+                                       VecCRef q,
+                                       std::span<double> out_jacobian,
+                                       VecRef out_g) const noexcept override;
 
  private:
   void build_sparse_slots();  // planar_sparse.cpp

@@ -72,12 +72,26 @@ class IndependentRowsSystem final : public System {
   bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const override;
   void mass_values(double t, VecCRef q, std::span<double> out) const noexcept override;
   void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept override;
+  /// The full system's fused evaluation, then the kept entries and rows.
+  void jacobian_values_and_curvature(double t,
+                                     VecCRef q,
+                                     VecCRef v,
+                                     std::span<double> out_jacobian,
+                                     VecRef out_L) const noexcept override;
+  /// The full system's fused evaluation, then the kept entries and rows.
+  void jacobian_values_and_constraints(double t,
+                                       VecCRef q,
+                                       std::span<double> out_jacobian,
+                                       VecRef out_g) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return full_->has_energy(); }
   [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override {
     return full_->energy(t, q, v);
   }
 
  private:
+  /// The kept entries of values_full_ and rows of g_full_ (after a fused evaluation). RT-safe.
+  void select(std::span<double> out_jacobian, VecRef out_rows) const noexcept;
+
   std::shared_ptr<const System> full_;
   std::vector<int> rows_;
   bool sparse_ = false;

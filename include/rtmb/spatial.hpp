@@ -175,6 +175,17 @@ class SpatialMultibody final : public System {
   bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const override;
   void mass_values(double t, VecCRef q, std::span<double> out) const noexcept override;
   void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept override;
+  /// One evaluate_joint per joint for G and L; bit-identical to the separate calls.
+  void jacobian_values_and_curvature(double t,
+                                     VecCRef q,
+                                     VecCRef v,
+                                     std::span<double> out_jacobian,
+                                     VecRef out_L) const noexcept override;
+  /// One evaluate_joint per joint for G and g; bit-identical to the separate calls.
+  void jacobian_values_and_constraints(double t,
+                                       VecCRef q,
+                                       std::span<double> out_jacobian,
+                                       VecRef out_g) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   /// T + V: kinetic energy (m r'.r' + omega'.J' omega')/2 and the potentials of gravity, springs
   /// and world-frame point forces; torques and body-frame forces have none (not conservative).

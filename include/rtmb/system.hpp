@@ -122,6 +122,26 @@ class System {
   /// nonzeros(). Only called when sparse_structure() returned true. RT-safe.
   virtual void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept;
 
+  // Fused evaluations at one (t, q). Why: a sparse RK4 + PStab step evaluates G and L (every RK
+  // stage), G and g (PStab pass 1 and pass 2) at the same q, and for a body-coordinate model the
+  // shared work, each body's rotation (cos/sin, a quaternion's rotation matrix), is a large part
+  // of the step. A System that overrides these computes it once per body per call. The results
+  // must be bit-identical to the separate calls (tests/engine/multibody/fused_evaluation_test.cpp),
+  // so which path the engine takes never changes a trajectory. Only called when sparse_structure()
+  // returned true.
+
+  /// jacobian_values(t, q, out_jacobian) and curvature(t, q, v, out_L) in one call; the defaults
+  /// make the two calls. RT-safe.
+  virtual void jacobian_values_and_curvature(
+      double t, VecCRef q, VecCRef v, std::span<double> out_jacobian, VecRef out_L) const noexcept;
+
+  /// jacobian_values(t, q, out_jacobian) and constraints(t, q, out_g) in one call; the defaults
+  /// make the two calls. RT-safe.
+  virtual void jacobian_values_and_constraints(double t,
+                                               VecCRef q,
+                                               std::span<double> out_jacobian,
+                                               VecRef out_g) const noexcept;
+
   // ---- named input channels (issue 4) --------------------------------------------------------
   // A body model binds input channels to its elements (a force on a body point, a torque, a
   // joint motor, the target of a virtual coupling). The channel values are input parameters held

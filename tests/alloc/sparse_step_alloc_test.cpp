@@ -5,7 +5,7 @@
 // allocates. Counted by the malloc-family interposer over 5 000 steps of four_bar.yaml with
 // solver sparse for every explicit method x every stabilizer with a sparse path, over 2 000
 // steps of a 1000-link pinned chain (RK4 + PStab and MAMPC4 + S-both), and around the sparse
-// System evaluations themselves.
+// System evaluations themselves (the fused ones included).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -19,6 +19,7 @@
 #include "rtmb/sparse_pattern.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/planar_chain_spec.hpp"
+#include "tests/support/sparse_models.hpp"
 #include "tests/support/step_allocations.hpp"
 
 namespace rtmb {
@@ -107,6 +108,35 @@ TEST(SparseStepAllocations, SparseEvaluationsAllocateNothing) {
     counts = scope.counts();
   }
   EXPECT_EQ(counts.allocations, 0u);
+}
+
+TEST(SparseStepAllocations, FusedEvaluationsAllocateNothing) {
+  // System::jacobian_values_and_curvature / _and_constraints (the step's fused calls) on every
+  // sparse configs/ model (planar with drivers, spatial, a reduced IndependentRowsSystem) and a
+  // pinned chain
+  std::vector<testing::NamedSystem> models = testing::sparse_config_models();
+  ASSERT_GE(models.size(), 3u);
+  models.push_back(
+      {"chain_loop_100", std::make_shared<PlanarMultibody>(testing::planar_chain_spec(100, true))});
+  for (const auto& [name, sys, dt] : models) {
+    SparsePattern m;
+    SparsePattern g;
+    ASSERT_TRUE(sys->sparse_structure(m, g));
+    std::vector<double> gv(static_cast<std::size_t>(g.nonzeros()));
+    Vec rows(sys->n_lambda());
+    State s;
+    sys->initial_state(s);
+    AllocationCounts counts;
+    {
+      AllocationScope scope;
+      for (int i = 0; i < 50; ++i) {
+        sys->jacobian_values_and_curvature(0.01 * i, s.q, s.v, gv, rows);
+        sys->jacobian_values_and_constraints(0.01 * i, s.q, gv, rows);
+      }
+      counts = scope.counts();
+    }
+    EXPECT_EQ(counts.allocations, 0u) << name;
+  }
 }
 
 TEST(SparseStepAllocations, CounterSeesTheSparseSetupAllocate) {
