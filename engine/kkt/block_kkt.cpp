@@ -56,24 +56,7 @@ Index ix(int i) noexcept {
 }  // namespace
 
 BlockKkt::BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pattern)
-    : n_v_(static_cast<int>(mass_lower_pattern.rows())),
-      n_lambda_(static_cast<int>(jacobian_pattern.rows())) {
-  if (mass_lower_pattern.cols() != n_v_ || jacobian_pattern.cols() != n_v_) {
-    throw std::invalid_argument(
-        "BlockKkt: M must be n_v x n_v and G n_lambda x n_v (n_v = " + std::to_string(n_v_) + ")");
-  }
-  Pattern m = mass_lower_pattern;
-  Pattern g = jacobian_pattern;
-  m.makeCompressed();
-  g.makeCompressed();
-  n_mass_ = static_cast<int>(m.nonZeros());
-  n_jac_ = static_cast<int>(g.nonZeros());
-  mass_outer_.assign(m.outerIndexPtr(), m.outerIndexPtr() + n_v_ + 1);
-  mass_inner_.assign(m.innerIndexPtr(), m.innerIndexPtr() + n_mass_);
-  jac_outer_.assign(g.outerIndexPtr(), g.outerIndexPtr() + n_v_ + 1);
-  jac_inner_.assign(g.innerIndexPtr(), g.innerIndexPtr() + n_jac_);
-  values_.assign(ix(n_mass_ + n_jac_), 0.0);
-
+    : KktValues("BlockKkt", mass_lower_pattern, jacobian_pattern, 0) {
   // --- 1. Coordinate blocks ----------------------------------------------------------------
   // The finest contiguous partition with M block diagonal: a block ends at column j when no
   // entry of lower(M) in its columns lies below row j.
@@ -84,13 +67,7 @@ BlockKkt::BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pa
     for (int j = 0; j < n_v_; ++j) {
       reach = std::max(reach, j);
       for (int p = mass_outer_[ix(j)]; p < mass_outer_[ix(j + 1)]; ++p) {
-        const int r = mass_inner_[ix(p)];
-        if (r < j) {
-          throw std::invalid_argument("BlockKkt: mass pattern has M(" + std::to_string(r) + ", " +
-                                      std::to_string(j) +
-                                      ") above the diagonal; give the lower triangle only");
-        }
-        reach = std::max(reach, r);
+        reach = std::max(reach, mass_inner_[ix(p)]);  // rows >= j (KktValues checked)
       }
       if (reach == j) {
         ranges.emplace_back(start, j + 1);
@@ -400,22 +377,6 @@ BlockKkt::BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pa
       column_runs_.push_back({k, k + 1, col.n, chain});
     }
   }
-}
-
-int BlockKkt::mass_slot(int row, int col) const {
-  if (row < col || col < 0 || row >= n_v_) return -1;
-  const auto begin = mass_inner_.begin() + mass_outer_[ix(col)];
-  const auto end = mass_inner_.begin() + mass_outer_[ix(col + 1)];
-  const auto it = std::lower_bound(begin, end, row);
-  return it != end && *it == row ? static_cast<int>(it - mass_inner_.begin()) : -1;
-}
-
-int BlockKkt::jacobian_slot(int row, int col) const {
-  if (col < 0 || col >= n_v_ || row < 0 || row >= n_lambda_) return -1;
-  const auto begin = jac_inner_.begin() + jac_outer_[ix(col)];
-  const auto end = jac_inner_.begin() + jac_outer_[ix(col + 1)];
-  const auto it = std::lower_bound(begin, end, row);
-  return it != end && *it == row ? static_cast<int>(it - jac_inner_.begin()) : -1;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/kkt/kkt_values.hpp"
 #include "rtmb/types.hpp"
 
 namespace rtmb {
@@ -38,10 +39,8 @@ namespace rtmb {
 ///
 /// What it cannot do (factor() returns false; use DenseKkt): M not positive definite (massless
 /// coordinate) even when K is invertible, and redundant constraints.
-class BlockKkt {
+class BlockKkt : public KktValues {
  public:
-  using Pattern = Eigen::SparseMatrix<double>;
-
   /// Largest coordinate block made by merging (see above); blocks M itself couples are kept
   /// whatever their size.
   static constexpr int kMergeLimit = 8;
@@ -49,25 +48,6 @@ class BlockKkt {
   /// Setup (allocates). Patterns as for SparseKkt: the lower triangle of M including the
   /// diagonal, and G; only the structure is read. Throws std::invalid_argument on bad patterns.
   BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pattern);
-
-  [[nodiscard]] int n_v() const noexcept { return n_v_; }
-  [[nodiscard]] int n_lambda() const noexcept { return n_lambda_; }
-
-  /// Values of the lower triangle of M in the CSC order of the mass pattern. RT-safe.
-  [[nodiscard]] std::span<double> mass_values() noexcept {
-    return {values_.data(), static_cast<std::size_t>(n_mass_)};
-  }
-  /// Values of G in the CSC order of the Jacobian pattern. RT-safe.
-  [[nodiscard]] std::span<double> jacobian_values() noexcept {
-    return {values_.data() + n_mass_, static_cast<std::size_t>(n_jac_)};
-  }
-  [[nodiscard]] std::span<const double> jacobian_values() const noexcept {
-    return {values_.data() + n_mass_, static_cast<std::size_t>(n_jac_)};
-  }
-  /// Index into mass_values() of M(row, col), row >= col, or -1. Setup helper.
-  [[nodiscard]] int mass_slot(int row, int col) const;
-  /// Index into jacobian_values() of G(row, col), or -1. Setup helper.
-  [[nodiscard]] int jacobian_slot(int row, int col) const;
 
   /// Factors M's blocks and A from the current values. false (the caller flags kSingularKkt)
   /// when a pivot of M or A is not positive, is tiny relative to the diagonal it came from, or
@@ -180,13 +160,6 @@ class BlockKkt {
   [[gnu::always_inline]] inline void solve_block_backward(const Block& bl,
                                                           const double* x,
                                                           double* const* a_out) noexcept;
-
-  int n_v_;
-  int n_lambda_;
-  int n_mass_;
-  int n_jac_;
-  std::vector<int> mass_outer_, mass_inner_, jac_outer_, jac_inner_;
-  std::vector<double> values_;  ///< [mass values | jacobian values]
 
   std::vector<Block> blocks_;
   std::vector<int> row_pos_;     ///< per block, the permuted position of each of its rows

@@ -25,33 +25,11 @@ constexpr double kPivotTol = 1e-12;
 }  // namespace
 
 SparseKkt::SparseKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pattern)
-    : n_v_(static_cast<int>(mass_lower_pattern.rows())),
-      n_lambda_(static_cast<int>(jacobian_pattern.rows())),
-      n_(n_v_ + n_lambda_) {
-  if (mass_lower_pattern.cols() != n_v_ || jacobian_pattern.cols() != n_v_) {
-    throw std::invalid_argument(
-        "SparseKkt: M must be n_v x n_v and G n_lambda x n_v (n_v = " + std::to_string(n_v_) + ")");
-  }
+    : KktValues("SparseKkt", mass_lower_pattern, jacobian_pattern, 1), n_(n_v_ + n_lambda_) {
   Pattern m = mass_lower_pattern;
   Pattern g = jacobian_pattern;
   m.makeCompressed();
   g.makeCompressed();
-  n_mass_ = static_cast<int>(m.nonZeros());
-  n_jac_ = static_cast<int>(g.nonZeros());
-  mass_outer_.assign(m.outerIndexPtr(), m.outerIndexPtr() + n_v_ + 1);
-  mass_inner_.assign(m.innerIndexPtr(), m.innerIndexPtr() + n_mass_);
-  jac_outer_.assign(g.outerIndexPtr(), g.outerIndexPtr() + n_v_ + 1);
-  jac_inner_.assign(g.innerIndexPtr(), g.innerIndexPtr() + n_jac_);
-  for (int j = 0; j < n_v_; ++j) {
-    for (int p = mass_outer_[j]; p < mass_outer_[j + 1]; ++p) {
-      if (mass_inner_[p] < j) {
-        throw std::invalid_argument("SparseKkt: mass pattern has M(" +
-                                    std::to_string(mass_inner_[p]) + ", " + std::to_string(j) +
-                                    ") above the diagonal; give the lower triangle only");
-      }
-    }
-  }
-  values_.assign(static_cast<std::size_t>(n_mass_ + n_jac_ + 1), 0.0);
   const int zero_slot = n_mass_ + n_jac_;
 
   // --- 1. Fill-reducing order of the coordinates --------------------------------------------
@@ -202,22 +180,6 @@ SparseKkt::SparseKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_
   y_.assign(static_cast<std::size_t>(n_), 0.0);
   x_.assign(static_cast<std::size_t>(n_), 0.0);
   x2_.assign(2 * static_cast<std::size_t>(n_), 0.0);
-}
-
-int SparseKkt::mass_slot(int row, int col) const {
-  if (row < col || col < 0 || row >= n_v_) return -1;
-  const auto begin = mass_inner_.begin() + mass_outer_[static_cast<std::size_t>(col)];
-  const auto end = mass_inner_.begin() + mass_outer_[static_cast<std::size_t>(col + 1)];
-  const auto it = std::lower_bound(begin, end, row);
-  return it != end && *it == row ? static_cast<int>(it - mass_inner_.begin()) : -1;
-}
-
-int SparseKkt::jacobian_slot(int row, int col) const {
-  if (col < 0 || col >= n_v_ || row < 0 || row >= n_lambda_) return -1;
-  const auto begin = jac_inner_.begin() + jac_outer_[static_cast<std::size_t>(col)];
-  const auto end = jac_inner_.begin() + jac_outer_[static_cast<std::size_t>(col + 1)];
-  const auto it = std::lower_bound(begin, end, row);
-  return it != end && *it == row ? static_cast<int>(it - jac_inner_.begin()) : -1;
 }
 
 bool SparseKkt::factor() noexcept {

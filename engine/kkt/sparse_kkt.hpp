@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/kkt/kkt_values.hpp"
 #include "rtmb/types.hpp"
 
 namespace rtmb {
@@ -18,6 +19,12 @@ namespace rtmb {
 ///
 /// where M (n_v x n_v) is block diagonal and G (n_lambda x n_v) couples two bodies per joint, so
 /// K is very sparse and a chain of N links costs O(N) instead of the O(N^3) of DenseKkt.
+///
+/// The step uses BlockKkt (block_kkt.hpp), which performs the same elimination in dense blocks
+/// and is faster; SparseKkt stays as the scalar, entry-by-entry implementation of it that the
+/// KKT tests hold BlockKkt against and bench/sparse_kkt_bench.cpp times it against. It also takes
+/// any lower-triangular M pattern with a fill-reducing order of the coordinates, where BlockKkt
+/// needs M block diagonal (a fully coupled M would be one dense block there).
 ///
 /// Method (details and equations in sparse_kkt.cpp and docs/architecture.md "Sparse KKT"):
 ///  * setup (allocates, may throw std::invalid_argument on bad patterns):
@@ -39,34 +46,9 @@ namespace rtmb {
 /// diagonal (an entry above the diagonal is an error); `jacobian_pattern` holds G. The value
 /// arrays follow the CSC order of these patterns (column by column, rows ascending within a
 /// column, i.e. the order of their valuePtr()); mass_slot()/jacobian_slot() look a slot up.
-class SparseKkt {
+class SparseKkt : public KktValues {
  public:
-  using Pattern = Eigen::SparseMatrix<double>;
-
   SparseKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pattern);
-
-  [[nodiscard]] int n_v() const noexcept { return n_v_; }
-  [[nodiscard]] int n_lambda() const noexcept { return n_lambda_; }
-
-  /// Values of the lower triangle of M in the CSC order of the mass pattern. RT-safe.
-  [[nodiscard]] std::span<double> mass_values() noexcept {
-    return {values_.data(), static_cast<std::size_t>(n_mass_)};
-  }
-  /// Values of G in the CSC order of the Jacobian pattern. RT-safe.
-  [[nodiscard]] std::span<double> jacobian_values() noexcept {
-    return {values_.data() + n_mass_, static_cast<std::size_t>(n_jac_)};
-  }
-
-  /// Read-only view of jacobian_values() (e.g. for G v products with the loaded G). RT-safe.
-  [[nodiscard]] std::span<const double> jacobian_values() const noexcept {
-    return {values_.data() + n_mass_, static_cast<std::size_t>(n_jac_)};
-  }
-
-  /// Index into mass_values() of M(row, col), row >= col, or -1 when not in the pattern. Setup
-  /// helper (binary search), not meant for the per-step path: cache the slots.
-  [[nodiscard]] int mass_slot(int row, int col) const;
-  /// Index into jacobian_values() of G(row, col), or -1 when not in the pattern. Setup helper.
-  [[nodiscard]] int jacobian_slot(int row, int col) const;
 
   /// Numeric LDL^T of P K P^T from the current values. Returns false (the caller flags
   /// kSingularKkt) when a pivot has the wrong sign, is tiny relative to the terms it was summed
@@ -105,18 +87,9 @@ class SparseKkt {
   /// The same for the two interleaved columns of x2_.
   void solve_in_place2() noexcept;
 
-  int n_v_;
-  int n_lambda_;
   int n_;  ///< n_v + n_lambda
-  int n_mass_;
-  int n_jac_;
-
-  // Copies of the pattern structure for the slot look-ups.
-  std::vector<int> mass_outer_, mass_inner_, jac_outer_, jac_inner_;
-
-  /// [mass values | jacobian values | 0]: the trailing zero feeds structural diagonal entries
-  /// that the caller never writes (the (2,2) block of K).
-  std::vector<double> values_;
+  // values_ (KktValues) ends with one zero: it feeds the structural diagonal entries that the
+  // caller never writes (the (2,2) block of K).
 
   std::vector<int> order_;  ///< new index -> K index
   std::vector<int> inv_;    ///< K index -> new index

@@ -17,8 +17,11 @@
 // allocates after construction: the blocks are Eigen fixed-size matrices on the stack.
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <span>
 #include <utility>
+#include <vector>
 
 #include "engine/multibody/assembly.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
@@ -738,18 +741,32 @@ void PlanarMultibody::curvature(double t, VecCRef q, VecCRef v, VecRef out_L) co
 // often. For the other joints one evaluate_joint gives both: its G blocks do not depend on v
 // (the equations above), so they are the ones joint_jacobian() takes from its call at v = 0.
 
-void PlanarMultibody::jacobian_values_and_curvature(
-    double t, VecCRef q, VecCRef v, std::span<double> out_jacobian, VecRef out_L) const noexcept {
+namespace {
+
+// The joint loop both fused evaluations share: G's values through the scatter of
+// jacobian_values(), and each joint's rows through `fast_rows(k, jt, qi, qj, vi, vj, ui, uj)`
+// (revolute and fixed joints, from u_i = A_i s_i, u_j = A_j s_j) or `block_rows(k, jt, b, vi, vj)`
+// (the other types, from evaluate_joint's blocks). v == nullptr evaluates at v = 0 (G does not
+// depend on v).
+template <class FastRows, class BlockRows>
+void fused_joint_pass(const PlanarModelSpec& spec,
+                      const std::vector<std::array<int, 6>>& jacobian_slots,
+                      VecCRef q,
+                      const VecCRef* v,
+                      std::span<double> out_jacobian,
+                      FastRows fast_rows,
+                      BlockRows block_rows) noexcept {
   JointBlocks b;
   RotationCache rot;
   const planar_detail::JacobianScatter scatter(out_jacobian.data());
-  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
-    const PlanarJointSpec& jt = spec_.joints[k];
-    const int* slots = jacobian_slots_[k].data();
+  const Vec3 zero = Vec3::Zero();
+  for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+    const PlanarJointSpec& jt = spec.joints[k];
+    const int* slots = jacobian_slots[k].data();
     const Vec3 qi = body_block(q, jt.body_i);
     const Vec3 qj = body_block(q, jt.body_j);
-    const Vec3 vi = body_block(v, jt.body_i);
-    const Vec3 vj = body_block(v, jt.body_j);
+    const Vec3 vi = v != nullptr ? body_block(*v, jt.body_i) : zero;
+    const Vec3 vj = v != nullptr ? body_block(*v, jt.body_j) : zero;
     const Rotation ri = rot.get(q, jt.body_i);
     const Rotation rj = rot.get(q, jt.body_j);
     if (is_revolute_or_fixed(jt.type)) {
@@ -761,46 +778,41 @@ void PlanarMultibody::jacobian_values_and_curvature(
         planar_detail::joint_jacobian(jt, qi, qj, ri, rj, b);
         scatter.blocks(jt, b, slots);
       }
-      revolute_curvature_rows(jt, vi.z(), vj.z(), ui, uj, out_L.data() + rows_[k]);
+      fast_rows(k, jt, qi, qj, vi, vj, ui, uj);
       continue;
     }
     evaluate_joint(jt, qi, qj, ri, rj, vi, vj, b);
     scatter.blocks(jt, b, slots);
-    block_curvature_rows(jt, b, vi, vj, t, out_L.data() + rows_[k]);
+    block_rows(k, jt, b, vi, vj);
   }
+}
+
+}  // namespace
+
+void PlanarMultibody::jacobian_values_and_curvature(
+    double t, VecCRef q, VecCRef v, std::span<double> out_jacobian, VecRef out_L) const noexcept {
+  double* L = out_L.data();
+  fused_joint_pass(
+      spec_, jacobian_slots_, q, &v, out_jacobian,
+      [&](std::size_t k, const PlanarJointSpec& jt, const Vec3&, const Vec3&, const Vec3& vi,
+          const Vec3& vj, const Vec2& ui,
+          const Vec2& uj) { revolute_curvature_rows(jt, vi.z(), vj.z(), ui, uj, L + rows_[k]); },
+      [&](std::size_t k, const PlanarJointSpec& jt, const JointBlocks& b, const Vec3& vi,
+          const Vec3& vj) { block_curvature_rows(jt, b, vi, vj, t, L + rows_[k]); });
 }
 
 void PlanarMultibody::jacobian_values_and_constraints(double t,
                                                       VecCRef q,
                                                       std::span<double> out_jacobian,
                                                       VecRef out_g) const noexcept {
-  JointBlocks b;
-  RotationCache rot;
-  const planar_detail::JacobianScatter scatter(out_jacobian.data());
-  const Vec3 zero = Vec3::Zero();
-  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
-    const PlanarJointSpec& jt = spec_.joints[k];
-    const int* slots = jacobian_slots_[k].data();
-    const Vec3 qi = body_block(q, jt.body_i);
-    const Vec3 qj = body_block(q, jt.body_j);
-    const Rotation ri = rot.get(q, jt.body_i);
-    const Rotation rj = rot.get(q, jt.body_j);
-    if (is_revolute_or_fixed(jt.type)) {
-      const Vec2 ui = rotate(ri, jt.point_i);
-      const Vec2 uj = rotate(rj, jt.point_j);
-      if (jt.type == PlanarJointType::kRevolute) {
-        scatter.revolute(jt, ui, uj, slots);
-      } else {
-        planar_detail::joint_jacobian(jt, qi, qj, ri, rj, b);
-        scatter.blocks(jt, b, slots);
-      }
-      revolute_constraint_rows(jt, qi, qj, ui, uj, out_g.data() + rows_[k]);
-      continue;
-    }
-    evaluate_joint(jt, qi, qj, ri, rj, zero, zero, b);
-    scatter.blocks(jt, b, slots);
-    block_constraint_rows(jt, b, t, out_g.data() + rows_[k]);
-  }
+  double* g = out_g.data();
+  fused_joint_pass(
+      spec_, jacobian_slots_, q, nullptr, out_jacobian,
+      [&](std::size_t k, const PlanarJointSpec& jt, const Vec3& qi, const Vec3& qj, const Vec3&,
+          const Vec3&, const Vec2& ui,
+          const Vec2& uj) { revolute_constraint_rows(jt, qi, qj, ui, uj, g + rows_[k]); },
+      [&](std::size_t k, const PlanarJointSpec& jt, const JointBlocks& b, const Vec3&,
+          const Vec3&) { block_constraint_rows(jt, b, t, g + rows_[k]); });
 }
 
 void PlanarMultibody::velocity_constraint_jacobian(double /*t*/,

@@ -737,11 +737,16 @@ void SpatialMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) 
   }
 }
 
-void SpatialMultibody::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
+void SpatialMultibody::normalization_residuals(VecCRef q, VecRef out_g) const noexcept {
+  // row b: (e_b . e_b - 1) / 2, the Euler-parameter normalization of body b
   for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
     out_g(static_cast<Eigen::Index>(b)) =
         0.5 * (q.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm() - 1.0);
   }
+}
+
+void SpatialMultibody::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
+  normalization_residuals(q, out_g);
   JointBlocks blk;
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const SpatialJointSpec& jt = spec_.joints[k];
@@ -901,10 +906,7 @@ void SpatialMultibody::jacobian_values_and_constraints(double /*t*/,
                                                        std::span<double> out_jacobian,
                                                        VecRef out_g) const noexcept {
   scatter_normalization(norm_slots_, q, out_jacobian.data());
-  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    out_g(static_cast<Eigen::Index>(b)) =
-        0.5 * (q.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm() - 1.0);
-  }
+  normalization_residuals(q, out_g);
   JointBlocks blk;
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const SpatialJointSpec& jt = spec_.joints[k];

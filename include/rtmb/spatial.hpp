@@ -223,6 +223,8 @@ class SpatialMultibody final : public System {
 
  private:
   void mass_block(std::size_t b, VecCRef q, Eigen::Matrix<double, 7, 7>& out) const noexcept;
+  /// The first n_bodies rows of g: each body's normalization residual. RT-safe.
+  void normalization_residuals(VecCRef q, VecRef out_g) const noexcept;
 
   SpatialModelSpec spec_;
   std::vector<int> rows_;  // first constraint row per joint
