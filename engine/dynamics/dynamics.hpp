@@ -19,7 +19,7 @@ namespace rtmb {
 /// The Baumgarte terms (g1, g2) = B(gamma1, gamma2) realise g'' + g1 g' + g2 g = 0 (Chin eq. 2.14);
 /// with both zero this is plain index reduction, whose drift the post-stabilizers remove.
 /// u is the external generalized force of applied(): the model's input channels (issue 3).
-/// The KKT system is solved by DenseKkt or, for body-coordinate models, SparseKkt in O(N)
+/// The KKT system is solved by DenseKkt or, for body-coordinate models, BlockKkt in O(N)
 /// (KktBackend; `solver` is Model::solver(), never kAuto).
 class Dynamics {
  public:

@@ -9,8 +9,8 @@ namespace rtmb {
 
 namespace {
 
-// SparseKkt reads Eigen patterns: the same CSC arrays with dummy values (order preserved, so the
-// value slots of SparseKkt are the System's slots)
+// The sparse solvers read Eigen patterns: the same CSC arrays with dummy values (order preserved,
+// so the solver's value slots are the System's slots)
 SparseKkt::Pattern to_eigen(const SparsePattern& p) {
   const std::vector<double> ones(p.inner.size(), 1.0);
   const Eigen::Map<const SparseKkt::Pattern> map(p.rows, p.cols, p.nonzeros(), p.outer.data(),

@@ -15,7 +15,7 @@
 
 namespace rtmb {
 
-/// The KKT solver of one pipeline stage, DenseKkt or SparseKkt (Settings::solver, resolved by
+/// The KKT solver of one pipeline stage, DenseKkt or BlockKkt (Settings::solver, resolved by
 /// Model). Why a two-way switch and not a virtual interface: there are exactly two solvers, the
 /// callers are few (Dynamics, PostStabilizer, ProjectionStabilizer), and a branch on a bool that
 /// never changes is free next to a factorization; the storage of the solver not chosen is never
@@ -50,7 +50,7 @@ class KktBackend {
   /// top(K^-1 [0; r]) = M^-1 G^T (G M^-1 G^T)^-1 r (Chin eq. 4.15). RT-safe.
   void solve_correction(VecCRef r, VecRef out_dx) noexcept;
   /// solve_correction() of r1 and r2 (bit-identical to two calls; one sweep on the sparse
-  /// path, SparseKkt::solve_correction2). RT-safe.
+  /// path, BlockKkt::solve_correction2). RT-safe.
   void solve_correction2(VecCRef r1, VecCRef r2, VecRef out_dx1, VecRef out_dx2) noexcept;
   /// out += G v with the G of the last load(). RT-safe.
   void add_jacobian_product(VecCRef v, VecRef out) const noexcept;
@@ -84,8 +84,8 @@ class JacobianProduct {
   std::vector<double> values_;  ///< sparse: values of G
 };
 
-/// The System's sparse structure as SparseKkt patterns; throws std::invalid_argument when it has
-/// none. Setup-only.
+/// The System's sparse structure as sparse-solver patterns; throws std::invalid_argument when it
+/// has none. Setup-only.
 void sparse_patterns(const System& system, SparsePattern& mass_lower, SparsePattern& jacobian);
 
 /// out += G v for G given by its CSC structure and values. RT-safe.

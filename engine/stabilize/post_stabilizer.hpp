@@ -22,7 +22,7 @@ namespace rtmb {
 /// datol > 0 skips the step's stabilization while max(||g||inf, ||G v + g_t||inf) <= datol
 /// (Chin's DATOL, §2.3); 0 stabilizes every step.
 ///
-/// With KktSolver::kSparse the factorization is SparseKkt's O(N) LDL^T and G at the corrected
+/// With KktSolver::kSparse the factorization is BlockKkt's O(N) block LDL^T and G at the corrected
 /// point is kept in CSC form (JacobianProduct): no n_lambda x n_v or (n_v + n_lambda)^2 storage.
 class PostStabilizer final : public Stabilizer {
  public:

@@ -98,7 +98,7 @@ enum class KktSolver {
   kAuto,    ///< kSparse when supported (sparse_unsupported_reason() empty) and n_v >=
             ///< kSparseCrossoverNv, else kDense; resolved by Model
   kDense,   ///< DenseKkt: O((n_v + n_lambda)^3), any System, M only PD on ker G
-  kSparse,  ///< SparseKkt: O(N) for body-coordinate models with M positive definite
+  kSparse,  ///< BlockKkt: O(N) for body-coordinate models with M positive definite
 };
 
 /// n_v from which `auto` picks the sparse solver: the crossover measured with
