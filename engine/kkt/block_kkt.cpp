@@ -207,15 +207,61 @@ BlockKkt::BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pa
     }
   }
 
-  // --- 4. Fill-reducing order of the groups (AMD on the group graph of A) ---------------------
+  // --- 4. Order of the groups -----------------------------------------------------------------
+  // The group graph of A: groups are adjacent when they share a body.
+  std::vector<std::vector<int>> adjacent(ix(ng));
+  for (const auto& tb : touches) {
+    for (const Touch& a : tb) {
+      for (const Touch& b2 : tb) {
+        if (a.group != b2.group) adjacent[ix(a.group)].push_back(b2.group);
+      }
+    }
+  }
+  for (auto& a : adjacent) {
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+  }
+  // Symbolic block Cholesky for an order: C(k), the block rows below the diagonal of block column
+  // k (elimination indices), is the later neighbours of k plus C(child) \ {k} of every child
+  // (parent(c) = min C(c)). Its size in entries is the cost of an order.
+  const auto symbolic = [&](const std::vector<int>& ord) {
+    std::vector<int> pos_of(ix(ng));
+    for (int k = 0; k < ng; ++k) pos_of[ix(ord[ix(k)])] = k;
+    std::vector<std::vector<int>> c_below(ix(ng));
+    std::vector<std::vector<int>> children(ix(ng));
+    for (int k = 0; k < ng; ++k) {
+      std::vector<int>& c = c_below[ix(k)];
+      for (int h : adjacent[ix(ord[ix(k)])]) {
+        if (pos_of[ix(h)] > k) c.push_back(pos_of[ix(h)]);
+      }
+      for (int ch : children[ix(k)]) {
+        for (int i : c_below[ix(ch)]) {
+          if (i != k) c.push_back(i);
+        }
+      }
+      std::sort(c.begin(), c.end());
+      c.erase(std::unique(c.begin(), c.end()), c.end());
+      if (!c.empty()) children[ix(c.front())].push_back(k);
+    }
+    return c_below;
+  };
+  const auto entries = [&](const std::vector<int>& ord,
+                           const std::vector<std::vector<int>>& c_below) {
+    long long total = 0;
+    for (int k = 0; k < ng; ++k) {
+      const long long n = groups_[ix(ord[ix(k)])].size;
+      total += n * n;
+      for (int i : c_below[ix(k)]) total += n * groups_[ix(ord[ix(i)])].size;
+    }
+    return total;
+  };
+  // 4a. Fill-reducing: AMD on the group graph
   std::vector<int> order(ix(ng));  // group eliminated k-th
   if (ng > 0) {
     std::vector<Eigen::Triplet<double>> t;
-    for (int k = 0; k < ng; ++k) t.emplace_back(k, k, 1.0);
-    for (const auto& tb : touches) {
-      for (const Touch& a : tb) {
-        for (const Touch& b2 : tb) t.emplace_back(a.group, b2.group, 1.0);
-      }
+    for (int k = 0; k < ng; ++k) {
+      t.emplace_back(k, k, 1.0);
+      for (int h : adjacent[ix(k)]) t.emplace_back(k, h, 1.0);
     }
     Pattern ga(ng, ng);
     ga.setFromTriplets(t.begin(), t.end());
@@ -223,6 +269,88 @@ BlockKkt::BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pa
     Eigen::AMDOrdering<int> amd;
     amd(ga, perm);
     for (int k = 0; k < ng; ++k) order[ix(k)] = perm.indices()[k];
+  }
+  std::vector<std::vector<int>> below = symbolic(order);
+  // 4b. One level of nested dissection, kept when its factor is no larger than AMD's. Why: on a
+  // chain AMD eliminates the joints one after the other, and each column of the factorization
+  // and of the substitutions waits for the previous one (a 2 x 2 inverse, one division, per
+  // joint): the factorization runs at the latency of that chain. Cut at a middle separator, each
+  // part eliminated from its far end towards the cut and the parts interleaved, the chain becomes
+  // independent chains that the processor overlaps; a path gets no fill either way.
+  if (ng >= 16) {
+    const auto bfs = [&](const std::vector<int>& sources, const std::vector<char>& blocked) {
+      std::vector<int> dist(ix(ng), -1);
+      std::vector<int> queue;
+      for (int s0 : sources) {
+        dist[ix(s0)] = 0;
+        queue.push_back(s0);
+      }
+      for (std::size_t h = 0; h < queue.size(); ++h) {
+        const int u = queue[h];
+        for (int w : adjacent[ix(u)]) {
+          if (dist[ix(w)] < 0 && blocked[ix(w)] == 0) {
+            dist[ix(w)] = dist[ix(u)] + 1;
+            queue.push_back(w);
+          }
+        }
+      }
+      return dist;
+    };
+    const std::vector<char> none(ix(ng), 0);
+    std::vector<int> d0 = bfs({0}, none);
+    const bool connected = std::find(d0.begin(), d0.end(), -1) == d0.end();
+    if (connected) {
+      // a pseudo-peripheral group, its level structure, and the level that halves the graph
+      const int far = static_cast<int>(std::max_element(d0.begin(), d0.end()) - d0.begin());
+      const std::vector<int> d = bfs({far}, none);
+      const int depth = *std::max_element(d.begin(), d.end());
+      std::vector<int> per_level(ix(depth + 1), 0);
+      for (int x : d) ++per_level[ix(x)];
+      int cut = 0;
+      for (int seen = 0; cut < depth && seen + per_level[ix(cut)] < ng / 2; ++cut) {
+        seen += per_level[ix(cut)];
+      }
+      std::vector<char> in_cut(ix(ng), 0);
+      std::vector<int> separator;
+      for (int g0 = 0; g0 < ng; ++g0) {
+        if (d[ix(g0)] == cut) {
+          in_cut[ix(g0)] = 1;
+          separator.push_back(g0);
+        }
+      }
+      // the parts (components without the separator), each from its far end towards the cut
+      const std::vector<int> to_cut = bfs(separator, none);
+      std::vector<std::vector<int>> parts;
+      std::vector<char> placed(in_cut);
+      for (int g0 = 0; g0 < ng; ++g0) {
+        if (placed[ix(g0)] != 0) continue;
+        const std::vector<int> reach = bfs({g0}, in_cut);
+        std::vector<int> part;
+        for (int h = 0; h < ng; ++h) {
+          if (reach[ix(h)] >= 0) {
+            part.push_back(h);
+            placed[ix(h)] = 1;
+          }
+        }
+        std::stable_sort(part.begin(), part.end(),
+                         [&](int a, int b2) { return to_cut[ix(a)] > to_cut[ix(b2)]; });
+        parts.push_back(std::move(part));
+      }
+      if (parts.size() >= 2) {
+        std::vector<int> nd;
+        for (std::size_t k = 0; nd.size() + separator.size() < ix(ng); ++k) {
+          for (const auto& part : parts) {
+            if (k < part.size()) nd.push_back(part[k]);
+          }
+        }
+        nd.insert(nd.end(), separator.begin(), separator.end());
+        std::vector<std::vector<int>> nd_below = symbolic(nd);
+        if (entries(nd, nd_below) <= entries(order, below)) {
+          order = std::move(nd);
+          below = std::move(nd_below);
+        }
+      }
+    }
   }
   std::vector<int> gpos(ix(ng));  // group -> elimination index
   for (int k = 0; k < ng; ++k) gpos[ix(order[ix(k)])] = k;
@@ -239,35 +367,7 @@ BlockKkt::BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pa
     }
   }
 
-  // --- 5. Block structure of the Cholesky factor of A (elimination indices) -------------------
-  // C(k): the block rows below the diagonal of block column k. Symbolic Cholesky: C(k) = the
-  // later neighbours of k in A's graph, plus C(child) \ {k} of every child (parent(c) = min C(c)).
-  std::vector<std::vector<int>> below(ix(ng));
-  {
-    std::vector<std::vector<int>> later(ix(ng));
-    for (const auto& tb : touches) {
-      for (const Touch& a : tb) {
-        for (const Touch& b2 : tb) {
-          const int ka = gpos[ix(a.group)];
-          const int kb = gpos[ix(b2.group)];
-          if (kb > ka) later[ix(ka)].push_back(kb);
-        }
-      }
-    }
-    std::vector<std::vector<int>> children(ix(ng));
-    for (int k = 0; k < ng; ++k) {
-      std::vector<int>& c = below[ix(k)];
-      c = later[ix(k)];
-      for (int ch : children[ix(k)]) {
-        for (int i : below[ix(ch)]) {
-          if (i != k) c.push_back(i);
-        }
-      }
-      std::sort(c.begin(), c.end());
-      c.erase(std::unique(c.begin(), c.end()), c.end());
-      if (!c.empty()) children[ix(c.front())].push_back(k);
-    }
-  }
+  // --- 5. Storage of the block factor (elimination indices) -----------------------------------
   // storage: per column k the diagonal block, then its blocks below in ascending order
   std::vector<int> diag_at(ix(ng));
   std::vector<std::vector<int>> below_at(ix(ng));

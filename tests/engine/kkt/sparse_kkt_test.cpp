@@ -331,6 +331,24 @@ TEST(BlockKkt, FactorSolveEqualsFactorThenSolveBitwise) {
   EXPECT_TRUE(l.array().isNaN().all());
 }
 
+TEST(BlockKkt, FindsBodiesAndJointsAndKeepsAChainFreeOfFill) {
+  // A pinned planar chain: N bodies of 3 coordinates (diagonal M merged into one block each),
+  // N + 1 revolute joints of 2 rows. A path of joints has a fill-free elimination (from the ends,
+  // and also with the middle cut the ordering uses to split the chain), so the factor holds one
+  // 2 x 2 D^-1 per joint and one 2 x 2 L block per joint but the last: 8 N entries (N + 1 joints).
+  for (const int n : {10, 100, 1000}) {
+    ChainOptions opt;
+    opt.n_bodies = n;
+    opt.pinned_tip = true;
+    PlanarChainKkt chain(opt, 1);
+    BlockKkt kkt(chain.mass_pattern(), chain.jacobian_pattern());
+    ASSERT_EQ(kkt.n_blocks(), n);
+    for (int b = 0; b < n; ++b) ASSERT_EQ(kkt.block_size(b), 3) << "body " << b;
+    EXPECT_EQ(kkt.n_groups(), n + 1);
+    EXPECT_EQ(kkt.factor_entries(), 4 * (n + 1) + 4 * n) << "N " << n;
+  }
+}
+
 TEST(SparseKkt, EachConstraintIsEliminatedAfterTheCoordinatesItCouples) {
   ChainOptions opt;
   opt.n_bodies = 50;
