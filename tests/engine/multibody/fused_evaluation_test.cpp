@@ -31,6 +31,7 @@
 #include "rtmb/status.hpp"
 #include "rtmb/time_function.hpp"
 #include "tests/support/planar_chain_spec.hpp"
+#include "tests/support/planar_test_models.hpp"
 #include "tests/support/sparse_models.hpp"
 
 namespace rtmb {
@@ -41,29 +42,9 @@ namespace {
 // on 24 coordinates at a generic q, so the KKT matrix is regular for the Dynamics comparison.
 // Not assembled (the identities hold at any q).
 PlanarModelSpec every_joint_and_driver() {
-  PlanarModelSpec s;
-  s.name = "every_joint_and_driver";
-  for (int b = 0; b < 8; ++b) {
-    PlanarBodySpec body;
-    body.name = "b" + std::to_string(b);
-    body.mass = 1.0 + b;
-    body.inertia = 0.1 + 0.05 * b;
-    body.pose = {0.3 * b, -0.2 * b, 0.4 * b - 0.5};
-    s.bodies.push_back(body);
-  }
-  auto joint = [&s](PlanarJointType type, int i, int j, TimeFunction motion = {}) {
-    PlanarJointSpec jt;
-    jt.name = "j" + std::to_string(s.joints.size());
-    jt.type = type;
-    jt.body_i = i;
-    jt.body_j = j;
-    jt.point_i = {0.2, -0.1};
-    jt.point_j = {-0.3, 0.15};
-    jt.axis = {0.6, 0.8};
-    jt.angle = 0.1;
-    jt.length = 0.7;
-    jt.motion = std::move(motion);
-    s.joints.push_back(jt);
+  PlanarModelSpec s = testing::test_bodies(8, "every_joint_and_driver");
+  const auto joint = [&s](PlanarJointType type, int i, int j, TimeFunction motion = {}) {
+    testing::add_test_joint(s, type, i, j, std::move(motion));
   };
   joint(PlanarJointType::kRevolute, kGround, 0);
   joint(PlanarJointType::kPrismatic, 0, 1);

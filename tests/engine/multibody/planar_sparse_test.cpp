@@ -16,6 +16,7 @@
 #include "rtmb/sparse_pattern.hpp"
 #include "rtmb/state.hpp"
 #include "tests/support/planar_chain_spec.hpp"
+#include "tests/support/planar_test_models.hpp"
 #include "tests/support/sparse_models.hpp"
 
 namespace rtmb {
@@ -23,27 +24,9 @@ namespace {
 
 // Four bodies and every joint type, not assembled (the Jacobian needs no consistent state).
 PlanarModelSpec every_joint_type() {
-  PlanarModelSpec s;
-  for (int b = 0; b < 4; ++b) {
-    PlanarBodySpec body;
-    body.name = "b" + std::to_string(b);
-    body.mass = 1.0 + b;
-    body.inertia = 0.1 + 0.05 * b;
-    body.pose = {0.3 * b, -0.2 * b, 0.4 * b - 0.5};
-    s.bodies.push_back(body);
-  }
-  auto joint = [&s](PlanarJointType type, int i, int j) {
-    PlanarJointSpec jt;
-    jt.name = "j" + std::to_string(s.joints.size());
-    jt.type = type;
-    jt.body_i = i;
-    jt.body_j = j;
-    jt.point_i = {0.2, -0.1};
-    jt.point_j = {-0.3, 0.15};
-    jt.axis = {0.6, 0.8};
-    jt.angle = 0.1;
-    jt.length = 0.7;
-    s.joints.push_back(jt);
+  PlanarModelSpec s = testing::test_bodies(4, "");
+  const auto joint = [&s](PlanarJointType type, int i, int j) {
+    testing::add_test_joint(s, type, i, j);
   };
   joint(PlanarJointType::kRevolute, kGround, 0);
   joint(PlanarJointType::kPrismatic, 0, 1);

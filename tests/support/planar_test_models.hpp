@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// Small planar models with every joint type, for tests that check an evaluation on all of them
+// (sparse values, fused evaluations): bodies with distinct masses, inertias and poses, and joints
+// with generic points, axis, angle and length. Not assembled: the identities those tests check
+// hold at any q.
+
+#include <string>
+#include <utility>
+
+#include "rtmb/multibody.hpp"
+#include "rtmb/time_function.hpp"
+
+namespace rtmb::testing {
+
+/// n bodies b0 .. b(n-1): mass 1 + b, inertia 0.1 + 0.05 b, pose (0.3 b, -0.2 b, 0.4 b - 0.5).
+inline PlanarModelSpec test_bodies(int n, std::string name) {
+  PlanarModelSpec s;
+  s.name = std::move(name);
+  for (int b = 0; b < n; ++b) {
+    PlanarBodySpec body;
+    body.name = "b" + std::to_string(b);
+    body.mass = 1.0 + b;
+    body.inertia = 0.1 + 0.05 * b;
+    body.pose = {0.3 * b, -0.2 * b, 0.4 * b - 0.5};
+    s.bodies.push_back(body);
+  }
+  return s;
+}
+
+/// Adds joint j<k> of `type` between bodies i and j (kGround for the ground), at points
+/// (0.2, -0.1) on i and (-0.3, 0.15) on j, axis (0.6, 0.8), angle 0.1, length 0.7; a driver
+/// follows `motion`.
+inline void add_test_joint(
+    PlanarModelSpec& s, PlanarJointType type, int i, int j, TimeFunction motion = {}) {
+  PlanarJointSpec jt;
+  jt.name = "j" + std::to_string(s.joints.size());
+  jt.type = type;
+  jt.body_i = i;
+  jt.body_j = j;
+  jt.point_i = {0.2, -0.1};
+  jt.point_j = {-0.3, 0.15};
+  jt.axis = {0.6, 0.8};
+  jt.angle = 0.1;
+  jt.length = 0.7;
+  jt.motion = std::move(motion);
+  s.joints.push_back(jt);
+}
+
+}  // namespace rtmb::testing
