@@ -148,7 +148,6 @@ BlockKkt::BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pa
       }
     }
     bl.m_begin = mass_outer_[ix(c0)];
-    bl.m_end = mass_outer_[ix(c1)];
     bl.diagonal = true;
     for (int j = c0; j < c1; ++j) {
       const int p0 = mass_outer_[ix(j)];
@@ -187,23 +186,13 @@ BlockKkt::BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pa
   }
   const int ng = static_cast<int>(groups_.size());
 
-  // groups touching each block, with the offset of their rows in the block's row list (rows of
-  // one group are consecutive rows of G, hence consecutive in the sorted list)
-  struct Touch {
-    int group;
-    int offset;
-    int n;
-  };
-  std::vector<std::vector<Touch>> touches(blocks_.size());
+  // the groups touching each block (rows of one group are consecutive rows of G, hence
+  // consecutive in the block's sorted row list)
+  std::vector<std::vector<int>> touches(blocks_.size());
   for (std::size_t b = 0; b < blocks_.size(); ++b) {
-    const std::vector<int>& rows = block_rows[b];
-    for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
-      const int gr = group_of_row[ix(rows[ix(i)])];
-      if (!touches[b].empty() && touches[b].back().group == gr) {
-        ++touches[b].back().n;
-      } else {
-        touches[b].push_back({gr, i, 1});
-      }
+    for (const int r : block_rows[b]) {
+      const int gr = group_of_row[ix(r)];
+      if (touches[b].empty() || touches[b].back() != gr) touches[b].push_back(gr);
     }
   }
 
@@ -211,9 +200,9 @@ BlockKkt::BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pa
   // The group graph of A: groups are adjacent when they share a body.
   std::vector<std::vector<int>> adjacent(ix(ng));
   for (const auto& tb : touches) {
-    for (const Touch& a : tb) {
-      for (const Touch& b2 : tb) {
-        if (a.group != b2.group) adjacent[ix(a.group)].push_back(b2.group);
+    for (const int a : tb) {
+      for (const int b2 : tb) {
+        if (a != b2) adjacent[ix(a)].push_back(b2);
       }
     }
   }

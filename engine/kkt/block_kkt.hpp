@@ -82,11 +82,10 @@ class BlockKkt : public KktValues {
     int g_at = 0;           ///< G_b (n_rows x size, column-major): offset in values_ or gbuf_
     bool g_direct = false;  ///< G_b read in place from values_ (all columns share one pattern)
     bool diagonal = false;  ///< M_b's pattern is diagonal: L_b = diag(sqrt(M_b))
-    int m_begin = 0;        ///< CSC slots [m_begin, m_end) of M_b in values_
-    int m_end = 0;
-    int mfac_at = 0;  ///< L_b (size x size, column-major, lower) in mfac_
-    int y_at = 0;     ///< Y_b = G_b L_b^-T (n_rows x size, column-major) in y_
-    int asm_at = 0;   ///< where P_b = Y_b Y_b^T goes in A: asm_dst_[asm_at ...] (lower, by rows)
+    int m_begin = 0;        ///< first CSC slot of M_b in values_ (its columns are contiguous)
+    int mfac_at = 0;        ///< L_b (size x size, column-major, lower) in mfac_
+    int y_at = 0;           ///< Y_b = G_b L_b^-T (n_rows x size, column-major) in y_
+    int asm_at = 0;  ///< where P_b = Y_b Y_b^T goes in A: asm_dst_[asm_at ...] (lower, by rows)
   };
   /// A group of consecutive constraint rows touching the same blocks (a joint).
   struct Group {
