@@ -37,23 +37,7 @@ namespace {
 using namespace std::chrono_literals;
 using testing::AllocationCounts;
 using testing::AllocationScope;
-
-struct SimThreadCounter {
-  std::optional<AllocationScope> scope;
-  AllocationCounts counts;
-  bool done = false;
-
-  static void hook(void* context, bool begin) {
-    auto* self = static_cast<SimThreadCounter*>(context);
-    if (begin) {
-      self->scope.emplace();
-    } else {
-      self->counts = self->scope->counts();
-      self->scope.reset();
-      self->done = true;
-    }
-  }
-};
+using testing::SimThreadCounter;
 
 TEST(HapticSessionAlloc, CouplingRecordingAndViewOnAllocateNothingOnTheSimulationThread) {
   const std::string record = (std::filesystem::temp_directory_path() /

@@ -26,24 +26,7 @@ namespace {
 using namespace std::chrono_literals;
 using testing::AllocationCounts;
 using testing::AllocationScope;
-
-// Counts the simulation thread's heap calls from just before the loop to just after it.
-struct SimThreadCounter {
-  std::optional<AllocationScope> scope;
-  AllocationCounts counts;
-  bool done = false;
-
-  static void hook(void* context, bool begin) {
-    auto* self = static_cast<SimThreadCounter*>(context);
-    if (begin) {
-      self->scope.emplace();
-    } else {
-      self->counts = self->scope->counts();
-      self->scope.reset();
-      self->done = true;
-    }
-  }
-};
+using testing::SimThreadCounter;
 
 TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStream) {
   ServerConfig config;

@@ -21,20 +21,8 @@
 namespace {
 
 using rtmb::testing::CommandResult;
-
-std::string json_value(const std::string& line, const std::string& key) {
-  const std::string quoted = "\"" + key + "\":";
-  const std::size_t at = line.find(quoted);
-  if (at == std::string::npos) return {};
-  const std::size_t begin = at + quoted.size();
-  const std::size_t end = line.find_first_of(",}", begin);
-  return line.substr(begin, end - begin);
-}
-
-double json_number(const std::string& line, const std::string& key) {
-  const std::string v = json_value(line, key);
-  return v.empty() || v == "null" ? NAN : std::strtod(v.c_str(), nullptr);
-}
+using rtmb::testing::json_number;
+using rtmb::testing::json_value;
 
 const std::string kWall = std::string(RTMB_SOURCE_DIR) + "/configs/virtual_wall.yaml";
 

@@ -14,24 +14,11 @@
 namespace {
 
 using rtmb::testing::CommandResult;
+using rtmb::testing::json_number;
+using rtmb::testing::json_value;
 
 CommandResult run_latency(const std::string& args) {
   return rtmb::testing::run_rtmb("latency " + args);
-}
-
-// The value of "key" in a flat JSON line, as text; empty if the key is missing.
-std::string json_value(const std::string& line, const std::string& key) {
-  const std::string quoted = "\"" + key + "\":";
-  const std::size_t at = line.find(quoted);
-  if (at == std::string::npos) return {};
-  const std::size_t begin = at + quoted.size();
-  const std::size_t end = line.find_first_of(",}", begin);
-  return line.substr(begin, end - begin);
-}
-
-double json_number(const std::string& line, const std::string& key) {
-  const std::string v = json_value(line, key);
-  return v.empty() || v == "null" ? NAN : std::strtod(v.c_str(), nullptr);
 }
 
 TEST(LatencyCommand, JsonSummaryIsCompleteAndConsistent) {

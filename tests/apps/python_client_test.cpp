@@ -22,10 +22,13 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/run_binary.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using rtmb::testing::json_value;
 
 /// The example script: next to this source file in the source tree, or (if __FILE__ is not a
 /// usable path) in a parent directory of the rtmb binary's build tree.
@@ -166,15 +169,6 @@ std::string last_json_line(const std::string& out) {
 }
 
 /// The raw text of key's value in a flat JSON object line ("" if absent).
-std::string json_value(const std::string& line, const std::string& key) {
-  const std::string k = "\"" + key + "\":";
-  const std::size_t at = line.find(k);
-  if (at == std::string::npos) return {};
-  const std::size_t begin = at + k.size();
-  const std::size_t end = line.find_first_of(",}", begin);
-  return line.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-}
-
 struct Prerequisites {
   std::string python;
   fs::path script;

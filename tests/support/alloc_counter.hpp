@@ -31,6 +31,7 @@
 // builds it replaces the allocator for the whole process.
 
 #include <cstdint>
+#include <optional>
 
 // Sanitizers whose runtime replaces malloc. In those builds we must use the sanitizer hooks.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_HWADDRESS__)
@@ -82,6 +83,25 @@ class AllocationScope {
  private:
   const void* owner_;       // identity of the owning thread's counters, to catch misuse
   AllocationCounts start_;  // thread totals at construction
+};
+
+/// Counts the simulation thread's heap calls from just before its loop to just after it: pass
+/// `&SimThreadCounter::hook` and the counter as the server's loop hook and context.
+struct SimThreadCounter {
+  std::optional<AllocationScope> scope;
+  AllocationCounts counts;
+  bool done = false;
+
+  static void hook(void* context, bool begin) {
+    auto* self = static_cast<SimThreadCounter*>(context);
+    if (begin) {
+      self->scope.emplace();
+    } else {
+      self->counts = self->scope->counts();
+      self->scope.reset();
+      self->done = true;
+    }
+  }
 };
 
 }  // namespace rtmb::testing

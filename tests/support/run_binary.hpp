@@ -5,11 +5,29 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
 namespace rtmb::testing {
+
+/// The value of "key" in a flat JSON line (a command's summary), as text; empty if missing.
+inline std::string json_value(const std::string& line, const std::string& key) {
+  const std::string quoted = "\"" + key + "\":";
+  const std::size_t at = line.find(quoted);
+  if (at == std::string::npos) return {};
+  const std::size_t begin = at + quoted.size();
+  const std::size_t end = line.find_first_of(",}", begin);
+  return line.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+/// json_value() as a number; NaN when missing or null.
+inline double json_number(const std::string& line, const std::string& key) {
+  const std::string v = json_value(line, key);
+  return v.empty() || v == "null" ? NAN : std::strtod(v.c_str(), nullptr);
+}
 
 /// What a command-line run printed and returned.
 struct CommandResult {
