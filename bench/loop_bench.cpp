@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "rtmb/mechanisms.hpp"
+#include "rtmb/models/mechanisms.hpp"
 #include "rtmb/runtime.hpp"
 
 namespace {

@@ -22,10 +22,10 @@
 #include <memory>
 #include <string>
 
-#include "rtmb/chain_models.hpp"
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/multibody.hpp"
+#include "rtmb/models/chain_models.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/models/planar_multibody.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/planar_chain_spec.hpp"
 
 namespace {

@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/step.hpp"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/mechanisms.hpp"
+#include "rtmb/models/mechanisms.hpp"
+#include "rtmb/step.hpp"
 
 namespace {
 

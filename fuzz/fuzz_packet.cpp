@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// libFuzzer target for the UDP datagram decoders (include/rtmb/wire.hpp). Each input is one
+// libFuzzer target for the UDP datagram decoders (include/rtmb/net/wire.hpp). Each input is one
 // datagram, decoded as a state and as an input. Besides crashes and sanitizer reports it checks
 // the properties the server relies on:
 //   - an accepted datagram re-encodes to exactly the same bytes (the encoding is canonical);
@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <span>
 
-#include "rtmb/wire.hpp"
+#include "rtmb/net/wire.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rtmb/wire.hpp"
+#include "rtmb/net/wire.hpp"
 
 namespace {
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// rtmb::Client (include/rtmb/client.hpp) on plain POSIX sockets: blocking calls bounded by
+// rtmb::Client (include/rtmb/net/client.hpp) on plain POSIX sockets: blocking calls bounded by
 // poll() timeouts, the same wire functions as the server.
-#include "rtmb/client.hpp"
+#include "rtmb/net/client.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

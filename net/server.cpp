@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// rtmb::Server (include/rtmb/server.hpp): the simulation thread (SimDriver around
+// rtmb::Server (include/rtmb/net/server.hpp): the simulation thread (SimDriver around
 // SimulationRunner in a DeadlineLoop) and the network thread (one Boost.Asio io_context: UDP
 // state out / inputs in, TCP control sessions, a poll timer that forwards new snapshots).
-#include "rtmb/server.hpp"
+#include "rtmb/net/server.hpp"
 
 #include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
@@ -30,12 +30,12 @@
 
 #include "net/control_command.hpp"
 #include "net/flat_json.hpp"
-#include "rtmb/engine.hpp"
-#include "rtmb/mechanisms.hpp"
+#include "rtmb/models/mechanisms.hpp"
 #include "rtmb/outputs.hpp"
-#include "rtmb/record.hpp"
 #include "rtmb/runtime.hpp"
-#include "rtmb/runtime_inputs.hpp"
+#include "rtmb/runtime/input_channels.hpp"
+#include "rtmb/runtime/record.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb {
 
@@ -398,7 +398,7 @@ struct Server::Impl {
 
   std::unique_ptr<SimDriver> driver;
   // --record: the recorder's RT side is hooked into the first bundle's runner; the writer thread
-  // drains it into the file (rtmb/record.hpp)
+  // drains it into the file (rtmb/runtime/record.hpp)
   std::unique_ptr<Recorder> recorder;
   std::unique_ptr<RecordWriter> record_writer;
   bool record_ok = true;

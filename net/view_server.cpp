@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// The live browser view (include/rtmb/view.hpp; docs/protocol.md "Live view"): Boost.Beast HTTP
-// for the page, a WebSocket for the scene and the frames. One thread, one io_context, no strands:
-// every handler runs on that thread.
+// The live browser view (include/rtmb/net/view_server.hpp; docs/protocol.md "Live view"):
+// Boost.Beast HTTP for the page, a WebSocket for the scene and the frames. One thread, one
+// io_context, no strands: every handler runs on that thread.
+#include "rtmb/net/view_server.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -25,8 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "rtmb/server.hpp"
-#include "rtmb/view.hpp"
+#include "rtmb/net/server.hpp"
 
 namespace rtmb {
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Encoder and decoders of the UDP wire format (include/rtmb/wire.hpp, docs/protocol.md).
+// Encoder and decoders of the UDP wire format (include/rtmb/net/wire.hpp, docs/protocol.md).
 // Every read happens at a fixed offset inside a length that has already been checked, and the
 // checks run in the documented order, so the first failing rule is what the caller counts.
-#include "rtmb/wire.hpp"
+#include "rtmb/net/wire.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -20,8 +20,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/mechanisms.hpp"
+#include "rtmb/models/mechanisms.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb::app {
 namespace {

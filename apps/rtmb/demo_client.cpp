@@ -10,7 +10,7 @@
 #include <limits>
 #include <numbers>
 
-#include "rtmb/client.hpp"
+#include "rtmb/net/client.hpp"
 
 namespace rtmb::app {
 

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "rtmb/chain_models.hpp"
+#include "rtmb/models/chain_models.hpp"
 
 namespace rtmb::app {
 

@@ -34,10 +34,10 @@
 
 #include "apps/rtmb/app_common.hpp"
 #include "apps/rtmb/json_writer.hpp"
-#include "rtmb/client.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/server.hpp"
-#include "rtmb/wire.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/net/client.hpp"
+#include "rtmb/net/server.hpp"
+#include "rtmb/net/wire.hpp"
 
 namespace rtmb::app {
 

@@ -12,7 +12,8 @@
 //
 // Both sides run on the wall clock: on a loaded machine samples go without a new state (counted,
 // "stale") and the force is held longer, which costs passivity margin; the deterministic check of
-// the same loop is tests/engine/multibody/haptic_coupling_test.cpp (HapticVirtualWall).
+// the same loop is tests/engine/multibody/planar_outputs_haptic_coupling_test.cpp
+// (HapticVirtualWall).
 //
 // Reports: samples, states received, max |dF| per sample [N], RMS of dF/dt [N/s], the work the
 // rendered force did on the device [J] (exact for the held force: sum F_k . (x_{k+1} - x_k); > 0

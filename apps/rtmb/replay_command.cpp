@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "rtmb/record.hpp"
+#include "rtmb/runtime/record.hpp"
 
 namespace rtmb::app {
 

@@ -15,8 +15,8 @@
 
 #include "apps/rtmb/app_common.hpp"
 #include "apps/rtmb/json_writer.hpp"
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb::app {
 

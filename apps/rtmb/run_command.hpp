@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "rtmb/adaptive.hpp"
-#include "rtmb/mechanisms.hpp"
+#include "rtmb/adaptive_dopri5.hpp"
 #include "rtmb/model.hpp"
+#include "rtmb/models/mechanisms.hpp"
 
 namespace rtmb::app {
 

@@ -21,10 +21,10 @@
 
 #include "apps/rtmb/app_common.hpp"
 #include "apps/rtmb/demo_client.hpp"
-#include "rtmb/mechanisms.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/server.hpp"
-#include "rtmb/view.hpp"
+#include "rtmb/models/mechanisms.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/net/server.hpp"
+#include "rtmb/net/view_server.hpp"
 
 namespace rtmb::app {
 
@@ -191,7 +191,7 @@ int serve(const ServeOptions& o) {
   (void)sigaction(SIGINT, &sa, nullptr);
   (void)sigaction(SIGTERM, &sa, nullptr);
 
-  // the live view reads the server's stats on its own thread (rtmb/view.hpp)
+  // the live view reads the server's stats on its own thread (rtmb/net/view_server.hpp)
   std::unique_ptr<ViewServer> view;
   if (o.view_port >= 0) {
     try {

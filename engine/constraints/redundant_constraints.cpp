@@ -2,13 +2,13 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // Rank of the constraint Jacobian and the System restricted to independent rows
-// (include/rtmb/redundant_constraints.hpp). The rank comes from the singular values (the
+// (engine/constraints/redundant_constraints.hpp). The rank comes from the singular values (the
 // numerically reliable count); which rows to keep comes from the column pivoting of a Householder
 // QR of G^T, which greedily picks the row with the largest part orthogonal to the rows already
 // picked (Golub & Van Loan, Matrix Computations, §5.4.1). Removing dependent rows does not change
 // the motion: on g = 0 their equations are implied by the kept ones, and G^T lambda ranges over
 // the same space.
-#include "rtmb/redundant_constraints.hpp"
+#include "engine/constraints/redundant_constraints.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>

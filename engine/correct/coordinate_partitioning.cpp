@@ -52,6 +52,9 @@ double CoordinatePartitioning::best_partition() noexcept {
         }
       }
     }
+    // every remaining entry NaN (G of a diverged stage): no pivot, no partition; the step's
+    // guard reports the non-finite state
+    if (pr < 0) return std::numeric_limits<double>::quiet_NaN();
     best_(k) = pc;
     smallest = std::min(smallest, big);
     row_used_(pr) = 1;
@@ -80,6 +83,7 @@ void CoordinatePartitioning::apply(double t, VecRef q, VecRef v, StepStatus& sta
   // partition: keep the current one unless its G_u has become much worse than the best
   system_.jacobian(t, q, g_jac_);
   const double best = best_partition();
+  if (std::isnan(best)) return;
   double current = have_partition_ ? factor_dependent() : 0.0;
   if (!have_partition_ || current < repartition_ratio_ * best) {
     if (have_partition_) ++repartitions_;

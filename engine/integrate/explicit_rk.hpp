@@ -28,7 +28,7 @@ struct ButcherTableau {
 [[nodiscard]] const ButcherTableau& rk4_tableau() noexcept;
 /// Dormand-Prince 5(4), the fifth-order weights b (Chin eq. 4.9 with the standard coefficients,
 /// reference §2.1; the OCR's "35 348" is 35/384). Six stages: b_7 = 0, so the FSAL stage is only
-/// needed for the error estimate (engine/integrate/dopri5.cpp).
+/// needed for the error estimate (engine/integrate/adaptive_dopri5.cpp).
 [[nodiscard]] const ButcherTableau& dopri5_tableau() noexcept;
 /// Weights b^ of the embedded fourth-order solution, including b^_7 for the FSAL stage.
 [[nodiscard]] const std::array<double, ButcherTableau::kMaxStages>&

@@ -9,7 +9,6 @@
 #include "engine/kkt/dense_kkt.hpp"
 #include "engine/kkt/sparse_kkt.hpp"
 #include "rtmb/model.hpp"
-#include "rtmb/sparse_pattern.hpp"
 #include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
 

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
-// Built-in reference mechanisms (internal; users go through rtmb/mechanisms.hpp).
+// Built-in reference mechanisms (internal; users go through rtmb/models/mechanisms.hpp).
 //
 // Every class implements rtmb::System with the conventions written on that interface:
 //   q' = v,  M(t,q) v' = f(t,q,v) - G^T lambda,  0 = g(t,q),  G = dg/dq,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Chain model files (include/rtmb/chain_models.hpp). Numbers are written with 17 significant
+// Chain model files (include/rtmb/models/chain_models.hpp). Numbers are written with 17 significant
 // digits so that the parsed model is the one computed here, bit for bit.
-#include "rtmb/chain_models.hpp"
+#include "rtmb/models/chain_models.hpp"
 
 #include <cmath>
 #include <cstdarg>

@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "engine/model_file/yaml_reader.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/wire.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/runtime/input_channels.hpp"
 
 namespace rtmb::detail {
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Model-file loader (include/rtmb/model_file.hpp, format in docs/model-format.md). yaml-cpp does
-// the parsing; this file checks every key and value and turns each problem into a
+// Model-file loader (include/rtmb/models/model_file.hpp, format in docs/model-format.md). yaml-cpp
+// does the parsing; this file checks every key and value and turns each problem into a
 // ModelFileError that names file, line, column and the dotted key.
-#include "rtmb/model_file.hpp"
+#include "rtmb/models/model_file.hpp"
 
 #include "engine/model_file/driven_channels.hpp"
 #include "engine/model_file/yaml_reader.hpp"
-#include "rtmb/runtime_simulation.hpp"
+#include "rtmb/runtime/simulation_runner.hpp"
 
 // GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
 // the messages built here are plain `std::string + literal` expressions.
@@ -31,8 +31,8 @@
 #include <string_view>
 #include <utility>
 
+#include "engine/constraints/redundant_constraints.hpp"
 #include "engine/model_file/spatial_model_file.hpp"
-#include "rtmb/redundant_constraints.hpp"
 
 namespace rtmb {
 

@@ -25,8 +25,8 @@
 #include <string_view>
 #include <utility>
 
-#include "rtmb/redundant_constraints.hpp"
-#include "rtmb/runtime_simulation.hpp"
+#include "engine/constraints/redundant_constraints.hpp"
+#include "rtmb/runtime/simulation_runner.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb::detail {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "rtmb/model_file.hpp"
-#include "rtmb/spatial.hpp"
-#include "rtmb/spatial_outputs.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/models/spatial_multibody.hpp"
+#include "rtmb/models/spatial_outputs.hpp"
 
 namespace rtmb::detail {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "rtmb/model_file.hpp"
+#include "rtmb/models/model_file.hpp"
 
 namespace rtmb::detail {
 

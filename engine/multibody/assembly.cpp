@@ -7,7 +7,7 @@
 #include <Eigen/Dense>
 #include <utility>
 
-#include "rtmb/multibody.hpp"
+#include "rtmb/models/planar_multibody.hpp"
 
 namespace rtmb::detail {
 

@@ -9,7 +9,7 @@
 #include <Eigen/Core>
 #include <cmath>
 
-#include "rtmb/multibody.hpp"
+#include "rtmb/models/planar_multibody.hpp"
 
 namespace rtmb::planar_detail {
 

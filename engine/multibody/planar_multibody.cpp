@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Planar multibody System in absolute coordinates (include/rtmb/multibody.hpp).
+// Planar multibody System in absolute coordinates (include/rtmb/models/planar_multibody.hpp).
 //
 // Notation (docs/architecture.md, "Body-coordinate planar models"). Body b has q_b = (r_b, th_b),
 // r_b in R^2, and rotation A(th). A point with body-frame coordinates s is at p = r + u with
@@ -15,6 +15,8 @@
 // bodies i and j, fixed-size blocks g (up to 3 rows), G_i, G_j, H_i, H_j (3 x 3); the System
 // scatters them into the global rows of the joint and the columns of its bodies. Nothing here
 // allocates after construction: the blocks are Eigen fixed-size matrices on the stack.
+#include "rtmb/models/planar_multibody.hpp"
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <array>
@@ -25,7 +27,6 @@
 
 #include "engine/multibody/assembly.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
-#include "rtmb/multibody.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Output channels of planar body models (include/rtmb/multibody_outputs.hpp).
+// Output channels of planar body models (include/rtmb/models/planar_outputs.hpp).
 //
 // Reaction forces. With M v' = f - G^T lambda, the constraint force of joint k on the bodies is
 // -G_k^T lambda_k; its block on body j, Q = -G_kj^T lambda_k = (F, m), is the force F the joint
@@ -11,6 +11,8 @@
 // at the streamed state (t, q, v) itself, so the reaction belongs to the state sent with it;
 // the step's own multipliers would belong to its last stage (RK) or be the discrete ones of an
 // implicit method. No Baumgarte terms enter this solve: at a state on the manifold they vanish.
+#include "rtmb/models/planar_outputs.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -19,8 +21,7 @@
 
 #include "engine/dynamics/dynamics.hpp"
 #include "engine/kkt/kkt_backend.hpp"
-#include "rtmb/haptics.hpp"
-#include "rtmb/multibody_outputs.hpp"
+#include "rtmb/models/force_output_filter.hpp"
 #include "rtmb/status.hpp"
 
 namespace rtmb {

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "engine/multibody/planar_joint_blocks.hpp"
-#include "rtmb/multibody.hpp"
-#include "rtmb/sparse_pattern.hpp"
+#include "rtmb/models/planar_multibody.hpp"
+#include "rtmb/system.hpp"
 
 namespace rtmb {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Spatial multibody System with Euler parameters (include/rtmb/spatial.hpp).
+// Spatial multibody System with Euler parameters (include/rtmb/models/spatial_multibody.hpp).
 //
 // Notation (docs/architecture.md, "Spatial bodies"; Haug 1989 ch. 6 and 11). Body b has
 // q_b = (r, e), e = (e0, eps). A point with body-frame coordinates s is at p = r + A(e) s, where
@@ -38,6 +38,8 @@
 // point s has the generalized force (F, B(e, s)^T F) (= -grad of V = -F.p, exact off the manifold
 // too), a world torque n gives Q_e = 2 E^T n, a body-frame torque n' gives Q_e = 2 L^T n' (virtual
 // power n.omega with omega = 2 E e', omega' = 2 L e').
+#include "rtmb/models/spatial_multibody.hpp"
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -45,7 +47,6 @@
 #include <utility>
 
 #include "engine/multibody/assembly.hpp"
-#include "rtmb/spatial.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {

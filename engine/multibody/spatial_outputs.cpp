@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Output channels of spatial body models (include/rtmb/spatial_outputs.hpp). Every channel is a
-// closed-form function of the streamed state (t, q, v): positions r and p = r + A(e) s, velocities
-// r' and p' = r' + B(e, s) e', the world angular velocity omega = 2 E(e) e' (Haug 1989, ch. 6),
-// joint angles from the joint's reference vectors, and the System's own constraints and energy.
-#include "rtmb/spatial_outputs.hpp"
+// Output channels of spatial body models (include/rtmb/models/spatial_outputs.hpp). Every channel
+// is a closed-form function of the streamed state (t, q, v): positions r and p = r + A(e) s,
+// velocities r' and p' = r' + B(e, s) e', the world angular velocity omega = 2 E(e) e' (Haug 1989,
+// ch. 6), joint angles from the joint's reference vectors, and the System's own constraints and
+// energy.
+#include "rtmb/models/spatial_outputs.hpp"
 
 #include <stdexcept>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Time functions of prescribed motion (include/rtmb/time_function.hpp).
-#include "rtmb/time_function.hpp"
+// Time functions of prescribed motion (include/rtmb/models/time_function.hpp).
+#include "rtmb/models/time_function.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,13 +2,13 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // InputChannelBank: late/lost-input policies, safe state and the force/torque watchdog (design
-// notes in include/rtmb/runtime_inputs.hpp).
+// notes in include/rtmb/runtime/input_channels.hpp).
+#include "rtmb/runtime/input_channels.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
-
-#include "rtmb/runtime_inputs.hpp"
 
 namespace rtmb {
 namespace {

@@ -2,11 +2,11 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // LogHistogram queries. The bucket layout and the percentile definition are explained in
-// include/rtmb/runtime_histogram.hpp.
+// include/rtmb/runtime/log_histogram.hpp.
+#include "rtmb/runtime/log_histogram.hpp"
+
 #include <algorithm>
 #include <cmath>
-
-#include "rtmb/runtime_histogram.hpp"
 
 namespace rtmb {
 namespace {

@@ -2,12 +2,12 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // MonotonicClock: CLOCK_MONOTONIC reads and absolute-deadline sleeps (design notes in
-// include/rtmb/runtime_clock.hpp).
+// include/rtmb/runtime/monotonic_clock.hpp).
+#include "rtmb/runtime/monotonic_clock.hpp"
+
 #include <time.h>
 
 #include <cerrno>
-
-#include "rtmb/runtime_clock.hpp"
 
 namespace rtmb {
 namespace {

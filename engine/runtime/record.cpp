@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Record and replay (include/rtmb/record.hpp; the byte layout is in docs/record-format.md).
-#include "rtmb/record.hpp"
+// Record and replay (include/rtmb/runtime/record.hpp; the byte layout is in docs/record-format.md).
+#include "rtmb/runtime/record.hpp"
 
 // GCC 12 at -O3 reports bogus -Wstringop-overflow and -Wrestrict bounds for byte appends to a
 // std::vector that it has inlined into a constructor (the sizes are those of the values written).
@@ -17,8 +17,8 @@
 #include <iterator>
 #include <sstream>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb {
 

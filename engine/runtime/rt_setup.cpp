@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Best-effort real-time setup (design notes in include/rtmb/runtime_rt_setup.hpp). Every
+// Best-effort real-time setup (design notes in include/rtmb/runtime/rt_setup.hpp). Every
 // failure becomes a result whose message names the limit or capability to change.
+#include "rtmb/runtime/rt_setup.hpp"
+
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -13,8 +15,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-
-#include "rtmb/runtime_rt_setup.hpp"
 
 namespace rtmb {
 namespace {

@@ -2,16 +2,17 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // SimulationRunner: drain inputs -> step -> publish, once per loop tick (design notes in
-// include/rtmb/runtime_simulation.hpp).
+// include/rtmb/runtime/simulation_runner.hpp).
+#include "rtmb/runtime/simulation_runner.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include "rtmb/outputs.hpp"
-#include "rtmb/record.hpp"
-#include "rtmb/runtime_inputs.hpp"
-#include "rtmb/runtime_simulation.hpp"
+#include "rtmb/runtime/input_channels.hpp"
+#include "rtmb/runtime/record.hpp"
 
 namespace rtmb {
 namespace {

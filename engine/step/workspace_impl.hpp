@@ -9,7 +9,7 @@
 #include "engine/implicit/gsssss_integrator.hpp"
 #include "engine/integrate/integrator.hpp"
 #include "engine/stabilize/stabilizer.hpp"
-#include "rtmb/engine.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb {
 

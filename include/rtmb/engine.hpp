@@ -2,56 +2,17 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
-// Public entry point of the engine. Users and net/ include files from include/rtmb only; do not
-// include files from engine/, they are internal and change without notice.
+// The engine's core API in one include: a System (rtmb/system.hpp) and its integration Settings
+// form a Model (rtmb/model.hpp); a Workspace holds what one simulation writes, and step() advances
+// a State (rtmb/step.hpp); AdaptiveDopri5 is the offline adaptive driver
+// (rtmb/adaptive_dopri5.hpp). Models (built-in mechanisms, body models, model files) are under
+// rtmb/models/, the real-time runtime under rtmb/runtime/, the network under rtmb/net/.
+// Files under engine/ are internal and change without notice.
 
-#include <memory>
-
+#include "rtmb/adaptive_dopri5.hpp"
 #include "rtmb/model.hpp"
 #include "rtmb/state.hpp"
 #include "rtmb/status.hpp"
-
-namespace rtmb {
-
-/// Everything a step touches besides the State: the dynamics (KKT) buffers, the integrator's
-/// stages, the stabilizer's factorization and scratch. Sized once from the Model (setup-only,
-/// allocates); a Workspace serves only the Model it was built from, which must outlive it.
-class Workspace {
- public:
-  explicit Workspace(const Model& model);
-  ~Workspace();
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-
-  struct Impl;
-  [[nodiscard]] Impl& impl() noexcept { return *impl_; }
-  [[nodiscard]] const Impl& impl() const noexcept { return *impl_; }
-
- private:
-  std::unique_ptr<Impl> impl_;
-};
-
-/// A State sized for the model and set to the system's consistent initial values. Setup-only.
-[[nodiscard]] State initial_state(const Model& model);
-
-/// Advances s by one fixed step of model.settings().dt:
-///   1. integrate   (q~, v~) = (q, v) + phi(t, q, v, dt)   [Dynamics solves the KKT system]
-///   2. stabilize   (q, v) = stabilizer(t + dt, q~, v~)
-///   3. guard       non-finite result -> state restored, kNonFinite
-///   4. monitor     drift ||g||inf, ||G v + g_t||inf and energy into the status
-/// RT-safe: no allocation, no locks, no system calls, no logging, does not throw.
-/// With Method::kDopri5 this is a fixed step of the fifth-order Dormand-Prince formula; adaptive
-/// step-size control lives in AdaptiveDopri5 (rtmb/adaptive.hpp).
-[[nodiscard]] StepStatus step(const Model& model, State& s, Workspace& ws) noexcept;
-
-/// The external generalized force u [N | N m] (size n_v) that every following step adds to the
-/// system's applied forces: M v' = f(t, q, v) + u - G^T lambda. Zero after the Workspace is
-/// built; held constant over a step (a zero-order hold, as for a sampled input). This is where
-/// input channels act (SimulationRunner writes it from the InputChannelBank). RT-safe.
-[[nodiscard]] VecRef applied_force(Workspace& ws) noexcept;
-[[nodiscard]] VecCRef applied_force(const Workspace& ws) noexcept;
-
-/// Measures drift and energy of s into status (stage 4 alone). RT-safe.
-void measure(const Model& model, const State& s, Workspace& ws, StepStatus& status) noexcept;
-
-}  // namespace rtmb
+#include "rtmb/step.hpp"
+#include "rtmb/system.hpp"
+#include "rtmb/types.hpp"

@@ -103,7 +103,7 @@ enum class KktSolver {
 
 /// n_v from which `auto` picks the sparse solver: the crossover measured with
 /// bench/sparse_step_bench.cpp (RK4 + PStab on planar chains, dense vs sparse step time;
-/// docs/architecture.md "The sparse path"). Defined in engine/step/model.cpp.
+/// docs/architecture.md "The sparse path"). Defined in engine/model/model.cpp.
 extern const int kSparseCrossoverNv;
 
 [[nodiscard]] std::string_view to_string(Method m) noexcept;

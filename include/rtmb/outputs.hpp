@@ -7,8 +7,8 @@
 
 #include <span>
 
-#include "rtmb/engine.hpp"
 #include "rtmb/state.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb {
 

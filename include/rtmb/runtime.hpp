@@ -30,10 +30,11 @@
 //   DeadlineLoop loop(config, runner.step_fn(), clock);
 //   const StopReason why = loop.run();                  // until loop.request_stop()
 
-#include "rtmb/runtime_clock.hpp"
-#include "rtmb/runtime_histogram.hpp"
-#include "rtmb/runtime_inputs.hpp"
-#include "rtmb/runtime_loop.hpp"
-#include "rtmb/runtime_rt_setup.hpp"
-#include "rtmb/runtime_simulation.hpp"
-#include "rtmb/runtime_spsc.hpp"
+#include "rtmb/runtime/deadline_loop.hpp"
+#include "rtmb/runtime/input_channels.hpp"
+#include "rtmb/runtime/latest_value.hpp"
+#include "rtmb/runtime/log_histogram.hpp"
+#include "rtmb/runtime/monotonic_clock.hpp"
+#include "rtmb/runtime/rt_setup.hpp"
+#include "rtmb/runtime/simulation_runner.hpp"
+#include "rtmb/runtime/spsc_ring.hpp"

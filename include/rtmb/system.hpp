@@ -4,13 +4,26 @@
 
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "rtmb/state.hpp"
 #include "rtmb/types.hpp"
 
 namespace rtmb {
 
-struct SparsePattern;  // rtmb/sparse_pattern.hpp
+/// Structure of a sparse matrix in compressed sparse column (CSC) form, without values: column c
+/// holds the row indices inner[outer[c]] .. inner[outer[c + 1] - 1], ascending. A System that
+/// has a sparse structure (System::sparse_structure) describes M and G with it once at setup, then
+/// writes only the values, in this order, at every evaluation (System::mass_values,
+/// System::jacobian_values).
+struct SparsePattern {
+  int rows = 0;
+  int cols = 0;
+  std::vector<int> outer;  ///< cols + 1 column starts into inner
+  std::vector<int> inner;  ///< row index of each stored entry
+
+  [[nodiscard]] int nonzeros() const noexcept { return static_cast<int>(inner.size()); }
+};
 
 /// A constrained mechanical system in descriptor form (Chin 1995 eq. 2.2, 4.1):
 ///
@@ -126,9 +139,9 @@ class System {
   // stage), G and g (PStab pass 1 and pass 2) at the same q, and for a body-coordinate model the
   // shared work, each body's rotation (cos/sin, a quaternion's rotation matrix), is a large part
   // of the step. A System that overrides these computes it once per body per call. The results
-  // must be bit-identical to the separate calls (tests/engine/multibody/fused_evaluation_test.cpp),
-  // so which path the engine takes never changes a trajectory. Only called when sparse_structure()
-  // returned true.
+  // must be bit-identical to the separate calls
+  // (tests/engine/model/system_fused_evaluation_test.cpp), so which path the engine takes never
+  // changes a trajectory. Only called when sparse_structure() returned true.
 
   /// jacobian_values(t, q, out_jacobian) and curvature(t, q, v, out_L) in one call; the defaults
   /// make the two calls. RT-safe.

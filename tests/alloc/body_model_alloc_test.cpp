@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Compiled body models (rtmb/multibody.hpp) keep the step contract: after construction neither
-// the System's evaluations nor a step allocate. Counted by the malloc-family interposer over
-// 10 000 steps of each body-model example file for every fixed-step method x stabilizer, and
-// around direct calls of every System evaluation.
+// Compiled body models (rtmb/models/planar_multibody.hpp) keep the step contract: after
+// construction neither the System's evaluations nor a step allocate. Counted by the malloc-family
+// interposer over 10 000 steps of each body-model example file for every fixed-step method x
+// stabilizer, and around direct calls of every System evaluation.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,9 +12,9 @@
 #include <string>
 #include <tuple>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/multibody.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/models/planar_multibody.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/step_allocations.hpp"
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/step_allocations.hpp"
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Drivers (rtmb/multibody.hpp, rtmb/time_function.hpp) keep the step contract: a body model with
-// every time function (constant, ramp, sine, polynomial, table) on revolute and prismatic
-// drivers (and an axial spring-damper on a driven prismatic joint) steps 10 000 times, and
-// calls every System evaluation, without touching the heap.
+// Drivers (rtmb/models/planar_multibody.hpp, rtmb/models/time_function.hpp) keep the step contract:
+// a body model with every time function (constant, ramp, sine, polynomial, table) on revolute and
+// prismatic drivers (and an axial spring-damper on a driven prismatic joint) steps 10 000 times,
+// and calls every System evaluation, without touching the heap.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,9 +12,9 @@
 #include <string>
 #include <tuple>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/multibody.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/models/planar_multibody.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/step_allocations.hpp"
 

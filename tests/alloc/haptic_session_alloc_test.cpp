@@ -24,11 +24,11 @@
 #include <string>
 #include <thread>
 
-#include "rtmb/client.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/record.hpp"
-#include "rtmb/server.hpp"
-#include "rtmb/view.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/net/client.hpp"
+#include "rtmb/net/server.hpp"
+#include "rtmb/net/view_server.hpp"
+#include "rtmb/runtime/record.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 namespace rtmb {

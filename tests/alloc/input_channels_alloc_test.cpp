@@ -12,7 +12,7 @@
 #include <limits>
 #include <vector>
 
-#include "rtmb/runtime_inputs.hpp"
+#include "rtmb/runtime/input_channels.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 namespace rtmb {

@@ -10,8 +10,8 @@
 #include <string>
 #include <tuple>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/mechanisms.hpp"
+#include "rtmb/models/mechanisms.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 namespace rtmb {

@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "rtmb/mechanisms.hpp"
+#include "rtmb/models/mechanisms.hpp"
 #include "rtmb/runtime.hpp"
 #include "tests/support/alloc_counter.hpp"
 

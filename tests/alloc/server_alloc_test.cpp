@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "rtmb/client.hpp"
-#include "rtmb/server.hpp"
+#include "rtmb/net/client.hpp"
+#include "rtmb/net/server.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 namespace rtmb {

@@ -13,10 +13,10 @@
 #include <tuple>
 #include <vector>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/multibody.hpp"
-#include "rtmb/sparse_pattern.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/models/planar_multibody.hpp"
+#include "rtmb/step.hpp"
+#include "rtmb/system.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/planar_chain_spec.hpp"
 #include "tests/support/sparse_models.hpp"

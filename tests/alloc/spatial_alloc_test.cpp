@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Spatial body models (rtmb/spatial.hpp) and the redundant-row wrapper
-// (rtmb/redundant_constraints.hpp) keep the step contract: after construction neither their
-// evaluations nor a step allocate. Counted by the malloc-family interposer over 1000 steps of
+// Spatial body models (rtmb/models/spatial_multibody.hpp) and the redundant-row wrapper
+// (engine/constraints/redundant_constraints.hpp) keep the step contract: after construction neither
+// their evaluations nor a step allocate. Counted by the malloc-family interposer over 1000 steps of
 // arm6.yaml (6 revolute joints, damping, gravity) and spatial_four_bar.yaml (IndependentRowsSystem
 // over a SpatialMultibody) for every explicit method x {none, baumgarte, pstab, project,
 // orthproj}, the implicit methods (finite-difference force Jacobians) on arm6, and around direct
@@ -16,10 +16,10 @@
 #include <tuple>
 #include <vector>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/redundant_constraints.hpp"
-#include "rtmb/spatial.hpp"
+#include "engine/constraints/redundant_constraints.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/models/spatial_multibody.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/step_allocations.hpp"
 

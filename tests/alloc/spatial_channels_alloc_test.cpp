@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/runtime_inputs.hpp"
-#include "rtmb/runtime_simulation.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/runtime/input_channels.hpp"
+#include "rtmb/runtime/simulation_runner.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/channel_tick_rig.hpp"
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <tuple>
 
-#include "rtmb/adaptive.hpp"
-#include "rtmb/engine.hpp"
-#include "rtmb/mechanisms.hpp"
+#include "rtmb/adaptive_dopri5.hpp"
+#include "rtmb/models/mechanisms.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/step_allocations.hpp"
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <random>
 
-#include "rtmb/wire.hpp"
+#include "rtmb/net/wire.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 namespace rtmb {

@@ -3,7 +3,7 @@
 //
 // rtmb::Server with rtmb::Client over loopback (issue 3, acceptance 1 and 2). Ports are chosen
 // by the OS; every wait is bounded; nothing asserts on timing.
-#include "rtmb/server.hpp"
+#include "rtmb/net/server.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -24,11 +24,11 @@
 #include <thread>
 #include <vector>
 
-#include "rtmb/client.hpp"
-#include "rtmb/engine.hpp"
-#include "rtmb/mechanisms.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/wire.hpp"
+#include "rtmb/models/mechanisms.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/net/client.hpp"
+#include "rtmb/net/wire.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb {
 namespace {

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // docs/protocol.md against the code: the layout tables (offset, size, type, field) agree with the
-// constants of include/rtmb/wire.hpp and with the numbers written here, the example datagrams
+// constants of include/rtmb/net/wire.hpp and with the numbers written here, the example datagrams
 // decode to what their comments say, and the example control lines give the documented replies.
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "net/control_command.hpp"
-#include "rtmb/wire.hpp"
+#include "rtmb/net/wire.hpp"
 
 namespace rtmb {
 namespace {

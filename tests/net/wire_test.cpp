@@ -4,7 +4,7 @@
 // The UDP wire format: exact bytes of hand-written packets, bit-exact round trips, every
 // rejection reason in its documented order, sequencing, and a flood of garbage through the
 // receive path with its counters.
-#include "rtmb/wire.hpp"
+#include "rtmb/net/wire.hpp"
 
 #include <gtest/gtest.h>
 

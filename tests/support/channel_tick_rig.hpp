@@ -11,11 +11,11 @@
 #include <span>
 #include <vector>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
+#include "rtmb/models/model_file.hpp"
 #include "rtmb/outputs.hpp"
-#include "rtmb/runtime_inputs.hpp"
-#include "rtmb/runtime_simulation.hpp"
+#include "rtmb/runtime/input_channels.hpp"
+#include "rtmb/runtime/simulation_runner.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 namespace rtmb::testing {

@@ -14,7 +14,7 @@
 #include <numbers>
 #include <string>
 
-#include "rtmb/multibody.hpp"
+#include "rtmb/models/planar_multibody.hpp"
 
 namespace rtmb::testing {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "rtmb/multibody.hpp"
-#include "rtmb/time_function.hpp"
+#include "rtmb/models/planar_multibody.hpp"
+#include "rtmb/models/time_function.hpp"
 
 namespace rtmb::testing {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <string_view>
 
-#include "rtmb/adaptive.hpp"
-#include "rtmb/engine.hpp"
-#include "rtmb/mechanisms.hpp"
+#include "rtmb/adaptive_dopri5.hpp"
+#include "rtmb/models/mechanisms.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb::testing {
 

@@ -12,9 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "rtmb/model_file.hpp"
-#include "rtmb/multibody.hpp"
-#include "rtmb/sparse_pattern.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/system.hpp"
 
 namespace rtmb::testing {

@@ -5,7 +5,7 @@
 // The allocation-counting step loop of the step-contract tests (tests/alloc/step_alloc_test.cpp,
 // tests/alloc/body_model_alloc_test.cpp). Link with tests/support/alloc_counter.cpp.
 
-#include "rtmb/engine.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 namespace rtmb::testing {

@@ -10,7 +10,7 @@
 #include <ostream>
 
 #include "engine/dynamics/dynamics.hpp"
-#include "rtmb/engine.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/test_systems.hpp"
 
 namespace rtmb {

@@ -13,7 +13,7 @@
 //     along the motion (constraint forces only do work through a moving constraint);
 //   * consistent initial state; every output entry written.
 
-#include "rtmb/mechanisms.hpp"
+#include "rtmb/models/mechanisms.hpp"
 
 #include <gtest/gtest.h>
 

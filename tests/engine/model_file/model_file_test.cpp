@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Model files (include/rtmb/model_file.hpp): configs/default.yaml loads, and every class of bad
-// input is refused with a message naming file, line and key.
-#include "rtmb/model_file.hpp"
+// Model files (include/rtmb/models/model_file.hpp): configs/default.yaml loads, and every class of
+// bad input is refused with a message naming file, line and key.
+#include "rtmb/models/model_file.hpp"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 
-#include "rtmb/engine.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb {
 namespace {

@@ -15,9 +15,9 @@
 #include <memory>
 #include <string>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
-#include "rtmb/redundant_constraints.hpp"
+#include "engine/constraints/redundant_constraints.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb {
 namespace {

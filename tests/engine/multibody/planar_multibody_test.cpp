@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// PlanarMultibody (include/rtmb/multibody.hpp) against finite differences of its own position
-// level: G vs dg/dq, H = d(G v)/dq vs the difference quotient of G(q) v, L vs d/dt (G(q) v) along
-// q' = v, the conservative forces vs -dV/dq (V from energy() at v = 0), and the dampers against
-// the Rayleigh form f = -c s' grad s with s(q) computed here independently. Every joint type is
-// checked body-to-body and body-to-ground at a generic (inconsistent) state: these identities
-// hold everywhere, not only on g = 0.
+// PlanarMultibody (include/rtmb/models/planar_multibody.hpp) against finite differences of its own
+// position level: G vs dg/dq, H = d(G v)/dq vs the difference quotient of G(q) v, L vs d/dt (G(q)
+// v) along q' = v, the conservative forces vs -dV/dq (V from energy() at v = 0), and the dampers
+// against the Rayleigh form f = -c s' grad s with s(q) computed here independently. Every joint
+// type is checked body-to-body and body-to-ground at a generic (inconsistent) state: these
+// identities hold everywhere, not only on g = 0.
+#include "rtmb/models/planar_multibody.hpp"
+
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
@@ -14,7 +16,6 @@
 #include <functional>
 #include <random>
 
-#include "rtmb/multibody.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {

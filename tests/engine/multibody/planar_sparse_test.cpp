@@ -12,9 +12,9 @@
 #include <random>
 
 #include "engine/multibody/planar_joint_blocks.hpp"
-#include "rtmb/multibody.hpp"
-#include "rtmb/sparse_pattern.hpp"
+#include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/state.hpp"
+#include "rtmb/system.hpp"
 #include "tests/support/planar_chain_spec.hpp"
 #include "tests/support/planar_test_models.hpp"
 #include "tests/support/sparse_models.hpp"

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// SpatialMultibody (include/rtmb/spatial.hpp) against independent references: the rotation
-// matrix against Eigen's quaternion, the Euler-parameter kinematics omega = 2 E e' against a
-// finite difference of A(e(t)); every joint type's G, d(Gv)/dq and L against central finite
+// SpatialMultibody (include/rtmb/models/spatial_multibody.hpp) against independent references: the
+// rotation matrix against Eigen's quaternion, the Euler-parameter kinematics omega = 2 E e' against
+// a finite difference of A(e(t)); every joint type's G, d(Gv)/dq and L against central finite
 // differences of its own g at random (non-unit, inconsistent) states; each joint's g vanishing
 // at poses built here where the joint holds; the mass matrix and the gyroscopic force against
 // finite differences of the kinetic energy (Lagrange's equations); conservative forces against
 // -dV/dq; and the c e e^T term of M leaving accelerations and joint multipliers unchanged (dense
 // KKT solve with and without it).
+#include "rtmb/models/spatial_multibody.hpp"
+
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -18,7 +20,6 @@
 #include <functional>
 #include <random>
 
-#include "rtmb/spatial.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {

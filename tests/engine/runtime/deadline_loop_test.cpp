@@ -8,6 +8,8 @@
 //
 // Notation in the traces: P = period, times are in periods after the start, slot k is released
 // at D(k) = k.
+#include "rtmb/runtime/deadline_loop.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -17,8 +19,6 @@
 #include <stdexcept>
 #include <thread>
 #include <vector>
-
-#include "rtmb/runtime_loop.hpp"
 
 namespace rtmb {
 namespace {

@@ -6,6 +6,8 @@
 // the force/torque watchdog (issue 3, acceptance point 3: zero within threshold + 10 ms, monotone,
 // position not ramped, clean restart), rejected samples, config validation and the
 // SimulationRunner hook adapter.
+#include "rtmb/runtime/input_channels.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -16,8 +18,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "rtmb/mechanisms.hpp"
-#include "rtmb/runtime_inputs.hpp"
+#include "rtmb/models/mechanisms.hpp"
 
 namespace rtmb {
 namespace {

@@ -3,6 +3,8 @@
 //
 // LatestValue (triple buffer): newest-value semantics on one thread; then a writer and a reader
 // thread, checking that no value read is torn and that sequence numbers never go backwards.
+#include "rtmb/runtime/latest_value.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -11,7 +13,7 @@
 #include <memory>
 #include <thread>
 
-#include "rtmb/runtime_spsc.hpp"
+#include "rtmb/runtime/spsc_ring.hpp"
 
 namespace rtmb {
 namespace {

@@ -3,6 +3,8 @@
 //
 // LogHistogram: bucket layout (contiguous, <= 1/32 relative width), percentiles against an
 // exact sorted reference on known data, extremes, merge and reset.
+#include "rtmb/runtime/log_histogram.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,8 +13,6 @@
 #include <memory>
 #include <random>
 #include <vector>
-
-#include "rtmb/runtime_histogram.hpp"
 
 namespace rtmb {
 namespace {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Record and replay (include/rtmb/record.hpp): a run recorded through the Recorder/RecordWriter
-// pair replays bit for bit; the hash notices a single changed input; broken files give errors
-// that say what is wrong and where.
-#include "rtmb/record.hpp"
+// Record and replay (include/rtmb/runtime/record.hpp): a run recorded through the
+// Recorder/RecordWriter pair replays bit for bit; the hash notices a single changed input; broken
+// files give errors that say what is wrong and where.
+#include "rtmb/runtime/record.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,8 +16,8 @@
 #include <iterator>
 #include <string>
 
-#include "rtmb/engine.hpp"
-#include "rtmb/model_file.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb {
 namespace {

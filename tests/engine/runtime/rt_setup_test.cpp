@@ -7,6 +7,8 @@
 // so granted and refused are both accepted. Calls that change the scheduling of a thread run on
 // a throw-away thread, and memory locking is undone, so the rest of the test process is not
 // affected.
+#include "rtmb/runtime/rt_setup.hpp"
+
 #include <gtest/gtest.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -22,8 +24,6 @@
 #include <string>
 #include <thread>
 #include <type_traits>
-
-#include "rtmb/runtime_rt_setup.hpp"
 
 namespace rtmb {
 namespace {

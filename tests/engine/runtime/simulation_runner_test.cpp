@@ -4,6 +4,8 @@
 // SimulationRunner driven by DeadlineLoop on a FakeClock: snapshots match the engine state,
 // sub-steps, inputs drained in order before the step with the latency echo, the drain bound,
 // stopping on a non-finite state, and truncation of large models.
+#include "rtmb/runtime/simulation_runner.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,8 +13,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "rtmb/mechanisms.hpp"
-#include "rtmb/runtime_simulation.hpp"
+#include "rtmb/models/mechanisms.hpp"
 
 namespace rtmb {
 namespace {

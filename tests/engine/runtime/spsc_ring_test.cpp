@@ -4,14 +4,14 @@
 // SpscRing: FIFO order, full/empty behaviour and drop counting on one thread; then a producer
 // and a consumer thread passing 10^6 items, checking order, integrity and that every item is
 // either received or counted as dropped.
+#include "rtmb/runtime/spsc_ring.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <thread>
-
-#include "rtmb/runtime_spsc.hpp"
 
 namespace rtmb {
 namespace {

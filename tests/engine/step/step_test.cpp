@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
+#include "rtmb/step.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <memory>
 #include <stdexcept>
 
-#include "rtmb/engine.hpp"
 #include "tests/support/test_systems.hpp"
 
 namespace rtmb {

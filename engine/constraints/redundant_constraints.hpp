@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// Redundant constraints (issue 4). A closed loop whose joints over-determine it, e.g. a
+// four-bar of four parallel revolute axes in space (3 rows too many) or a planar parallelogram
+// with a third crank, has a Jacobian G of deficient row rank: the KKT matrix [M G^T; G 0] is then
+// singular and the multipliers are not unique. The model loader detects this at the assembled
+// pose (constraint_rank) and either refuses the model, naming the joints of the dependent rows,
+// or (`redundant_constraints: remove`) wraps the System in IndependentRowsSystem, which keeps
+// only a maximal independent set of rows chosen by the pivoting.
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "rtmb/system.hpp"
+
+namespace rtmb {
+
+/// The row rank of G(0, q) and a maximal set of independent rows.
+struct ConstraintRank {
+  int rank = 0;
+  double tolerance = 0.0;        ///< singular values <= this count as zero
+  std::vector<int> independent;  ///< rows kept, ascending (size rank)
+  std::vector<int> dependent;    ///< the other rows, ascending
+  /// For each dependent row (same order): the independent rows it is a combination of (plus
+  /// itself), ascending; the loader names the joints owning them.
+  std::vector<std::vector<int>> groups;
+};
+
+/// Rank of G = dg/dq at (0, q): the number of singular values above rel_tol * sigma_max (SVD);
+/// the independent rows are the first `rank` columns chosen by a column-pivoted Householder QR
+/// of G^T (each pivot the row of G with the largest component orthogonal to those already
+/// chosen). Setup-only (allocates).
+[[nodiscard]] ConstraintRank constraint_rank(const System& system,
+                                             VecCRef q,
+                                             double rel_tol = 1e-9);
+
+/// A System with the constraint rows of `full` restricted to `rows` (ascending, unique): g, G,
+/// g_t, L, d(Gv)/dq and the sparse G keep only those rows; M, f, energy are forwarded. Evaluations
+/// write the full-size results into buffers preallocated at construction and copy the kept rows,
+/// so they stay allocation-free; the buffers make an instance usable by one thread at a time
+/// (as every Workspace is). Setup-only construction.
+class IndependentRowsSystem final : public System {
+ public:
+  IndependentRowsSystem(std::shared_ptr<const System> full, std::vector<int> rows);
+
+  [[nodiscard]] const System& full() const noexcept { return *full_; }
+  [[nodiscard]] const std::vector<int>& rows() const noexcept { return rows_; }
+
+  [[nodiscard]] std::string_view name() const noexcept override { return full_->name(); }
+  void initial_state(State& out) const override { full_->initial_state(out); }
+  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
+  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
+  void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept override;
+  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
+  void velocity_constraint_jacobian(double t,
+                                    VecCRef q,
+                                    VecCRef v,
+                                    MatRef out_Gv_q) const noexcept override;
+  bool force_jacobians(
+      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
+  bool constraint_force_jacobian(double t,
+                                 VecCRef q,
+                                 VecCRef lambda,
+                                 MatRef out_H) const noexcept override;
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
+  bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const override;
+  void mass_values(double t, VecCRef q, std::span<double> out) const noexcept override;
+  void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept override;
+  /// The full system's fused evaluation, then the kept entries and rows.
+  void jacobian_values_and_curvature(double t,
+                                     VecCRef q,
+                                     VecCRef v,
+                                     std::span<double> out_jacobian,
+                                     VecRef out_L) const noexcept override;
+  /// The full system's fused evaluation, then the kept entries and rows.
+  void jacobian_values_and_constraints(double t,
+                                       VecCRef q,
+                                       std::span<double> out_jacobian,
+                                       VecRef out_g) const noexcept override;
+  [[nodiscard]] bool has_energy() const noexcept override { return full_->has_energy(); }
+  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override {
+    return full_->energy(t, q, v);
+  }
+
+ private:
+  /// The kept entries of values_full_ and rows of g_full_ (after a fused evaluation). RT-safe.
+  void select(std::span<double> out_jacobian, VecRef out_rows) const noexcept;
+
+  std::shared_ptr<const System> full_;
+  std::vector<int> rows_;
+  bool sparse_ = false;
+  SparsePattern mass_pattern_;
+  SparsePattern jacobian_pattern_;
+  std::vector<int> kept_slots_;  // for each kept entry of G's pattern, its slot in the full one
+  mutable Vec g_full_;
+  mutable Mat G_full_;
+  mutable Vec lambda_full_;
+  mutable std::vector<double> values_full_;
+};
+
+}  // namespace rtmb

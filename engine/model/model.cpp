@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#include "rtmb/model.hpp"
+
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "rtmb/status.hpp"
+#include "rtmb/system.hpp"
+
+namespace rtmb {
+
+// Measured crossover (docs/architecture.md "The sparse path"): RK4 + PStab step time of planar
+// chains, dense vs sparse, bench/sparse_step_bench.cpp. Sparse was faster at every size measured,
+// down to one body (n_v = 3: 1.22 vs 1.46 us CPU per step), so auto takes it for any body model
+// that has a sparse structure.
+const int kSparseCrossoverNv = 3;
+
+namespace {
+
+constexpr std::array<std::pair<std::string_view, Method>, 18> kMethods{{
+    {"euler", Method::kEuler},
+    {"heun", Method::kHeun},
+    {"rk4", Method::kRk4},
+    {"dopri5", Method::kDopri5},
+    {"ampc3", Method::kAmpc3},
+    {"ampc4", Method::kAmpc4},
+    {"ampc5", Method::kAmpc5},
+    {"mampc3", Method::kMampc3},
+    {"mampc4", Method::kMampc4},
+    {"mampc5", Method::kMampc5},
+    {"ode-midpoint", Method::kOdeMidpoint},
+    {"gsssss", Method::kGsssss},
+    {"newmark", Method::kNewmark},
+    {"hht", Method::kHht},
+    {"wbz", Method::kWbz},
+    {"genalpha", Method::kGenAlpha},
+    {"midpoint", Method::kMidpoint},
+    {"ggl", Method::kGgl},
+}};
+
+constexpr std::array<std::pair<std::string_view, StabilizerKind>, 14> kStabilizers{{
+    {"none", StabilizerKind::kNone},
+    {"baumgarte", StabilizerKind::kBaumgarte},
+    {"pstab", StabilizerKind::kPStab},
+    {"sboth", StabilizerKind::kSBoth},
+    {"sfull", StabilizerKind::kSFull},
+    {"project", StabilizerKind::kProject},
+    {"orthproj", StabilizerKind::kOrthProj},
+    {"orthproj-m", StabilizerKind::kOrthProjM},
+    {"symproj", StabilizerKind::kSymProj},
+    {"symproj-m", StabilizerKind::kSymProjM},
+    {"dc-b", StabilizerKind::kDcB},
+    {"dc-c", StabilizerKind::kDcC},
+    {"dc-d", StabilizerKind::kDcD},
+    {"partition", StabilizerKind::kPartition},
+}};
+
+constexpr std::array<std::pair<std::string_view, KktSolver>, 3> kSolvers{{
+    {"auto", KktSolver::kAuto},
+    {"dense", KktSolver::kDense},
+    {"sparse", KktSolver::kSparse},
+}};
+
+template <typename Table>
+std::string join_names(const Table& table) {
+  std::string out;
+  for (const auto& [name, value] : table) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("invalid settings: " + what);
+}
+
+}  // namespace
+
+std::string_view to_string(Method m) noexcept {
+  for (const auto& [name, value] : kMethods) {
+    if (value == m) return name;
+  }
+  return "?";
+}
+
+std::string_view to_string(StabilizerKind s) noexcept {
+  for (const auto& [name, value] : kStabilizers) {
+    if (value == s) return name;
+  }
+  return "?";
+}
+
+std::string_view to_string(KktSolver s) noexcept {
+  for (const auto& [name, value] : kSolvers) {
+    if (value == s) return name;
+  }
+  return "?";
+}
+
+std::optional<KktSolver> parse_solver(std::string_view name) noexcept {
+  for (const auto& [n, value] : kSolvers) {
+    if (n == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::string solver_names() {
+  return join_names(kSolvers);
+}
+
+std::string sparse_unsupported_reason(const System& system, const Settings& settings) {
+  SparsePattern mass_lower;
+  SparsePattern jacobian;
+  if (!system.sparse_structure(mass_lower, jacobian)) {
+    return "system '" + std::string(system.name()) +
+           "' has no sparse structure (only body models with every mass and inertia > 0 have "
+           "one)";
+  }
+  if (is_implicit(settings.method)) {
+    return "the implicit method " + std::string(to_string(settings.method)) +
+           " has no sparse path (dense iteration matrix)";
+  }
+  switch (settings.stabilizer) {
+    case StabilizerKind::kNone:
+    case StabilizerKind::kBaumgarte:
+    case StabilizerKind::kPStab:
+    case StabilizerKind::kSBoth:
+    case StabilizerKind::kProject:
+      return {};
+    default:
+      return "stabilizer " + std::string(to_string(settings.stabilizer)) +
+             " has no sparse path (sparse: none, baumgarte, pstab, sboth, project)";
+  }
+}
+
+std::optional<Method> parse_method(std::string_view name) noexcept {
+  for (const auto& [n, value] : kMethods) {
+    if (n == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<StabilizerKind> parse_stabilizer(std::string_view name) noexcept {
+  for (const auto& [n, value] : kStabilizers) {
+    if (n == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::string method_names() {
+  return join_names(kMethods);
+}
+std::string stabilizer_names() {
+  return join_names(kStabilizers);
+}
+
+Model::Model(std::shared_ptr<const System> system, const Settings& settings)
+    : system_(std::move(system)), settings_(settings) {
+  require(system_ != nullptr, "no system");
+  require(system_->n_q() == system_->n_v(),
+          "this release needs n_q == n_v (q' = v); the system has n_q = " +
+              std::to_string(system_->n_q()) + ", n_v = " + std::to_string(system_->n_v()));
+  require(std::isfinite(settings_.dt) && settings_.dt > 0.0, "dt must be > 0");
+  require(std::isfinite(settings_.gamma1) && settings_.gamma1 >= 0.0, "gamma1 must be >= 0");
+  require(std::isfinite(settings_.gamma2) && settings_.gamma2 >= 0.0, "gamma2 must be >= 0");
+  require(settings_.projection_tolerance > 0.0, "projection tolerance must be > 0");
+  require(settings_.projection_max_iterations >= 1, "projection max iterations must be >= 1");
+  require(settings_.datol >= 0.0, "datol must be >= 0");
+  require(settings_.starter_substeps >= 1, "starter substeps must be >= 1");
+  if (is_implicit(settings_.method)) {
+    const ImplicitSettings& im = settings_.implicit;
+    require(settings_.stabilizer == StabilizerKind::kNone,
+            "the implicit index-3 methods keep g = 0 themselves by Newton iteration; use "
+            "stabilizer none with method " +
+                std::string(to_string(settings_.method)));
+    require(im.option >= 1 && im.option <= 4, "implicit option must be 1..4");
+    require(std::isfinite(im.newton_tolerance) && im.newton_tolerance > 0.0,
+            "newton tolerance must be > 0");
+    require(im.newton_max_iterations >= 1, "newton max iterations must be >= 1");
+    if (settings_.method == Method::kGsssss) {
+      require(0.0 <= im.rho3 && im.rho3 <= im.rho1 && im.rho1 <= im.rho2 && im.rho2 <= 1.0,
+              "gsssss needs 0 <= rho3 <= rho1 <= rho2 <= 1");
+    }
+    if (settings_.method == Method::kHht) {
+      require(im.rho_inf >= 0.5 && im.rho_inf <= 1.0, "hht needs rho_inf in [1/2, 1]");
+    }
+    if (settings_.method == Method::kWbz || settings_.method == Method::kGenAlpha) {
+      require(im.rho_inf >= 0.0 && im.rho_inf <= 1.0, "rho_inf must be in [0, 1]");
+    }
+  }
+
+  // KKT solver: an explicit request must be runnable; auto takes sparse where it is supported
+  // and faster (n_v at or above the measured crossover), dense otherwise
+  if (settings_.solver == KktSolver::kDense) {
+    solver_ = KktSolver::kDense;
+  } else {
+    const std::string why_not = sparse_unsupported_reason(*system_, settings_);
+    require(settings_.solver != KktSolver::kSparse || why_not.empty(), "solver sparse: " + why_not);
+    solver_ = why_not.empty() && (settings_.solver == KktSolver::kSparse ||
+                                  system_->n_v() >= kSparseCrossoverNv)
+                  ? KktSolver::kSparse
+                  : KktSolver::kDense;
+  }
+}
+
+std::string step_flag_names(std::uint32_t flags, std::string_view separator) {
+  static constexpr std::array<std::pair<StepFlag, std::string_view>, 5> kNames{{
+      {StepFlag::kSingularKkt, "singular_kkt"},
+      {StepFlag::kStabilizerNotConverged, "stabilizer_not_converged"},
+      {StepFlag::kNonFinite, "non_finite"},
+      {StepFlag::kCorrectionSingular, "correction_singular"},
+      {StepFlag::kNotConverged, "not_converged"},
+  }};
+  std::string out;
+  for (const auto& [flag, name] : kNames) {
+    if (!has_flag(flags, flag)) continue;
+    if (!out.empty()) out += separator;
+    out += name;
+  }
+  return out;
+}
+
+}  // namespace rtmb

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// Planar multibody models in absolute (body) coordinates, the System that model files with
+// `bodies:` compile to (docs/model-format.md, "Bodies, joints and forces"; equations in
+// docs/architecture.md). Each body has q_b = (x, y, theta): the world position of its centre of
+// mass and its rotation angle, v_b = q_b'. The mass matrix is block diagonal, M = diag(m, m, J)
+// per body, and every joint adds its constraint rows g(q) = 0. All joints are scleronomic
+// (g_t = 0) except the drivers, which prescribe a joint coordinate as a function of time:
+// g = coordinate(q) - f(t) (rtmb/models/time_function.hpp).
+//
+// Planar only: spatial bodies and joints are in rtmb/models/spatial_multibody.hpp. Named input
+// channels (PlanarModelSpec::inputs) drive forces, torques, joint motors and the targets of virtual
+// couplings; named outputs are in rtmb/models/planar_outputs.hpp.
+
+#include <Eigen/Core>
+#include <array>
+#include <limits>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rtmb/models/force_output_filter.hpp"
+#include "rtmb/models/time_function.hpp"
+#include "rtmb/system.hpp"
+
+namespace rtmb {
+
+/// Body index of the fixed ground (pose (0, 0, 0) for ever).
+inline constexpr int kGround = -1;
+
+/// One rigid body in the plane.
+struct PlanarBodySpec {
+  std::string name;
+  double mass = 0.0;                                   ///< m [kg]
+  double inertia = 0.0;                                ///< J about the centre of mass [kg m^2]
+  Eigen::Vector3d pose = Eigen::Vector3d::Zero();      ///< (x, y, theta) [m, m, rad]
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  ///< (x', y', theta') [m/s, m/s, rad/s]
+};
+
+enum class PlanarJointType {
+  kRevolute,
+  kPrismatic,
+  kFixed,
+  kDistance,
+  /// Driver of a revolute joint (1 row): theta_j - theta_i - f(t) = 0, f = `motion`.
+  kRevoluteDriver,
+  /// Driver of a prismatic joint (1 row): a_w . (p_j - p_i) - f(t) = 0 with a_w = A(theta_i) axis
+  /// the world sliding direction: the displacement of point_j along the axis from point_i.
+  kPrismaticDriver,
+};
+
+/// A joint between body i and body j (either may be kGround) at points given in the body frames.
+struct PlanarJointSpec {
+  std::string name;
+  PlanarJointType type = PlanarJointType::kRevolute;
+  int body_i = kGround;
+  int body_j = kGround;
+  Eigen::Vector2d point_i = Eigen::Vector2d::Zero();  ///< s_i in body i's frame [m]
+  Eigen::Vector2d point_j = Eigen::Vector2d::Zero();  ///< s_j in body j's frame [m]
+  Eigen::Vector2d axis = Eigen::Vector2d::UnitX();    ///< prismatic: sliding axis in i's frame
+  double angle = 0.0;   ///< prismatic, fixed: the kept relative angle theta_j - theta_i [rad]
+  double length = 0.0;  ///< distance: |p_j - p_i| [m], > 0
+  TimeFunction motion;  ///< drivers: the prescribed coordinate f(t) [rad or m]
+};
+
+enum class PlanarForceType {
+  kGravity,           ///< vector on every body's centre of mass
+  kSpringDamper,      ///< translational spring-damper-actuator between two body points
+  kRotationalSpring,  ///< rotational spring-damper between the two bodies of a revolute joint
+  kForce,             ///< constant world-frame force on a body point
+  kTorque,            ///< constant torque on a body
+  /// Translational spring-damper along a prismatic joint's axis: tension
+  /// T = k (s - s0) + c s' on the displacement s = a_w . (p_j - p_i) of its points
+  /// (`joint`, body_i/body_j/points/axis taken from that joint).
+  kAxialSpring,
+  /// Virtual coupling (issue 4): spring-damper from a body point p to a target position p*
+  /// (`vector`, overridden per axis by kCouplingX/kCouplingY input channels),
+  /// F = -k (p - p*) - c p' on the body; potential k |p - p*|^2 / 2 relative to the target.
+  kCoupling,
+  /// Unilateral wall (issue 7): a half-plane {x : n.(x - o) < 0} (`vector` = its outward unit
+  /// normal n, `point_j` = a world point o on its surface) pushing a body point p (`point_i` on
+  /// `body_i`) out. Penetration d = n.(o - p), d' = -n.p'; normal force
+  /// F_n = max(0, k d + c d') when d > 0, else 0, along n; potential k max(0, d)^2 / 2. The
+  /// max(0, .) keeps the damper from pulling the point into the wall (no stickiness).
+  kWall,
+};
+
+struct PlanarForceSpec {
+  std::string name;
+  PlanarForceType type = PlanarForceType::kGravity;
+  int body_i = kGround;
+  int body_j = kGround;
+  Eigen::Vector2d point_i = Eigen::Vector2d::Zero();  ///< body frame [m]
+  Eigen::Vector2d point_j = Eigen::Vector2d::Zero();  ///< body frame [m]
+  Eigen::Vector2d vector = Eigen::Vector2d::Zero();   ///< gravity [m/s^2] or force [N], world
+  double stiffness = 0.0;                             ///< k [N/m] or [N m/rad]
+  double damping = 0.0;                               ///< c [N s/m] or [N m s/rad]
+  double rest =
+      0.0;  ///< rest length [m], rest angle theta_j - theta_i [rad], rest displacement [m]
+  double actuator = 0.0;  ///< constant actuator force along the spring [N] (> 0 pushes apart)
+  double torque = 0.0;    ///< kTorque [N m]
+  int joint = -1;         ///< kAxialSpring: index into joints (a prismatic joint)
+  /// kCoupling: safety of the force streamed back to the device by `haptic_force` outputs
+  /// (rtmb/models/force_output_filter.hpp, docs/model-format.md "Haptic safety"); all off by
+  /// default.
+  ForceSafetyConfig safety;
+};
+
+/// What a named input channel drives (issue 4); u is the channel's value.
+enum class PlanarInputType {
+  kForce,      ///< world force u * direction at `point` of `body` [N]
+  kTorque,     ///< torque u on `body` [N m]
+  kMotor,      ///< revolute `joint`: torque u on body_j, -u on body_i, clamped to +-limit [N m]
+  kCouplingX,  ///< target x of the kCoupling force element `element` [m]
+  kCouplingY,  ///< target y of the kCoupling force element `element` [m]
+};
+
+/// One named input channel of a body model: its binding and its value before the first sample.
+struct PlanarInputSpec {
+  std::string name;
+  PlanarInputType type = PlanarInputType::kForce;
+  int body = kGround;                                    ///< kForce, kTorque
+  Eigen::Vector2d point = Eigen::Vector2d::Zero();       ///< kForce: body frame [m]
+  Eigen::Vector2d direction = Eigen::Vector2d::UnitX();  ///< kForce: world, normalized on build
+  int joint = -1;    ///< kMotor: index into joints (a revolute joint)
+  int element = -1;  ///< kCouplingX/Y: index into forces (a kCoupling element)
+  double limit = std::numeric_limits<double>::infinity();  ///< kMotor: |torque| bound, > 0
+  double initial = 0.0;  ///< value until set_inputs() is called [channel unit]
+};
+
+struct PlanarModelSpec {
+  std::string name = "bodies";
+  std::vector<PlanarBodySpec> bodies;
+  std::vector<PlanarJointSpec> joints;
+  std::vector<PlanarForceSpec> forces;
+  std::vector<PlanarInputSpec> inputs;  ///< named input channels, in channel order
+};
+
+/// Number of constraint rows of a joint type: revolute 2, prismatic 2, fixed 3, distance 1,
+/// drivers 1.
+[[nodiscard]] int constraint_rows(PlanarJointType type) noexcept;
+[[nodiscard]] std::string_view to_string(PlanarJointType type) noexcept;
+
+/// Initial conditions that cannot be made consistent; joints() names the joints whose
+/// constraints stay violated.
+class AssemblyError : public std::runtime_error {
+ public:
+  AssemblyError(const std::string& what, std::vector<std::string> joints)
+      : std::runtime_error(what), joints_(std::move(joints)) {}
+  [[nodiscard]] const std::vector<std::string>& joints() const noexcept { return joints_; }
+
+ private:
+  std::vector<std::string> joints_;
+};
+
+/// Makes the initial poses and velocities of `spec` consistent at t = 0: Newton projection of q
+/// onto g(0, q) = 0 with the minimum-norm correction dq = -G^+ g (at most `max_iterations`), then
+/// the velocities onto G v + g_t = 0 (v -= G^+ (G v + g_t); g_t = -f'(0) on driver rows). Returns a
+/// note for each correction made (empty when the given state was consistent to `tolerance`). Throws
+/// AssemblyError when |g|_inf stays above `tolerance`. Setup-only.
+std::vector<std::string> assemble(PlanarModelSpec& spec,
+                                  double tolerance = 1e-10,
+                                  int max_iterations = 20);
+
+/// The body-coordinate System of a planar model. Construction validates the spec (throws
+/// std::invalid_argument) and preallocates; every evaluation is allocation-free. initial_state()
+/// returns the spec's poses and velocities as given (call assemble() first).
+class PlanarMultibody final : public System {
+ public:
+  explicit PlanarMultibody(PlanarModelSpec spec);
+
+  [[nodiscard]] std::string_view name() const noexcept override { return spec_.name; }
+  [[nodiscard]] const PlanarModelSpec& spec() const noexcept { return spec_; }
+  /// First constraint row of joint k.
+  [[nodiscard]] int joint_row(std::size_t k) const noexcept { return rows_[k]; }
+
+  void initial_state(State& out) const override;
+  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
+  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
+  /// g_t: -f'(t) on every driver row, 0 elsewhere.
+  void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept override;
+  /// L = g_qq(v, v) + g_tt with g_tt = -f''(t) on the driver rows (g_tq = 0).
+  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
+  void velocity_constraint_jacobian(double t,
+                                    VecCRef q,
+                                    VecCRef v,
+                                    MatRef out_Gv_q) const noexcept override;
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
+  [[nodiscard]] bool has_energy() const noexcept override { return true; }
+  /// T + V of the model's elements, the coupling springs' k |p - p*|^2 / 2 relative to their
+  /// current targets included; the work of input forces, torques and motors is external.
+  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+
+  [[nodiscard]] int n_inputs() const noexcept override {
+    return static_cast<int>(spec_.inputs.size());
+  }
+  void set_inputs(std::span<const double> u) const noexcept override;
+  /// The current input channel values, size n_inputs().
+  [[nodiscard]] std::span<const double> inputs() const noexcept { return inputs_; }
+
+  /// Target p* of the kCoupling force element k at the current inputs [m, world]. RT-safe.
+  [[nodiscard]] Eigen::Vector2d coupling_target(std::size_t k) const noexcept;
+  /// Force F = -k (p - p*) - c p' the kCoupling element k exerts on its body [N, world]. RT-safe.
+  [[nodiscard]] Eigen::Vector2d coupling_force(std::size_t k, VecCRef q, VecCRef v) const noexcept;
+  /// Force the kWall element k exerts on its body point [N, world] (kWall above). RT-safe.
+  [[nodiscard]] Eigen::Vector2d wall_force(std::size_t k, VecCRef q, VecCRef v) const noexcept;
+
+  // Sparse structure (engine/multibody/planar_sparse.cpp): M = diag(m, m, J) per body, and per
+  // joint a rows x 3 block of G for each of its (non-ground) bodies. False when a body has zero
+  // mass or inertia: the sparse KKT cannot factor a massless coordinate (sparse_kkt.hpp).
+  bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const override;
+  void mass_values(double t, VecCRef q, std::span<double> out) const noexcept override;
+  void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept override;
+  /// One pass over the joints, each body's cos/sin once; bit-identical to the separate calls.
+  void jacobian_values_and_curvature(double t,
+                                     VecCRef q,
+                                     VecCRef v,
+                                     std::span<double> out_jacobian,
+                                     VecRef out_L) const noexcept override;
+  /// One pass over the joints, each body's cos/sin once; bit-identical to the separate calls.
+  void jacobian_values_and_constraints(double t,
+                                       VecCRef q,
+                                       std::span<double> out_jacobian,
+                                       VecRef out_g) const noexcept override;
+
+ private:
+  void build_sparse_slots();  // planar_sparse.cpp
+
+  PlanarModelSpec spec_;
+  std::vector<int> rows_;  // first constraint row per joint
+  /// Per joint, the slot in jacobian_values() of G(first row, 3 b + c) for c = 0..2 of body_i
+  /// (entries 0..2) and body_j (3..5); the joint's rows follow contiguously. -1 for the ground.
+  std::vector<std::array<int, 6>> jacobian_slots_;
+  void add_input_forces(VecCRef q, VecRef out_f) const noexcept;
+
+  // the inputs' zero-order hold, written between steps by set_inputs (System::set_inputs)
+  mutable std::vector<double> inputs_;
+  // per force element: the input channels of its target x and y (-1: `vector` holds)
+  std::vector<std::array<int, 2>> target_channels_;
+};
+
+/// World position p = r + A(theta) s of body point s (body frame) at q; the ground's points are
+/// world points. RT-safe.
+[[nodiscard]] Eigen::Vector2d point_position(VecCRef q,
+                                             int body,
+                                             const Eigen::Vector2d& s) noexcept;
+/// Its velocity p' = r' + theta' S A(theta) s. RT-safe.
+[[nodiscard]] Eigen::Vector2d point_velocity(VecCRef q,
+                                             VecCRef v,
+                                             int body,
+                                             const Eigen::Vector2d& s) noexcept;
+
+}  // namespace rtmb

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// A small blocking client of `rtmb serve` for tools and tests (docs/protocol.md): a TCP control
+// connection (one JSON line per request, one per reply) and a UDP socket that receives the state
+// stream and sends inputs. Every call blocks at most for the timeout it is given. Errors of the
+// transport throw ClientError; a request the server refuses comes back as its reply line.
+// Not for the real-time thread (allocates, blocks). One thread at a time.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rtmb/net/wire.hpp"
+
+namespace rtmb {
+
+/// A transport failure (connect, send, receive, timeout on a control reply, malformed reply).
+class ClientError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What hello told about the server and its model.
+struct ClientSchema {
+  std::uint16_t version = 0;         ///< protocol (wire) version
+  std::string model;                 ///< model name
+  double rate_hz = 0.0;              ///< loop rate [Hz]
+  double dt = 0.0;                   ///< engine step [s]
+  std::uint16_t udp_port = 0;        ///< where inputs go and state comes from
+  std::vector<std::string> outputs;  ///< state channel names, in datagram order
+  std::vector<std::string> output_units;
+  std::vector<std::string> inputs;  ///< input channel names (index = channel number)
+  std::vector<std::string> input_units;
+};
+
+class Client {
+ public:
+  using Timeout = std::chrono::milliseconds;
+
+  Client() = default;
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  /// Opens the control connection to an IPv4 host (dotted quad) and port.
+  void connect(const std::string& host, std::uint16_t tcp_port, Timeout timeout = Timeout{2000});
+  /// Sends one request line (without '\n') and returns the reply line (without '\n').
+  [[nodiscard]] std::string request(const std::string& line, Timeout timeout = Timeout{2000});
+  /// Sends raw bytes on the control connection (for tests of malformed traffic).
+  void send_raw(const std::string& bytes);
+  /// Reads one reply line (without '\n').
+  [[nodiscard]] std::string read_line(Timeout timeout = Timeout{2000});
+
+  /// hello; throws ClientError if the server refuses (message = the reply line).
+  ClientSchema hello(const std::optional<std::string>& token = std::nullopt);
+  /// Opens the UDP socket (if not yet) and subscribes it to the state stream. Needs hello first.
+  void subscribe(std::uint32_t decimation = 1);
+  /// Waits for the next accepted state datagram (admit_state: decoded, in sequence). Returns
+  /// false on timeout. Rejected datagrams are counted in state_counters() and skipped.
+  [[nodiscard]] bool receive_state(StateMessage& out, Timeout timeout = Timeout{1000});
+  /// The same with an absolute deadline (sub-millisecond waits for device loops).
+  [[nodiscard]] bool receive_state_until(StateMessage& out,
+                                         std::chrono::steady_clock::time_point deadline);
+  /// Sends one input datagram with the next sequence number and the current steady clock as
+  /// sender time; header step/time are those of the newest state received. Returns the header.
+  MessageHeader send_input(std::span<const InputSample> samples);
+  /// Sends arbitrary bytes to the server's UDP port from the client's UDP socket (tests).
+  void send_datagram(std::span<const std::byte> bytes);
+
+  /// Closes both sockets. Idempotent.
+  void close() noexcept;
+
+  [[nodiscard]] const PacketCounters& state_counters() const noexcept { return counters_; }
+  [[nodiscard]] const ClientSchema& schema() const noexcept { return schema_; }
+  /// Local UDP port (0 before subscribe).
+  [[nodiscard]] std::uint16_t udp_port() const noexcept { return local_udp_port_; }
+
+ private:
+  void open_udp();
+
+  int tcp_ = -1;
+  int udp_ = -1;
+  std::string host_;
+  std::string pending_;  // bytes read past the last line
+  std::uint16_t local_udp_port_ = 0;
+  ClientSchema schema_;
+  SequenceWindow window_;
+  PacketCounters counters_;
+  std::uint64_t next_sequence_ = 1;
+  std::uint64_t newest_step_ = 0;
+  double newest_time_ = 0.0;
+};
+
+}  // namespace rtmb

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// The real-time server behind `rtmb serve` (issue 3): a model stepped by a DeadlineLoop on its
+// own thread, and one network thread running a Boost.Asio io_context with
+//   * a UDP socket: state datagrams out to subscribers, input datagrams in (docs/protocol.md),
+//   * a TCP acceptor: the control channel, one JSON object per line.
+//
+// Threads. The simulation thread runs DeadlineLoop + SimulationRunner and never touches a
+// socket, a lock or a logger: it publishes a fixed-size ServerSnapshot into a LatestValue and
+// drains input samples and control requests (start, pause, step, reset) from two SpscRings.
+// The network thread owns everything else (sessions, subscribers, counters, logging). Stats for
+// other threads are copied under a mutex by the network thread, never by the simulation thread.
+//
+// Inputs. The model file (rtmb/models/model_file.hpp) names one input channel per velocity
+// coordinate (channel i is the generalized force on coordinate i), or a body model's named channels
+// (forces, torques, motors, coupling targets; the stream then carries its named outputs). Datagrams
+// are taken only from the address of a control client that said hello, then validated, sequenced,
+// counted and queued to the simulation thread, whose InputChannelBank applies each channel's
+// late/lost policy and the staleness watchdog every tick and writes the values into the step's
+// applied force (or the System's named inputs). The echo
+// is the last input applied from any client: with one client per server (the usual case) it is
+// that client's own.
+//
+// Wake-up. After each tick the simulation thread writes to an eventfd (a non-blocking write of
+// 8 bytes: no lock, no allocation, never waits), so the network thread sends the new state at
+// once instead of discovering it on its next poll; a slow poll timer remains for housekeeping.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/net/wire.hpp"
+#include "rtmb/runtime/deadline_loop.hpp"
+#include "rtmb/runtime/rt_setup.hpp"
+
+namespace rtmb {
+
+/// Settings of a Server. Validated by the constructor.
+struct ServerConfig {
+  std::string model = "pendulum";       ///< built-in mechanism name (used when model_file is empty)
+  std::optional<ModelFile> model_file;  ///< a loaded model file; overrides `model`
+  double rate_hz = 0.0;  ///< loop rate; 0: the model file's serve.rate_hz, else 1/dt. Below 1/dt:
+                         ///< sub-stepping
+  std::string bind_address = "127.0.0.1";  ///< IPv4 address of both sockets
+  std::uint16_t tcp_port = 0;              ///< control port; 0: chosen by the OS
+  std::uint16_t udp_port = 0;              ///< state/input port; 0: chosen by the OS
+  std::string token;                       ///< required by hello when non-empty
+  bool start_running = true;               ///< false: start paused (step/start commands)
+  bool realtime_setup = false;             ///< best-effort setup_realtime(rt_options) at start
+  RtSetupOptions rt_options;               ///< what realtime_setup tries (priority 0: none)
+  std::int64_t spin_ns = 0;                ///< wake this early and spin to the deadline [ns]
+  OverrunPolicy overrun = OverrunPolicy::kSkip;  ///< what the loop does after an overrun
+  int max_catch_up = 4;                          ///< kCatchUp: extra ticks per episode
+  int halt_after_overruns = 3;       ///< kHalt: consecutive overruns that stop the server in a safe
+                                     ///< state (inputs zeroed, a last paused snapshot published)
+  std::size_t max_clients = 8;       ///< TCP connections at once
+  std::size_t max_subscribers = 16;  ///< UDP subscriptions over all clients
+  std::size_t max_queued_replies = 64;  ///< reply lines waiting per client; beyond: dropped
+  double max_input_rate_hz = 0.0;       ///< input datagrams per second per client address (token
+                                        ///< bucket, burst 0.1 s); 0: max(4 x loop rate, 1000)
+  double max_command_rate_hz = 200.0;   ///< command lines per second per connection (burst 0.25 s,
+                                        ///< at least 10); beyond: error reply
+  std::int64_t poll_period_ns = 0;      ///< how often the network thread looks for a new
+                                        ///< snapshot without a wake-up; 0: 10 ms
+  /// Record every input the steps see, every reset and the state hash into this file
+  /// (docs/record-format.md; `rtmb replay` re-runs it); empty: no recording. While recording,
+  /// `load` is refused (a record holds one model).
+  std::string record_path;
+  bool wake_network = true;  ///< eventfd wake-up after each tick (false: poll only,
+                             ///< then poll_period_ns 0 means half the period)
+};
+
+/// One channel of the model schema.
+struct ChannelInfo {
+  std::string name;  ///< e.g. "q0"
+  std::string unit;  ///< e.g. "m|rad" (the built-in systems do not say which)
+};
+
+/// What hello announces.
+struct ServerSchema {
+  std::string model;                 ///< mechanism name
+  std::string source;                ///< model file path, or the mechanism name
+  double dt = 0.0;                   ///< engine step [s]
+  int substeps = 1;                  ///< engine steps per loop tick
+  double rate_hz = 0.0;              ///< loop rate [Hz] = 1 / (substeps * dt)
+  std::vector<ChannelInfo> outputs;  ///< q0.., then v0..
+  std::vector<ChannelInfo> inputs;   ///< one per velocity coordinate (model file names)
+};
+
+/// Counters and telemetry, copied out by the network thread (Server::stats()).
+struct ServerStats {
+  PacketCounters udp_in;             ///< input datagrams by outcome
+  std::uint64_t inputs_queued = 0;   ///< samples pushed to the simulation thread
+  std::uint64_t inputs_dropped = 0;  ///< samples refused by a full input ring
+  std::uint64_t states_sent = 0;     ///< state datagrams sent (all subscribers)
+  std::uint64_t send_errors = 0;     ///< state datagrams the socket refused
+  std::uint64_t tcp_accepted = 0;    ///< connections accepted
+  std::uint64_t tcp_refused = 0;     ///< connections closed at once (max_clients)
+  std::uint64_t tcp_dropped = 0;     ///< clients dropped (slow, line too long)
+  std::uint64_t commands = 0;        ///< command lines handled
+  std::uint64_t command_errors = 0;  ///< of which answered with an error
+  std::size_t clients = 0;           ///< open TCP connections
+  std::size_t subscribers = 0;       ///< active subscriptions
+  std::uint64_t step = 0;            ///< step of the newest snapshot (since reset)
+  double sim_time = 0.0;             ///< its simulation time [s]
+  double position_drift = 0.0;       ///< its ||g||inf [m | rad]
+  double velocity_drift = 0.0;       ///< its ||G v + g_t||inf [m/s | rad/s]
+  double energy = 0.0;               ///< its T + V [J]; NaN where the model defines none
+  std::vector<double> q;             ///< its positions (n_q), for the live view
+  bool paused = false;               ///< the simulation is paused
+  bool state_finite = true;          ///< every channel of the newest snapshot is finite
+  std::uint64_t loads = 0;           ///< models loaded by `load` since start
+  std::uint64_t record_entries = 0;  ///< --record: entries written to the file so far
+  std::uint64_t record_dropped = 0;  ///< --record: entries lost (ring full; the record is then
+                                     ///< incomplete and replay says so)
+  std::vector<double> input_values;  ///< each input channel's value in the newest snapshot
+  bool inputs_stale = false;         ///< the whole input stream is stale (watchdog active)
+  /// Input arrival -> release D(k) of the tick that applied it, per applied input datagram: the
+  /// fixed-rate loop's sampling delay, part of every input -> state round trip [ns].
+  HistogramSummary input_wait;
+  /// Tick release D(k) -> its state handed to the socket [ns]: wake-up lateness, the step, and
+  /// the network thread's wake-up. The engine's own share of a round trip.
+  HistogramSummary turnaround;
+  std::uint64_t snapshots = 0;  ///< snapshots read by the network thread
+  LoopTelemetry loop;           ///< newest loop telemetry (every ~0.1 s)
+};
+
+/// The server. Construction builds the model and binds the sockets (throws std::runtime_error
+/// or std::invalid_argument with the reason); start() launches the threads; request_stop() and
+/// the destructor end them.
+class Server {
+ public:
+  explicit Server(const ServerConfig& config);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Starts the simulation and network threads. Once.
+  void start();
+  /// Asks both threads to end. Any thread; async-signal-safe (atomic stores only).
+  void request_stop() noexcept;
+  /// Waits for both threads to end (after request_stop(), or a halt). Idempotent.
+  void join();
+  /// True while the simulation thread runs.
+  [[nodiscard]] bool running() const noexcept;
+
+  [[nodiscard]] std::uint16_t tcp_port() const noexcept;
+  [[nodiscard]] std::uint16_t udp_port() const noexcept;
+  /// The schema of the model served at construction. After a `load` the network thread's
+  /// schema changes; clients learn it from the load reply or a new hello.
+  [[nodiscard]] const ServerSchema& schema() const noexcept;
+  /// A consistent copy of the counters (updated by the network thread). Any thread.
+  [[nodiscard]] ServerStats stats() const;
+  /// Loop counters and histograms of the finished run: only after join().
+  [[nodiscard]] const LoopHistograms& loop_histograms() const noexcept;
+  [[nodiscard]] const LoopCounters& loop_counters() const noexcept;
+  [[nodiscard]] StopReason stop_reason() const noexcept;
+
+  /// --record, after join(): the end record was written (steps, state hash, losses) and the
+  /// file closed without a write error. True when not recording.
+  [[nodiscard]] bool record_complete() const noexcept;
+  /// --record, after join(): steps recorded and their state hash (rtmb replay compares it).
+  [[nodiscard]] std::int64_t record_steps() const noexcept;
+  [[nodiscard]] std::uint64_t record_hash() const noexcept;
+  /// --record, after join(): entries written to the file.
+  [[nodiscard]] std::uint64_t record_entries() const noexcept;
+
+  /// For tests: called on the simulation thread right before the loop starts (begin = true) and
+  /// right after it returns (begin = false). Set before start().
+  using SimThreadHook = void (*)(void* context, bool begin);
+  void set_sim_thread_hook(SimThreadHook hook, void* context) noexcept;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rtmb

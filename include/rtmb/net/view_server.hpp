@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// The live browser view of `rtmb serve --view` (issue 7; docs/protocol.md "Live view").
+//
+// A small HTTP + WebSocket server (Boost.Beast) on its own thread and io_context. It serves the
+// page (web/index.html, web/view.js and three.js, copied into the build tree at build time, so
+// nothing is fetched from the internet at run time) and, on the WebSocket `/ws`, one `scene`
+// message describing the mechanism's geometry followed by `frame` messages at a fixed rate
+// (default 30 Hz) with the newest state, drift, step time and latency.
+//
+// Why a separate thread reading Server::stats(), not a hook in the server: the view must never
+// cost the simulation thread anything (issue 7 point 5: zero allocations on the simulation thread
+// with the view on). stats() is a copy made by the network thread under a mutex that the
+// simulation thread never takes; a browser that stalls only delays its own frames (a session
+// keeps at most one frame queued and drops the rest).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "rtmb/models/model_file.hpp"
+
+namespace rtmb {
+
+class Server;
+
+/// Settings of a ViewServer.
+struct ViewConfig {
+  std::string bind_address = "127.0.0.1";  ///< IPv4 address to listen on
+  std::uint16_t port = 0;                  ///< HTTP port; 0: chosen by the OS
+  std::string web_dir;                     ///< directory with index.html, view.js, three.*.js
+  double frame_rate_hz = 30.0;             ///< WebSocket frames per second, (0, 1000]
+  std::size_t max_clients = 8;             ///< browser connections at once
+};
+
+/// The geometry message for a model (JSON, docs/protocol.md "Live view"): for body models the
+/// bodies and the body-frame points where joints and force elements attach, so the page can
+/// draw each body as a star of links from its centre of mass; for built-in mechanisms (which
+/// have no body geometry) an empty body list and a note. Setup-only.
+[[nodiscard]] std::string view_scene_json(const ModelFile& file);
+
+/// Counters of a running view, any thread.
+struct ViewStats {
+  std::uint64_t http_requests = 0;   ///< HTTP requests answered (files, 404s)
+  std::uint64_t ws_sessions = 0;     ///< WebSocket sessions opened
+  std::uint64_t frames_sent = 0;     ///< frame messages written (all sessions)
+  std::uint64_t frames_dropped = 0;  ///< frames skipped because a session was still writing
+  std::size_t clients = 0;           ///< open connections now
+};
+
+/// The view server. Construction binds the port and checks web_dir (throws std::runtime_error
+/// naming the missing file or the bind error); start() launches its thread; stop() or the
+/// destructor ends it. `server` must outlive the view.
+class ViewServer {
+ public:
+  ViewServer(const ViewConfig& config, const Server& server, std::string scene_json);
+  ~ViewServer();
+  ViewServer(const ViewServer&) = delete;
+  ViewServer& operator=(const ViewServer&) = delete;
+
+  void start();
+  void stop() noexcept;
+  [[nodiscard]] std::uint16_t port() const noexcept;
+  [[nodiscard]] ViewStats stats() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rtmb

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Named input and output channels in model files (docs/model-format.md, "Named channels"): what
+// each drive and output becomes, and each class of bad input reported at its position.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "rtmb/models/model_file.hpp"
+
+namespace rtmb {
+namespace {
+
+TEST(ModelFileChannels, DrivesAndOutputsAreRead) {
+  const std::string text = R"(name: rod
+bodies:
+  - {name: rod, mass: 1, inertia: 0.1, pose: [0.5, 0, 0]}
+joints:
+  - {name: pin, type: revolute, body_i: ground, body_j: rod, point_j: [-0.5, 0]}
+forces:
+  - {name: spring, type: coupling, body: rod, point: [0.5, 0], stiffness: 100, damping: 1}
+inputs:
+  channels:
+    - {name: push, drive: {type: force, body: rod, point: [0.5, 0], axis: y}}
+    - {name: turn, drive: {type: torque, body: rod}}
+    - {name: m, drive: {type: motor, joint: pin, limit: 3}, min: -2, max: 2}
+    - {name: tx, drive: {type: coupling, element: spring, axis: x}}
+    - {name: ty, initial_value: 0.25, drive: {type: coupling, element: spring, axis: y}}
+outputs:
+  channels:
+    - {name: tip, kind: point_position, body: rod, point: [0.5, 0]}
+    - {name: angle, kind: joint_position, joint: pin, unit: degree-free}
+    - {name: pin_force, kind: reaction, joint: pin}
+)";
+  const ModelFile f = parse_model_file(text, "rod.yaml");
+  ASSERT_TRUE(f.bodies);
+  const auto& in = f.bodies->inputs;
+  ASSERT_EQ(in.size(), 5u);
+  EXPECT_EQ(in[0].type, PlanarInputType::kForce);
+  EXPECT_EQ(in[0].direction, Eigen::Vector2d::UnitY());
+  EXPECT_EQ(in[1].type, PlanarInputType::kTorque);
+  EXPECT_EQ(in[2].type, PlanarInputType::kMotor);
+  EXPECT_EQ(in[2].limit, 3.0);
+  EXPECT_EQ(in[3].type, PlanarInputType::kCouplingX);
+  EXPECT_EQ(in[4].type, PlanarInputType::kCouplingY);
+  // the coupling target defaults to the point's start (1, 0); an explicit initial value wins
+  EXPECT_EQ(in[3].initial, 1.0);
+  EXPECT_EQ(in[4].initial, 0.25);
+  ASSERT_EQ(f.inputs.size(), 5u);
+  EXPECT_EQ(f.inputs[0].unit, "N");
+  EXPECT_EQ(f.inputs[0].config.kind, InputKind::kForce);
+  EXPECT_EQ(f.inputs[2].unit, "N*m");
+  EXPECT_EQ(f.inputs[2].config.kind, InputKind::kTorque);
+  EXPECT_EQ(f.inputs[2].config.max_value, 2.0);
+  EXPECT_EQ(f.inputs[3].unit, "m");
+  EXPECT_EQ(f.inputs[3].config.kind, InputKind::kPosition);
+  EXPECT_EQ(f.inputs[3].config.initial_value, 1.0);
+  EXPECT_EQ(f.inputs[4].config.initial_value, 0.25);
+  const auto out = output_channels(f.outputs);
+  ASSERT_EQ(out.size(), 6u);
+  EXPECT_EQ(out[0], (std::pair<std::string, std::string>{"tip.x", "m"}));
+  EXPECT_EQ(out[2], (std::pair<std::string, std::string>{"angle", "degree-free"}));
+  EXPECT_EQ(out[5], (std::pair<std::string, std::string>{"pin_force.tz", "N*m"}));
+  // the System reads the named inputs, and the evaluator exists
+  const auto sys = make_system(f);
+  EXPECT_EQ(sys->n_inputs(), 5);
+  EXPECT_NE(make_output_evaluator(f, *sys), nullptr);
+}
+
+TEST(ModelFileChannels, WithoutDrivesABodyModelKeepsOneForcePerCoordinate) {
+  const std::string text = R"(bodies:
+  - {name: rod, mass: 1, inertia: 0.1}
+)";
+  const ModelFile f = parse_model_file(text, "free.yaml");
+  EXPECT_EQ(make_system(f)->n_inputs(), 0);
+  ASSERT_EQ(f.inputs.size(), 3u);
+  EXPECT_EQ(f.inputs[2].name, "rod.tz");
+  EXPECT_TRUE(f.outputs.empty());
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_model_file(text, "rig.yaml");
+  } catch (const ModelFileError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted:\n" << text;
+  return {};
+}
+
+struct BadChannel {
+  const char* what;
+  const char* tail;   // appended to a valid body model (or the whole text if `whole`)
+  const char* where;  // "rig.yaml:LINE:"
+  const char* key;
+  const char* why;
+  bool whole = false;
+};
+
+class ModelFileChannelErrors : public ::testing::TestWithParam<BadChannel> {};
+
+// the weld holds a small tab on the rod (welding the rod itself to the ground as well as pinning
+// it would be redundant constraints, an error of its own), two lines as before so that the line
+// numbers below stay those of the tail
+const std::string kBase = R"(bodies: [{name: rod, mass: 1, inertia: 0.1, pose: [0.5, 0, 0]},
+  {name: tab, mass: 0.1, inertia: 0.01, pose: [0.5, 0, 0]}]
+joints:
+  - {name: pin, type: revolute, body_i: ground, body_j: rod, point_j: [-0.5, 0]}
+  - {name: weld, type: fixed, body_i: rod, body_j: tab}
+forces:
+  - {name: spring, type: coupling, body: rod, point: [0.5, 0], stiffness: 100}
+)";
+
+TEST_P(ModelFileChannelErrors, NamesFileLineAndKey) {
+  const BadChannel& c = GetParam();
+  const std::string message = error_of(c.whole ? std::string(c.tail) : kBase + c.tail);
+  EXPECT_EQ(message.rfind(c.where, 0), 0u) << message;
+  EXPECT_NE(message.find(std::string("key '") + c.key + "'"), std::string::npos) << message;
+  EXPECT_NE(message.find(c.why), std::string::npos) << message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases,
+    ModelFileChannelErrors,
+    ::testing::Values(
+        BadChannel{"unknown drive type",
+                   "inputs:\n  channels:\n    - {name: a, drive: {type: laser}}\n",
+                   "rig.yaml:10:", "inputs.channels[0].drive.type", "unknown drive type 'laser'"},
+        BadChannel{"motor on a fixed joint",
+                   "inputs:\n  channels:\n    - {drive: {type: motor, joint: weld}}\n",
+                   "rig.yaml:10:", "inputs.channels[0].drive.joint", "not a revolute joint"},
+        BadChannel{"coupling names a spring that is not one",
+                   "inputs:\n  channels:\n    - {drive: {type: coupling, element: pin, axis: x}}\n",
+                   "rig.yaml:10:", "inputs.channels[0].drive.element",
+                   "not a coupling force element"},
+        BadChannel{"coupling axis",
+                   "inputs:\n  channels:\n    - {drive: {type: coupling, element: spring, axis: "
+                   "z}}\n",
+                   "rig.yaml:10:", "inputs.channels[0].drive.axis", "unknown axis 'z'"},
+        BadChannel{"one channel without a drive",
+                   "inputs:\n  channels:\n    - {drive: {type: torque, body: rod}}\n    - {name: "
+                   "b}\n",
+                   "rig.yaml:11:", "inputs.channels[1].drive", "every channel needs one"},
+        BadChannel{"force on the ground",
+                   "inputs:\n  channels:\n    - {drive: {type: force, body: ground}}\n",
+                   "rig.yaml:10:", "inputs.channels[0].drive.body", "cannot act on the ground"},
+        BadChannel{"unknown drive key",
+                   "inputs:\n  channels:\n    - {drive: {type: torque, body: rod, gain: 2}}\n",
+                   "rig.yaml:10:", "inputs.channels[0].drive.gain", "unknown key"},
+        BadChannel{"negative motor limit",
+                   "inputs:\n  channels:\n    - {drive: {type: motor, joint: pin, limit: -1}}\n",
+                   "rig.yaml:10:", "inputs.channels[0].drive.limit", "must be > 0"},
+        BadChannel{"drive in a mechanism file",
+                   "mechanism: pendulum\ninputs:\n  channels:\n    - {drive: {type: torque, body: "
+                   "x}}\n    - {}\n",
+                   "rig.yaml:4:", "inputs.channels[0].drive", "only for body models", true},
+        BadChannel{"unknown output kind",
+                   "outputs:\n  channels:\n    - {name: a, kind: temperature}\n",
+                   "rig.yaml:10:", "outputs.channels[0].kind", "unknown output kind 'temperature'"},
+        BadChannel{"output without its body",
+                   "outputs:\n  channels:\n    - {name: a, kind: pose}\n",
+                   "rig.yaml:10:", "outputs.channels[0].body", "missing"},
+        BadChannel{"joint output on a fixed joint",
+                   "outputs:\n  channels:\n    - {name: a, kind: joint_position, joint: weld}\n",
+                   "rig.yaml:10:", "outputs.channels[0].joint", "not a revolute or prismatic"},
+        BadChannel{"duplicate output channel",
+                   "outputs:\n  channels:\n    - {name: a, kind: energy}\n    - {name: a, kind: "
+                   "position_drift}\n",
+                   "rig.yaml:11:", "outputs.channels[1].name", "already defined"},
+        BadChannel{"units and channels together",
+                   "outputs:\n  units: [m]\n  channels:\n    - {name: a, kind: energy}\n",
+                   "rig.yaml:9:", "outputs.units", "not with 'channels'"},
+        BadChannel{"wrong number of units",
+                   "outputs:\n  channels:\n    - {name: a, kind: pose, body: rod, unit: [m, m]}\n",
+                   "rig.yaml:10:", "outputs.channels[0].unit", "expected 3 units"}));
+
+}  // namespace
+}  // namespace rtmb
