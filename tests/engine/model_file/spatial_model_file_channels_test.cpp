@@ -20,6 +20,7 @@
 #include "rtmb/models/spatial_multibody.hpp"
 #include "rtmb/models/spatial_outputs.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_file_errors.hpp"
 
 namespace rtmb {
 namespace {
@@ -55,19 +56,11 @@ outputs:
 )";
 
 std::string error_of(const std::string& text) {
-  try {
-    (void)parse_model_file(text, "m.yaml");
-  } catch (const ModelFileError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::model_file_error(text, "m.yaml");
 }
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const std::size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
+std::string replace(const std::string& text, const std::string& from, const std::string& to) {
+  return testing::replace_once(text, from, to);
 }
 
 TEST(SpatialChannelsFile, DrivesAndOutputsMatchClosedForms) {

@@ -18,6 +18,7 @@
 #include "engine/constraints/redundant_constraints.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_file_errors.hpp"
 #include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
@@ -40,19 +41,11 @@ forces:
 )";
 
 std::string error_of(const std::string& text) {
-  try {
-    (void)parse_model_file(text, "m.yaml");
-  } catch (const ModelFileError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::model_file_error(text, "m.yaml");
 }
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const std::size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
+std::string replace(const std::string& text, const std::string& from, const std::string& to) {
+  return testing::replace_once(text, from, to);
 }
 
 TEST(SpatialModelFile, LoadsAssemblesAndRuns) {

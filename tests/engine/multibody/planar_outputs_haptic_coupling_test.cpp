@@ -25,6 +25,7 @@
 #include "rtmb/runtime/input_channels.hpp"
 #include "rtmb/runtime/simulation_runner.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_file_errors.hpp"
 
 namespace rtmb {
 namespace {
@@ -529,13 +530,7 @@ TEST(HapticVirtualWall, ShippedConfigIsPassiveAndFeelsTheWall) {
 // ---- model-file errors ---------------------------------------------------------------------
 
 std::string error_of(const std::string& text) {
-  try {
-    (void)parse_model_file(text, "rig.yaml");
-  } catch (const ModelFileError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "accepted:\n" << text;
-  return {};
+  return testing::model_file_error(text);
 }
 
 TEST(HapticModelFile, BadSafetyAndWallKeysNameFileLineAndKey) {

@@ -24,6 +24,7 @@
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_file_errors.hpp"
 #include "tests/support/planar_chain_spec.hpp"
 #include "tests/support/sparse_models.hpp"
 
@@ -235,13 +236,7 @@ TEST(SparsePath, SparseWhereUnsupportedIsAnErrorNamingTheReason) {
 }
 
 std::string file_error(const std::string& text) {
-  try {
-    (void)parse_model_file(text, "rig.yaml");
-  } catch (const ModelFileError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "accepted:\n" << text;
-  return {};
+  return testing::model_file_error(text);
 }
 
 TEST(SparsePath, ModelFileSolverKey) {
