@@ -35,10 +35,8 @@
 #include "rtmb/types.hpp"
 
 namespace rtmb {
-class Model;
-}
 
-namespace rtmb {
+class Model;  // rtmb/model.hpp: replay() only takes it by reference
 
 /// Largest u the record holds (the server's input channel limit).
 inline constexpr int kRecordMaxInputs = 64;
