@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "net/flat_json.hpp"
+#include "net/json_writer.hpp"
 
 namespace rtmb {
 
@@ -209,47 +210,28 @@ bool read_body(std::string_view name, Fields& f, CommandBody& out) {
   return false;
 }
 
-void append_key(std::string& out, std::string_view key) {
-  out += ',';
-  append_json_string(out, key);
-  out += ':';
-}
-
-void append_uint(std::string& out, std::string_view key, std::uint64_t value) {
-  append_key(out, key);
-  out += std::to_string(value);
-}
-
-void append_str(std::string& out, std::string_view key, std::string_view value) {
-  append_key(out, key);
-  append_json_string(out, value);
-}
-
 // The keys of each command after "command", in the order read_body checks them.
 struct BodyWriter {
-  std::string& out;
+  JsonObjectWriter& out;
 
   void operator()(const HelloCommand& c) const {
-    if (c.token) append_str(out, "token", *c.token);
-    if (c.version) append_uint(out, "version", *c.version);
+    if (c.token) out.field("token", *c.token);
+    if (c.version) out.field("version", std::uint64_t{*c.version});
   }
-  void operator()(const StepCommand& c) const { append_uint(out, "count", c.count); }
+  void operator()(const StepCommand& c) const { out.field("count", std::uint64_t{c.count}); }
   void operator()(const SetCommand& c) const {
-    append_str(out, "param", c.param);
-    append_key(out, "value");
-    if (const auto* d = std::get_if<double>(&c.value)) append_json_number(out, *d);
-    if (const auto* b = std::get_if<bool>(&c.value)) out += *b ? "true" : "false";
-    if (const auto* s = std::get_if<std::string>(&c.value)) append_json_string(out, *s);
+    out.field("param", c.param);
+    std::visit([&](const auto& v) { out.field("value", v); }, c.value);
   }
-  void operator()(const LoadCommand& c) const { append_str(out, "model", c.model); }
+  void operator()(const LoadCommand& c) const { out.field("model", c.model); }
   void operator()(const SubscribeCommand& c) const {
-    if (c.address) append_str(out, "address", *c.address);
-    append_uint(out, "port", c.port);
-    append_uint(out, "decimation", c.decimation);
+    if (c.address) out.field("address", *c.address);
+    out.field("port", std::uint64_t{c.port});
+    out.field("decimation", std::uint64_t{c.decimation});
   }
   void operator()(const UnsubscribeCommand& c) const {
-    if (c.address) append_str(out, "address", *c.address);
-    if (c.port) append_uint(out, "port", *c.port);
+    if (c.address) out.field("address", *c.address);
+    if (c.port) out.field("port", std::uint64_t{*c.port});
   }
   void operator()(const StartCommand&) const {}
   void operator()(const PauseCommand&) const {}
@@ -317,26 +299,23 @@ CommandParseResult parse_command(std::string_view line) {
 }
 
 std::string error_reply(const CommandError& error) {
-  std::string out = "{\"ok\":false";
-  append_str(out, "error", error.message);
-  append_key(out, "command");
+  JsonObjectWriter out;
+  out.field("ok", false).field("error", error.message);
   if (error.command) {
-    append_json_string(out, *error.command);
+    out.field("command", *error.command);
   } else {
-    out += "null";
+    out.null_field("command");
   }
-  if (error.id) append_uint(out, "id", *error.id);
-  out += '}';
-  return out;
+  if (error.id) out.field("id", std::uint64_t{*error.id});
+  return out.str();
 }
 
 std::string to_json_line(const Command& command) {
-  std::string out = "{\"command\":";
-  append_json_string(out, command_name(command.body));
+  JsonObjectWriter out;
+  out.field("command", command_name(command.body));
   std::visit(BodyWriter{out}, command.body);
-  if (command.id) append_uint(out, "id", *command.id);
-  out += '}';
-  return out;
+  if (command.id) out.field("id", std::uint64_t{*command.id});
+  return out.str();
 }
 
 }  // namespace rtmb

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Strict flat-object JSON reader and string/number writers (net/flat_json.hpp). The grammar is
-// RFC 8259 restricted to one object of scalar values:
+// Strict flat-object JSON reader (net/flat_json.hpp); the writer is net/json_writer.hpp. The
+// grammar is RFC 8259 restricted to one object of scalar values:
 //   object = ws "{" ws [ member *( ws "," ws member ) ] ws "}" ws
 //   member = string ws ":" ws ( string / number / "true" / "false" / "null" )
 #include "net/flat_json.hpp"
@@ -347,45 +347,6 @@ bool is_valid_utf8(std::string_view s) noexcept {
     i += n;
   }
   return true;
-}
-
-void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20) {
-      out += "\\u00";
-      out += kHex[u >> 4];
-      out += kHex[u & 0xF];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-
-void append_json_number(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  // shortest round-trip form; to_chars never writes "inf"/"nan" for finite values, and its
-  // exponent form ("1e+300") is valid JSON
-  char buf[32];
-  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, value);
-  if (ec != std::errc{}) {
-    out += "null";
-    return;
-  }
-  out.append(buf, ptr);
 }
 
 std::string clip_utf8(std::string_view s, std::size_t max_bytes) {

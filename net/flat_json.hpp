@@ -59,14 +59,6 @@ struct FlatJsonObject {
 /// Whether s is well-formed UTF-8 (no overlong forms, surrogates or code points > U+10FFFF).
 [[nodiscard]] bool is_valid_utf8(std::string_view s) noexcept;
 
-/// Appends s as a quoted JSON string: '"' and '\\' escaped, control characters as \u00XX.
-/// s should be valid UTF-8; other bytes are copied as they are.
-void append_json_string(std::string& out, std::string_view s);
-
-/// Appends a finite double as the shortest JSON number that reads back to the same value
-/// (null if not finite, since JSON has no NaN or Infinity).
-void append_json_number(std::string& out, double value);
-
 /// At most max_bytes of s, cut at a UTF-8 character boundary, with "..." appended when cut.
 /// For quoting user input in error messages without letting it grow the reply.
 [[nodiscard]] std::string clip_utf8(std::string_view s, std::size_t max_bytes);

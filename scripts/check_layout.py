@@ -29,8 +29,6 @@ SIZE_EXCEPTIONS = {
     "engine/model_file/model_file.cpp": "issue 13: planar bodies, channels, safety to split",
     "engine/multibody/planar_multibody.cpp": "issue 13: spec validation, joints, evaluations",
     "engine/multibody/spatial_multibody.cpp": "issue 13: spec validation, joints, evaluations",
-    "net/server.cpp": "issue 13: simulation-thread driver, UDP stream, control session",
-    "tests/net/wire_test.cpp": "issue 13: encoder and decoder tests to split",
 }
 
 

@@ -33,7 +33,7 @@
 #include <thread>
 
 #include "apps/rtmb/app_common.hpp"
-#include "apps/rtmb/json_writer.hpp"
+#include "net/json_writer.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/client.hpp"
 #include "rtmb/net/server.hpp"
@@ -306,7 +306,7 @@ int haptic_sim(const HapticSimOptions& o) {
                 server->record_complete() ? "" : "  (INCOMPLETE: replay will not be exact)");
   }
   if (o.json) {
-    JsonLine j;
+    JsonObjectWriter j(JsonNumbers::kDigits17);
     j.field("model", model)
         .field("samples", r.samples)
         .field("states", r.states)

@@ -50,7 +50,7 @@
 #include <vector>
 
 #include "apps/rtmb/app_common.hpp"
-#include "apps/rtmb/json_writer.hpp"
+#include "net/json_writer.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/net/client.hpp"
 #include "rtmb/net/server.hpp"
@@ -534,7 +534,7 @@ int latency(const LatencyOptions& o) {
                 engine.rtt.p50 - wait_p50_us, (engine.rtt.p50 - wait_p50_us) / floor.p50);
   }
   if (o.json) {
-    JsonLine j;
+    JsonObjectWriter j(JsonNumbers::kDigits17);
     j.field("rate_hz", o.rate_hz)
         .field("duration_s", o.duration_s)
         .field("sent", static_cast<long>(engine.sent))

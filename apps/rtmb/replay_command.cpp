@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "rtmb/models/record_model.hpp"
 #include "rtmb/runtime/record.hpp"
 
 namespace rtmb::app {
@@ -49,7 +50,7 @@ int replay_record(const ReplayOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   ReplayResult r;
   try {
-    r = replay(rec, [&](std::int64_t k) {
+    r = replay_record(rec, [&](std::int64_t k) {
       if (o.quiet) return;
       std::fprintf(stderr, "%sreplay: step %lld of %lld (%.0f %%)%s", tty ? "\r" : "",
                    static_cast<long long>(k), static_cast<long long>(rec.steps),

@@ -14,7 +14,7 @@
 #include <stdexcept>
 
 #include "apps/rtmb/app_common.hpp"
-#include "apps/rtmb/json_writer.hpp"
+#include "net/json_writer.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/step.hpp"
 
@@ -366,7 +366,7 @@ int run_offline(const RunOptions& o) {
       std::printf("flags: %s on %ld steps\n", flag_names(tally.flags).c_str(), tally.flagged_steps);
     }
 
-    JsonLine json;
+    JsonObjectWriter json(JsonNumbers::kDigits17);
     json.field("model", file ? model_name(*file) : std::string(info->name))
         .field("method", to_string(settings.method))
         .field("stabilizer", to_string(settings.stabilizer))

@@ -17,7 +17,6 @@
 #include <iterator>
 #include <sstream>
 
-#include "rtmb/models/model_file.hpp"
 #include "rtmb/step.hpp"
 
 namespace rtmb {
@@ -347,17 +346,10 @@ RecordFile read_record(const std::string& path) {
 
 // ---- replay -------------------------------------------------------------------------------------
 
-ReplayResult replay(const RecordFile& rec, const std::function<void(std::int64_t)>& progress) {
+ReplayResult replay(const RecordFile& rec,
+                    const Model& model,
+                    const std::function<void(std::int64_t)>& progress) {
   const RecordHeader& h = rec.header;
-  const ModelFile file = h.model_text.empty() ? builtin_model_file(h.mechanism)
-                                              : parse_model_file(h.model_text, h.model_path);
-  Settings settings = file.settings;
-  if (!h.solver.empty()) {
-    const std::optional<KktSolver> solver = parse_solver(h.solver);
-    if (!solver) throw std::invalid_argument("replay: unknown solver '" + h.solver + "'");
-    settings.solver = *solver;
-  }
-  const Model model(std::shared_ptr<const System>(make_system(file)), settings);
   const Settings& s = model.settings();
   if (std::string(to_string(s.method)) != h.method ||
       std::string(to_string(s.stabilizer)) != h.stabilizer || s.dt != h.dt) {

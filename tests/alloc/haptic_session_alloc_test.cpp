@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "rtmb/models/model_file.hpp"
+#include "rtmb/models/record_model.hpp"
 #include "rtmb/net/client.hpp"
 #include "rtmb/net/server.hpp"
 #include "rtmb/net/view_server.hpp"
@@ -111,7 +112,7 @@ TEST(HapticSessionAlloc, CouplingRecordingAndViewOnAllocateNothingOnTheSimulatio
   ASSERT_TRUE(server.record_complete());
   const RecordFile rec = read_record(record);
   EXPECT_GT(rec.entries.size(), 500u);
-  const ReplayResult r = replay(rec);
+  const ReplayResult r = replay_record(rec);
   EXPECT_TRUE(r.identical);
   std::printf("record: %lld steps, %zu entries, hash %016llx, replay %016llx\n",
               static_cast<long long>(rec.steps), rec.entries.size(),

@@ -424,30 +424,5 @@ TEST(CommandJson, ReadsEveryValueType) {
   EXPECT_TRUE(std::signbit(o.find("n")->number));
 }
 
-TEST(CommandJson, WritersEscapeAndRoundTrip) {
-  std::string s;
-  append_json_string(s, "a\"b\\c\n\t\x01\x7f\u00e9");
-  EXPECT_EQ(s, R"("a\"b\\c\n\t\u0001)"
-               "\x7f"
-               "\u00e9\"");
-  std::string n;
-  append_json_number(n, 0.1);
-  EXPECT_EQ(n, "0.1");
-  n.clear();
-  append_json_number(n, std::numeric_limits<double>::quiet_NaN());
-  EXPECT_EQ(n, "null");
-
-  for (const double x : {0.1, -0.0, 5e-324, 1.7976931348623157e308, 123456789.0, -2.5e-10}) {
-    std::string line = "{\"x\":";
-    append_json_number(line, x);
-    line += '}';
-    FlatJsonObject o;
-    std::string why;
-    ASSERT_TRUE(parse_flat_json(line, o, why)) << line << ": " << why;
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(o.find("x")->number), std::bit_cast<std::uint64_t>(x))
-        << line;
-  }
-}
-
 }  // namespace
 }  // namespace rtmb

@@ -36,6 +36,8 @@
 
 namespace rtmb {
 
+class Model;  // rtmb/model.hpp: replay() only takes it by reference
+
 /// Largest u the record holds (the server's input channel limit).
 inline constexpr int kRecordMaxInputs = 64;
 
@@ -188,10 +190,13 @@ struct ReplayResult {
   State final_state;
 };
 
-/// Re-runs a record offline: rebuilds the model from the header (std::invalid_argument if its
-/// settings differ from the recorded ones), applies each u at its step and resets where the
-/// recording reset, hashing every step. progress(step) is called about every 1 % of the steps.
+/// Re-runs a record offline on model, built from the header's model and solver (the model file
+/// layer does that: replay_record() in rtmb/models/record_model.hpp): std::invalid_argument if its
+/// settings or input width differ from the recorded ones; applies each u at its step and resets
+/// where the recording reset, hashing every step. progress(step) is called about every 1 % of
+/// the steps.
 [[nodiscard]] ReplayResult replay(const RecordFile& record,
+                                  const Model& model,
                                   const std::function<void(std::int64_t)>& progress = {});
 
 /// "rtmb VERSION (COMPILER)": the build identifier written into records.

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "rtmb/models/model_file.hpp"
+#include "rtmb/models/record_model.hpp"
 #include "rtmb/step.hpp"
 
 namespace rtmb {
@@ -105,7 +106,7 @@ TEST(RecordReplay, ReplayReproducesTheRecordedRunBitForBit) {
   EXPECT_EQ(file.steps, 1200);
   EXPECT_EQ(file.dropped, 0u);
   EXPECT_GT(file.entries.size(), 100u);  // inputs changed often: the log is not trivial
-  const ReplayResult r = replay(file);
+  const ReplayResult r = replay_record(file);
   std::printf("recorded %lld steps, %zu entries, hash %016llx; replay hash %016llx\n",
               static_cast<long long>(file.steps), file.entries.size(),
               static_cast<unsigned long long>(file.state_hash),
@@ -133,7 +134,7 @@ TEST(RecordReplay, OneChangedInputChangesTheHash) {
   RecordEntry& e = file.entries[5];
   ASSERT_EQ(e.kind, RecordEntry::kInputs);
   e.values[2] += 1e-6;
-  const ReplayResult r = replay(file);
+  const ReplayResult r = replay_record(file);
   EXPECT_FALSE(r.identical);
   EXPECT_NE(r.state_hash, file.state_hash);
   std::filesystem::remove(rec.path);

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// rtmb::Server's replies to control commands (net/server_impl.hpp): one JSON line per command
+// line a ControlSession reads (docs/protocol.md, "Control channel").
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "net/control_session.hpp"
+#include "net/flat_json.hpp"
+#include "net/server_impl.hpp"
+#include "rtmb/models/mechanisms.hpp"
+
+namespace rtmb {
+
+namespace {
+
+// The error reply to command c.
+[[nodiscard]] std::string error_for(const Command& c, std::string message) {
+  return error_reply({std::move(message), std::string(command_name(c.body)), c.id});
+}
+
+[[nodiscard]] JsonObjectWriter ok_head(const Command& c) {
+  JsonObjectWriter out;
+  out.field("ok", true).field("command", command_name(c.body));
+  if (c.id) out.field("id", std::uint64_t{*c.id});
+  return out;
+}
+
+[[nodiscard]] std::string join_names(const std::vector<ChannelInfo>& channels, bool units) {
+  std::string s;
+  for (const ChannelInfo& c : channels) {
+    if (!s.empty()) s += ',';
+    s += units ? c.unit : c.name;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string Server::Impl::handle_line(ControlSession& session, std::string_view line) {
+  ++net_stats.commands;
+  const double command_rate = config.max_command_rate_hz;
+  if (!session.commands.take(command_rate, std::max(10.0, 0.25 * command_rate), steady_now_ns())) {
+    ++net_stats.command_errors;
+    return error_reply({"rate limit: at most " + std::to_string(std::llround(command_rate)) +
+                            " commands per second per connection",
+                        std::nullopt, std::nullopt});
+  }
+  CommandParseResult parsed = parse_command(line);
+  if (auto* error = std::get_if<CommandError>(&parsed)) {
+    ++net_stats.command_errors;
+    return error_reply(*error);
+  }
+  const Command& command = std::get<Command>(parsed);
+  std::string reply = handle(session, command);
+  if (reply.starts_with("{\"ok\":false")) ++net_stats.command_errors;
+  return reply;
+}
+
+std::string Server::Impl::push_control(const Command& c, SimControl request) {
+  if (!control->try_push(request)) {
+    return error_for(c, "busy: too many control requests in flight, retry");
+  }
+  return ok_head(c).str();
+}
+
+std::string Server::Impl::handle(ControlSession& session, const Command& c) {
+  const auto error = [&](std::string message) { return error_for(c, std::move(message)); };
+  if (const auto* hello = std::get_if<HelloCommand>(&c.body)) {
+    if (!config.token.empty() && hello->token.value_or("") != config.token) {
+      return error(hello->token ? "wrong token" : "this server requires a \"token\"");
+    }
+    if (hello->version && *hello->version != kWireVersion) {
+      return error("protocol version " + std::to_string(*hello->version) +
+                   " is not supported; this server speaks version " + std::to_string(kWireVersion));
+    }
+    session.said_hello = true;
+    // a client that says hello may have restarted its input numbering: forget every sender at
+    // its address (keys are address << 16 | port; the UDP port is not known here)
+    sequencer.forget_matching(sender_key(udp::endpoint(session.peer().address(), 0)),
+                              ~std::uint64_t{0xFFFF});
+    JsonObjectWriter out = ok_head(c);
+    schema_fields(out);
+    return out.str();
+  }
+  if (!session.said_hello) return error("say hello first");
+  if (std::holds_alternative<StartCommand>(c.body)) {
+    return push_control(c, {SimControlKind::kStart, 0});
+  }
+  if (std::holds_alternative<PauseCommand>(c.body)) {
+    return push_control(c, {SimControlKind::kPause, 0});
+  }
+  if (const auto* step = std::get_if<StepCommand>(&c.body)) {
+    return push_control(c, {SimControlKind::kStep, step->count});
+  }
+  if (std::holds_alternative<ResetCommand>(c.body)) {
+    return push_control(c, {SimControlKind::kReset, 0});
+  }
+  if (const auto* set = std::get_if<SetCommand>(&c.body)) return set_reply(c, *set);
+  if (const auto* load = std::get_if<LoadCommand>(&c.body)) {
+    if (recorder) return error_for(c, "load is not available while recording (--record)");
+    return load_reply(c, *load);
+  }
+  if (const auto* sub = std::get_if<SubscribeCommand>(&c.body)) {
+    asio::ip::address address = session.peer().address();
+    if (sub->address) {
+      boost::system::error_code ec;
+      const asio::ip::address wanted = asio::ip::make_address(*sub->address, ec);
+      if (ec) return error("\"address\" is not an IP address: " + clip_utf8(*sub->address, 64));
+      if (wanted != address) {
+        return error("\"address\" must be this client's own address (" + address.to_string() + ")");
+      }
+    }
+    const udp::endpoint ep(address, sub->port);
+    for (Subscriber& s : subscribers) {
+      if (s.endpoint == ep) {
+        if (s.session_id != session.id()) return error("endpoint is subscribed by another client");
+        s.decimation = sub->decimation;
+        return ok_head(c).str();
+      }
+    }
+    if (subscribers.size() >= config.max_subscribers) {
+      return error("too many subscribers (at most " + std::to_string(config.max_subscribers) + ")");
+    }
+    Subscriber s;
+    s.session_id = session.id();
+    s.endpoint = ep;
+    s.decimation = sub->decimation;
+    subscribers.push_back(s);
+    // the newest state at once, so a subscriber of a paused simulation sees where it is
+    if (have_latest) send_state(subscribers.back(), latest);
+    JsonObjectWriter out = ok_head(c);
+    out.field("address", address.to_string());
+    out.field("port", static_cast<std::uint64_t>(sub->port));
+    out.field("decimation", static_cast<std::uint64_t>(sub->decimation));
+    return out.str();
+  }
+  if (const auto* unsub = std::get_if<UnsubscribeCommand>(&c.body)) {
+    const std::size_t before = subscribers.size();
+    std::erase_if(subscribers, [&](const Subscriber& s) {
+      if (s.session_id != session.id()) return false;
+      if (unsub->port && s.endpoint.port() != *unsub->port) return false;
+      if (unsub->address) {
+        boost::system::error_code ec;
+        const asio::ip::address a = asio::ip::make_address(*unsub->address, ec);
+        if (ec || a != s.endpoint.address()) return false;
+      }
+      return true;
+    });
+    JsonObjectWriter out = ok_head(c);
+    out.field("removed", static_cast<std::uint64_t>(before - subscribers.size()));
+    return out.str();
+  }
+  return stats_reply(c);
+}
+
+void Server::Impl::schema_fields(JsonObjectWriter& out) const {
+  out.field("version", static_cast<std::uint64_t>(kWireVersion));
+  out.field("model", schema.model);
+  out.field("rate_hz", schema.rate_hz);
+  out.field("dt", schema.dt);
+  out.field("substeps", static_cast<std::int64_t>(schema.substeps));
+  out.field("udp_port", static_cast<std::uint64_t>(bound_udp_port));
+  out.field("outputs", join_names(schema.outputs, false));
+  out.field("output_units", join_names(schema.outputs, true));
+  out.field("inputs", join_names(schema.inputs, false));
+  out.field("input_units", join_names(schema.inputs, true));
+}
+
+std::string Server::Impl::load_reply(const Command& c, const LoadCommand& load) {
+  const auto error = [&](std::string message) { return error_for(c, std::move(message)); };
+  // a built-in mechanism by name, or a model file under the directory of the served one (a
+  // network client must not make the server read arbitrary files)
+  ModelFile file;
+  try {
+    if (find_mechanism(load.model) != nullptr) {
+      file = builtin_model_file(load.model);
+    } else {
+      std::error_code fs_error;
+      const std::filesystem::path wanted =
+          std::filesystem::weakly_canonical(load_root / load.model, fs_error);
+      const auto [root_end, wanted_it] =
+          std::mismatch(load_root.begin(), load_root.end(), wanted.begin(), wanted.end());
+      if (fs_error || root_end != load_root.end()) {
+        return error("\"" + clip_utf8(load.model, 128) + "\" is neither a built-in mechanism (" +
+                     mechanism_names() + ") nor a model file under " + load_root.string());
+      }
+      file = load_model_file(wanted.string());
+    }
+    auto bundle = make_bundle(file, 0.0, loop->config().period_ns);
+    SimBundle* raw = bundle.get();
+    if (!control->try_push(SimControl{SimControlKind::kLoad, 0, raw})) {
+      return error("busy: too many control requests in flight, retry");
+    }
+    bundles.push_back(std::move(bundle));
+    schema = raw->schema;
+  } catch (const std::exception& e) {
+    return error(clip_utf8(e.what(), 1024));
+  }
+  ++net_stats.loads;
+  // inputs numbered for the old model must not be compared with the new model's senders' numbers
+  sequencer.clear();
+  spdlog::info("loaded '{}' ({}) at {:.1f} Hz", schema.model, file.path, schema.rate_hz);
+  JsonObjectWriter out = ok_head(c);
+  schema_fields(out);
+  return out.str();
+}
+
+std::string Server::Impl::set_reply(const Command& c, const SetCommand& set) {
+  const auto error = [&](std::string message) { return error_for(c, std::move(message)); };
+  // PARAM is an input channel: VALUE becomes a sample of it, exactly as if it had come over UDP
+  // (its policy and the watchdog apply, so a force set this way ramps to zero once stale)
+  const auto it = std::find_if(schema.inputs.begin(), schema.inputs.end(),
+                               [&](const ChannelInfo& ch) { return ch.name == set.param; });
+  if (it == schema.inputs.end()) {
+    return error("unknown parameter \"" + clip_utf8(set.param, 64) +
+                 "\" (settable: the input channels " + join_names(schema.inputs, false) + ")");
+  }
+  const auto* value = std::get_if<double>(&set.value);
+  if (value == nullptr) return error("\"value\" must be a number for input channel " + it->name);
+  QueuedInput q;
+  q.channel = static_cast<std::uint32_t>(it - schema.inputs.begin());
+  q.value = *value;
+  q.seq = 0;
+  q.sender_time_ns = steady_now_ns();
+  q.arrival_ns = q.sender_time_ns;
+  if (!inputs->try_push(q)) {
+    ++net_stats.inputs_dropped;
+    return error("busy: the input queue is full, retry");
+  }
+  ++net_stats.inputs_queued;
+  JsonObjectWriter out = ok_head(c);
+  out.field("param", it->name);
+  out.field("value", *value);
+  return out.str();
+}
+
+std::string Server::Impl::stats_reply(const Command& c) {
+  publish_stats();
+  const ServerStats& s = net_stats;
+  JsonObjectWriter out = ok_head(c);
+  out.field("step", static_cast<std::uint64_t>(s.step));
+  out.field("sim_time", s.sim_time);
+  out.field("paused", s.paused);
+  out.field("udp_received", static_cast<std::uint64_t>(s.udp_in.received));
+  for (std::size_t i = 0; i < kPacketStatusCount; ++i) {
+    out.field("udp_" + std::string(to_string(static_cast<PacketStatus>(i))), s.udp_in.by_status[i]);
+  }
+  out.field("inputs_queued", static_cast<std::uint64_t>(s.inputs_queued));
+  out.field("inputs_dropped", static_cast<std::uint64_t>(s.inputs_dropped));
+  out.field("states_sent", static_cast<std::uint64_t>(s.states_sent));
+  out.field("send_errors", static_cast<std::uint64_t>(s.send_errors));
+  out.field("clients", static_cast<std::uint64_t>(s.clients));
+  out.field("subscribers", static_cast<std::uint64_t>(s.subscribers));
+  out.field("loads", static_cast<std::uint64_t>(s.loads));
+  out.field("overruns", static_cast<std::int64_t>(s.loop.counters.overruns));
+  out.field("missed_ticks", static_cast<std::int64_t>(s.loop.counters.missed_ticks));
+  out.field("compute_p50_ns", static_cast<std::int64_t>(s.loop.compute.p50));
+  out.field("compute_p99_ns", static_cast<std::int64_t>(s.loop.compute.p99));
+  out.field("compute_max_ns", static_cast<std::int64_t>(s.loop.compute.max));
+  out.field("lateness_p99_ns", static_cast<std::int64_t>(s.loop.lateness.p99));
+  out.field("input_wait_p50_ns", static_cast<std::int64_t>(s.input_wait.p50));
+  out.field("input_wait_p99_ns", static_cast<std::int64_t>(s.input_wait.p99));
+  out.field("turnaround_p50_ns", static_cast<std::int64_t>(s.turnaround.p50));
+  out.field("turnaround_p99_ns", static_cast<std::int64_t>(s.turnaround.p99));
+  out.field("inputs_stale", s.inputs_stale);
+  for (std::size_t i = 0; i < s.input_values.size() && i < schema.inputs.size(); ++i) {
+    out.field("input_" + schema.inputs[i].name, s.input_values[i]);
+  }
+  return out.str();
+}
+
+}  // namespace rtmb

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// rtmb::Server's state (include/rtmb/net/server.hpp), shared by the files of the network side:
+// server.cpp (setup, the poll loop, the threads), state_stream.cpp (UDP: inputs in, states out),
+// control_session.cpp (one TCP connection) and server_commands.cpp (the replies to its commands).
+// The simulation thread's side is sim_driver.hpp. The network side runs on Boost.Asio: its
+// sockets, timers and the eventfd wake-up are async operations of one io_context.
+
+// clang-format off
+// <utility> first: Boost 1.74's asio/awaitable.hpp uses std::exchange without including it
+#include <utility>
+#include <boost/asio.hpp>
+// clang-format on
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "net/control_command.hpp"
+#include "net/json_writer.hpp"
+#include "net/sim_driver.hpp"
+#include "net/token_bucket.hpp"
+#include "rtmb/net/server.hpp"
+#include "rtmb/runtime/record.hpp"
+
+namespace rtmb {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using asio::ip::udp;
+
+class ControlSession;
+
+using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;
+
+[[nodiscard]] inline std::int64_t steady_now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// The InputSequencer's key of a UDP sender: its address and port (state_stream.cpp).
+[[nodiscard]] std::uint64_t sender_key(const udp::endpoint& ep) noexcept;
+
+struct Subscriber {
+  std::uint64_t session_id = 0;
+  udp::endpoint endpoint;
+  std::uint32_t decimation = 1;
+  std::uint64_t sequence = 0;        // of the last datagram sent
+  std::uint64_t last_sent_step = 0;  // step of the last datagram sent
+  std::uint64_t epoch = 0;           // reset epoch of the last datagram sent
+  std::uint32_t last_paused = 0;
+  bool sent_any = false;
+};
+
+struct Server::Impl {
+  explicit Impl(const ServerConfig& c);
+  ~Impl();
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  // network thread
+  void do_accept();
+  void do_receive();
+  void on_datagram(std::size_t bytes);
+  void arm_poll();
+  void poll();
+  void arm_wake();
+  void take_snapshot();
+  [[nodiscard]] bool known_sender(const asio::ip::address& address) const noexcept;
+  [[nodiscard]] std::string set_reply(const Command& c, const SetCommand& set);
+  [[nodiscard]] std::string load_reply(const Command& c, const LoadCommand& load);
+  void schema_fields(JsonObjectWriter& out) const;
+  [[nodiscard]] std::unique_ptr<SimBundle> make_bundle(const ModelFile& file,
+                                                       double rate_hz,
+                                                       std::int64_t period_ns) const;
+  void collect_retired();
+  void start_recording(SimBundle& bundle);
+  void arm_status();
+  void forward(const ServerSnapshot& snap);
+  void send_state(Subscriber& sub, const ServerSnapshot& snap);
+  void shutdown_network();
+  void publish_stats();
+  [[nodiscard]] std::string handle_line(ControlSession& session, std::string_view line);
+  [[nodiscard]] std::string handle(ControlSession& session, const Command& c);
+  [[nodiscard]] std::string push_control(const Command& c, SimControl request);
+  [[nodiscard]] std::string stats_reply(const Command& c);
+  void session_closed(ControlSession& session);
+
+  ServerConfig config;
+  ServerSchema schema;  // of the current model (network thread)
+  ServerSchema initial_schema;
+  std::unique_ptr<InputRing> inputs = std::make_unique<InputRing>();
+  // every bundle alive (the running one, one queued by load, retired ones not yet collected);
+  // owned and freed by the network thread only
+  std::vector<std::unique_ptr<SimBundle>> bundles;
+  std::unique_ptr<RetireRing> retired = std::make_unique<RetireRing>();
+  std::filesystem::path load_root;  // load accepts model files under this directory
+  std::unique_ptr<ServerSlot> published = std::make_unique<ServerSlot>();
+  std::unique_ptr<ControlRing> control = std::make_unique<ControlRing>();
+  std::unique_ptr<LatestValue<LoopTelemetry>> telemetry =
+      std::make_unique<LatestValue<LoopTelemetry>>();
+
+  std::unique_ptr<SimDriver> driver;
+  // --record: the recorder's RT side is hooked into the first bundle's runner; the writer thread
+  // drains it into the file (rtmb/runtime/record.hpp)
+  std::unique_ptr<Recorder> recorder;
+  std::unique_ptr<RecordWriter> record_writer;
+  bool record_ok = true;
+  MonotonicClock clock;
+  std::unique_ptr<SimLoop> loop;
+  Server::SimThreadHook sim_hook = nullptr;
+  void* sim_hook_context = nullptr;
+
+  asio::io_context io;
+  udp::socket udp_socket{io};
+  tcp::acceptor acceptor{io};
+  asio::steady_timer poll_timer{io};
+  asio::steady_timer status_timer{io};
+  std::chrono::nanoseconds poll_period{500'000};
+  int wake_fd = -1;                         // eventfd written by the simulation thread
+  asio::posix::stream_descriptor wake{io};  // wake_fd on the network thread
+  std::uint64_t wake_count = 0;             // read buffer of wake
+
+  std::thread sim_thread;
+  std::thread net_thread;
+  bool started = false;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> sim_running{false};
+
+  // network-thread state
+  std::array<std::byte, kMaxDatagramBytes + 1> rx_buffer{};
+  std::array<std::byte, kMaxDatagramBytes> tx_buffer{};
+  udp::endpoint rx_from;
+  InputSequencer sequencer;
+  std::vector<std::shared_ptr<ControlSession>> sessions;
+  std::vector<Subscriber> subscribers;
+  std::uint64_t next_session_id = 1;
+  ServerStats net_stats;
+  ServerSnapshot latest{};
+  bool have_latest = false;
+  bool network_down = false;
+  RtSetupReport rt_report;  // written by the simulation thread before rt_ready
+  std::atomic<bool> rt_ready{false};
+  bool rt_logged = false;
+  std::uint16_t bound_tcp_port = 0;
+  std::uint16_t bound_udp_port = 0;
+  std::uint64_t last_logged_step = 0;
+  double input_rate_hz = 0.0;  // resolved max_input_rate_hz
+  LogHistogram input_wait;     // input arrival -> release of the tick that applied it
+  LogHistogram turnaround;     // tick release -> its state sent to the subscribers
+  // input rate limit per client address (only addresses of connected, hello'd clients)
+  std::vector<std::pair<asio::ip::address, TokenBucket>> input_buckets;
+
+  mutable std::mutex stats_mutex;
+  ServerStats shared_stats;  // guarded by stats_mutex
+};
+
+}  // namespace rtmb

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// The simulation thread of rtmb::Server: SimDriver, the loop step around SimulationRunner, and
+// what it shares with the network thread (the model bundle, the control and retire rings, the
+// published snapshot). It needs no Asio; it stays in net/ rather than next to the runner because
+// a bundle holds what the network layer defines (ModelFile, ServerSchema).
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/net/server.hpp"
+#include "rtmb/outputs.hpp"
+#include "rtmb/runtime.hpp"
+#include "rtmb/runtime/input_channels.hpp"
+#include "rtmb/step.hpp"
+
+namespace rtmb {
+
+// Everything one model needs on the simulation thread, built on the network thread (setup,
+// allocates) and handed over whole by pointer, so `load` swaps models between two ticks without
+// the simulation thread allocating or freeing anything: the old bundle goes back to the network
+// thread through the retire ring and is destroyed there.
+struct SimBundle {
+  ModelFile file;
+  ServerSchema schema;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<Workspace> ws;
+  State state;
+  State initial;
+  std::unique_ptr<SnapshotSlot> inner = std::make_unique<SnapshotSlot>();
+  std::unique_ptr<InputChannelBank> bank;
+  std::unique_ptr<OutputEvaluator> outputs;  // the model's named output channels; null: q, v
+  std::unique_ptr<SimulationRunner> runner;
+};
+
+// Requests from the network thread to the simulation thread.
+enum class SimControlKind : std::uint32_t { kStart = 1, kPause, kStep, kReset, kLoad };
+struct SimControl {
+  SimControlKind kind = SimControlKind::kStart;
+  std::uint32_t count = 0;      // kStep: steps (ticks) to take
+  SimBundle* bundle = nullptr;  // kLoad: the model to run from the next tick on
+};
+static_assert(std::is_trivially_copyable_v<SimControl>);
+using ControlRing = SpscRing<SimControl, 64>;
+using RetireRing = SpscRing<SimBundle*, 64>;  // bundles the simulation thread let go of
+
+// What the simulation thread publishes for the network thread.
+struct ServerSnapshot {
+  StateSnapshot state;
+  std::uint64_t step = 0;          // engine steps since the last reset or load
+  std::int64_t echo_step = -1;     // step (since reset) that first saw the last input; -1: none
+  std::uint64_t epoch = 0;         // resets and loads so far
+  std::uint32_t paused = 0;        // 1: paused
+  std::uint32_t inputs_stale = 0;  // 1: the InputChannelBank found the whole stream stale
+  std::int32_t n_inputs = 0;       // valid entries of inputs
+  std::uint32_t reserved = 0;
+  std::array<double, kMaxInputChannels> inputs{};  // each input channel's value this tick
+};
+static_assert(std::is_trivially_copyable_v<ServerSnapshot>);
+using ServerSlot = LatestValue<ServerSnapshot>;
+
+// The loop step of the server: control requests, then (unless paused) the runner's tick, then
+// the snapshot with reset bookkeeping. RT-safe: no allocation, lock, log or exception.
+class SimDriver {
+ public:
+  SimDriver(SimBundle& bundle,
+            ServerSlot& out,
+            ControlRing& control,
+            RetireRing& retired,
+            int wake_fd,
+            bool paused)
+      : b_(&bundle),
+        out_(&out),
+        control_(&control),
+        retired_(&retired),
+        wake_fd_(wake_fd),
+        paused_(paused) {
+    start_model();
+  }
+
+  bool on_tick(const Tick& tick) noexcept {
+    drain_control();
+    if (paused_ && steps_left_ == 0) {
+      if (dirty_) publish();
+      return true;
+    }
+    if (paused_) --steps_left_;
+    (void)b_->runner->on_tick(tick);  // stop_on_non_finite is off: the state is restored instead
+    (void)b_->inner->try_read(current_);
+    publish();
+    return true;
+  }
+
+  struct StepFn {
+    SimDriver* driver;
+    bool operator()(const Tick& tick) const noexcept { return driver->on_tick(tick); }
+  };
+  [[nodiscard]] StepFn step_fn() noexcept { return StepFn{this}; }
+
+  // kHalt's safe state: no input force acts any more, and subscribers get a last, paused state
+  static void safe_state(void* context, const LoopCounters& /*counters*/) noexcept {
+    auto* self = static_cast<SimDriver*>(context);
+    self->b_->runner->halt_inputs();  // applied force and named force/torque channels
+    self->paused_ = true;
+    self->publish();
+  }
+
+ private:
+  void drain_control() noexcept {
+    SimControl c;
+    while (control_->try_pop(c)) {
+      dirty_ = true;
+      switch (c.kind) {
+        case SimControlKind::kStart:
+          paused_ = false;
+          steps_left_ = 0;
+          break;
+        case SimControlKind::kPause:
+          paused_ = true;
+          steps_left_ = 0;
+          break;
+        case SimControlKind::kStep:
+          paused_ = true;
+          steps_left_ += c.count;
+          break;
+        case SimControlKind::kReset:
+          reset();
+          break;
+        case SimControlKind::kLoad:
+          // the old bundle goes back to be freed; were the retire ring full (64 loads the network
+          // thread has not collected), keeping the old model running is the safe choice
+          if (c.bundle == nullptr) break;
+          if (retired_->try_push(b_)) {
+            b_ = c.bundle;
+            ++epoch_;
+            start_model();
+          } else {
+            (void)retired_->try_push(c.bundle);
+          }
+          break;
+      }
+    }
+  }
+
+  static constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+
+  // the current bundle's starting point: at construction, reset and load
+  void start_model() noexcept {
+    steps_at_reset_ = b_->runner->counters().steps;
+    current_.t = b_->state.t;
+    current_.step = steps_at_reset_;
+    current_.position_drift = kNotMeasured;  // no step yet
+    current_.velocity_drift = kNotMeasured;
+    current_.energy = kNotMeasured;
+    current_.step_flags = 0;
+    current_.last_input_step = -1;
+    copy_state();
+  }
+
+  void reset() noexcept {
+    b_->state = b_->initial;     // same sizes: Eigen copies into the existing storage
+    b_->runner->reset_inputs();  // no force from before the reset acts after it
+    ++epoch_;
+    start_model();
+  }
+
+  void copy_state() noexcept {
+    const State& st = b_->state;
+    const auto nq = std::min<Eigen::Index>(st.q.size(), kSnapshotMaxCoordinates);
+    const auto nv = std::min<Eigen::Index>(st.v.size(), kSnapshotMaxCoordinates);
+    current_.n_q = static_cast<std::int32_t>(nq);
+    current_.n_v = static_cast<std::int32_t>(nv);
+    std::fill(current_.q.begin(), current_.q.end(), 0.0);
+    std::fill(current_.v.begin(), current_.v.end(), 0.0);
+    std::copy_n(st.q.data(), nq, current_.q.begin());
+    std::copy_n(st.v.data(), nv, current_.v.begin());
+    b_->runner->evaluate_outputs(current_);
+  }
+
+  void publish() noexcept {
+    ServerSnapshot& s = out_->back();
+    s.state = current_;
+    s.step = static_cast<std::uint64_t>(current_.step - steps_at_reset_);
+    s.echo_step = current_.last_input_step > steps_at_reset_
+                      ? current_.last_input_step - steps_at_reset_
+                      : -1;
+    s.epoch = epoch_;
+    s.paused = paused_ ? 1u : 0u;
+    const InputChannelBank& bank = *b_->bank;
+    s.inputs_stale = bank.stale() ? 1u : 0u;
+    s.n_inputs = bank.channel_count();
+    for (int i = 0; i < s.n_inputs; ++i) s.inputs[static_cast<std::size_t>(i)] = bank.value(i);
+    s.reserved = 0;
+    out_->commit();
+    dirty_ = false;
+    // wake the network thread: a non-blocking eventfd write, never waits (the counter would
+    // have to reach 2^64 - 2 first); a failure only means the next poll sends the state
+    if (wake_fd_ >= 0) {
+      const std::uint64_t one = 1;
+      (void)!::write(wake_fd_, &one, sizeof one);
+    }
+  }
+
+  SimBundle* b_;
+  ServerSlot* out_;
+  ControlRing* control_;
+  RetireRing* retired_;
+  int wake_fd_;
+  StateSnapshot current_{};
+  std::int64_t steps_at_reset_ = 0;
+  std::uint64_t epoch_ = 0;
+  std::uint64_t steps_left_ = 0;
+  bool paused_ = false;
+  bool dirty_ = true;
+};
+
+using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;
+
+}  // namespace rtmb
