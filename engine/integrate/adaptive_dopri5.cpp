@@ -200,7 +200,8 @@ bool AdaptiveDopri5::step(State& s, double t_end, StepStatus& status) noexcept {
       if (w.reject) h_new = std::min(h_new, h);
       w.reject = false;
       w.h_next = h_new;
-      if (w.model.settings().monitor) w.monitor.measure(w.model.system(), s.t, s.q, s.v, status);
+      if (w.model.settings().monitor)
+        w.monitor.measure(w.model.system(), s.t, s.q, s.v, w.dynamics.inputs(), status);
       return true;
     }
     // rejected: shrink, no increase on the next step
