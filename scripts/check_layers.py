@@ -42,8 +42,6 @@ STAGES = {"integrate", "stabilize", "implicit", "kkt", "dynamics"}
 
 # Known exceptions: (including file, included file) -> why. At most three, each explained.
 EXCEPTIONS = {
-    ("engine/integrate/adaptive_dopri5.cpp", "engine/step/workspace_impl.hpp"):
-        "issue 13: the adaptive driver is to be built on the Workspace instead",
     ("engine/runtime/record.cpp", "rtmb/models/model_file.hpp"):
         "issue 13: replay() parses the model file; it moves out of the runtime",
 }
