@@ -54,7 +54,7 @@ void bm_spatial_kernels(benchmark::State& bs) {
     sys->mass(0.0, s.q, M);
     sys->jacobian(0.0, s.q, G);
     sys->curvature(0.0, s.q, s.v, L);
-    sys->forces(0.0, s.q, s.v, f);
+    sys->forces(0.0, s.q, s.v, {}, f);
     benchmark::DoNotOptimize(M.data());
     benchmark::DoNotOptimize(G.data());
     benchmark::DoNotOptimize(L.data());

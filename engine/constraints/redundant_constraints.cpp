@@ -111,8 +111,13 @@ void IndependentRowsSystem::mass(double t, VecCRef q, MatRef out_M) const noexce
   full_->mass(t, q, out_M);
 }
 
-void IndependentRowsSystem::forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
-  full_->forces(t, q, v, out_f);
+std::unique_ptr<const System> IndependentRowsSystem::for_simulation() const {
+  return std::make_unique<IndependentRowsSystem>(full_, rows_);
+}
+
+void IndependentRowsSystem::forces(
+    double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept {
+  full_->forces(t, q, v, u, out_f);
 }
 
 void IndependentRowsSystem::constraints(double t, VecCRef q, VecRef out_g) const noexcept {

@@ -38,10 +38,13 @@ struct ConstraintRank {
                                              double rel_tol = 1e-9);
 
 /// A System with the constraint rows of `full` restricted to `rows` (ascending, unique): g, G,
-/// g_t, L, d(Gv)/dq and the sparse G keep only those rows; M, f, energy are forwarded. Evaluations
-/// write the full-size results into buffers preallocated at construction and copy the kept rows,
-/// so they stay allocation-free; the buffers make an instance usable by one thread at a time
-/// (as every Workspace is). Setup-only construction.
+/// g_t, L, d(Gv)/dq and the sparse G keep only those rows; M, f, energy and the named input
+/// channels are forwarded. Evaluations write the full-size results into buffers preallocated at
+/// construction and copy the kept rows, so they stay allocation-free. The buffers make an
+/// instance usable by one thread at a time: a Workspace therefore never evaluates the Model's
+/// instance but its own, for_simulation() (same full system and rows, scratch of its own), so
+/// one Model serves simulations in several threads; the Model's instance is evaluated at setup
+/// only. Setup-only construction.
 class IndependentRowsSystem final : public System {
  public:
   IndependentRowsSystem(std::shared_ptr<const System> full, std::vector<int> rows);
@@ -52,7 +55,7 @@ class IndependentRowsSystem final : public System {
   [[nodiscard]] std::string_view name() const noexcept override { return full_->name(); }
   void initial_state(State& out) const override { full_->initial_state(out); }
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
   void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept override;
@@ -82,9 +85,18 @@ class IndependentRowsSystem final : public System {
                                        VecCRef q,
                                        std::span<double> out_jacobian,
                                        VecRef out_g) const noexcept override;
+  /// A new IndependentRowsSystem over the same full system and rows, with its own scratch.
+  [[nodiscard]] std::unique_ptr<const System> for_simulation() const override;
+  [[nodiscard]] int n_inputs() const noexcept override { return full_->n_inputs(); }
+  [[nodiscard]] double initial_input(int i) const noexcept override {
+    return full_->initial_input(i);
+  }
   [[nodiscard]] bool has_energy() const noexcept override { return full_->has_energy(); }
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override {
-    return full_->energy(t, q, v);
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override {
+    return full_->energy(t, q, v, u);
   }
 
  private:
@@ -97,6 +109,7 @@ class IndependentRowsSystem final : public System {
   SparsePattern mass_pattern_;
   SparsePattern jacobian_pattern_;
   std::vector<int> kept_slots_;  // for each kept entry of G's pattern, its slot in the full one
+  // evaluation scratch, one instance per simulation (for_simulation; see the class comment)
   mutable Vec g_full_;
   mutable Mat G_full_;
   mutable Vec lambda_full_;

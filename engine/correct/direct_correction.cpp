@@ -25,13 +25,15 @@ DirectCorrection::DirectCorrection(const System& system,
                                    DirectCorrectionVariant variant,
                                    CorrectionMetric metric,
                                    double tolerance,
-                                   int max_iterations)
+                                   int max_iterations,
+                                   InputValues channels)
     : system_(system),
       variant_(variant),
       metric_(metric),
       tolerance_(tolerance),
       max_iterations_(max_iterations),
       has_energy_(system.has_energy()),
+      channels_(channels),
       kkt_pos_(system.n_v(), system.n_lambda()),
       kkt_full_(2 * system.n_v(), full_rows(system, variant)),
       m_(Mat::Zero(system.n_v(), system.n_v())),
@@ -53,7 +55,7 @@ DirectCorrection::DirectCorrection(const System& system,
   if (has_energy_) {
     State s0(system.n_q(), system.n_v());
     system.initial_state(s0);
-    e0_ = system.energy(s0.t, s0.q, s0.v);
+    e0_ = system.energy(s0.t, s0.q, s0.v, channels_);
   }
 }
 
@@ -119,9 +121,9 @@ void DirectCorrection::energy_gradient(double t, VecCRef q, VecCRef v) noexcept 
   for (int j = 0; j < q.size(); ++j) {
     const double step = 1e-6 * std::max(1.0, std::abs(q(j)));
     q_fd_(j) = q(j) + step;
-    const double ep = system_.energy(t, q_fd_, v);
+    const double ep = system_.energy(t, q_fd_, v, channels_);
     q_fd_(j) = q(j) - step;
-    const double em = system_.energy(t, q_fd_, v);
+    const double em = system_.energy(t, q_fd_, v, channels_);
     q_fd_(j) = q(j);
     e_q_(j) = (ep - em) / (2.0 * step);
   }
@@ -140,7 +142,7 @@ bool DirectCorrection::simultaneous(
     system_.constraint_rate(t, q, gt_);
     r_full_.segment(m, m).noalias() = j.block(0, 0, m, n) * v;
     r_full_.segment(m, m) += gt_;
-    if (energy) r_full_(2 * m) = system_.energy(t, q, v) - e0_;
+    if (energy) r_full_(2 * m) = system_.energy(t, q, v, channels_) - e0_;
     if (r_full_.size() == 0 || r_full_.lpNorm<Eigen::Infinity>() <= tolerance_) return true;
     if (it == max_iterations_) {
       status.set(StepFlag::kStabilizerNotConverged);

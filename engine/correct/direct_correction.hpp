@@ -34,8 +34,9 @@ enum class CorrectionMetric {
 ///   (d) (c) with the extra row r_E = E(q, v) - E0 and J_E = [E_q, E_v] (eq. 28-37);
 ///       E_v = (M v)^T exactly (T = 1/2 v^T M v), E_q by central differences of System::energy
 ///       (any System; error ~1e-9 relative, which only slows the Newton contraction to ~1e-9 per
-///       iteration). E0 is the energy of System::initial_state, taken at construction ("E0 =
-///       E(q(0), q'(0))", reference §7(d)); a system without energy() gets (c).
+///       iteration). E0 is the energy of System::initial_state, taken at construction at the input
+///       channel values `channels` (the simulation's, input_values(ws), which every later energy()
+///       reads too) ("E0 = E(q(0), q'(0))", reference §7(d)); a system without energy() gets (c).
 ///
 /// All solves go through DenseKkt on [W J^T; J 0], so W may be singular where it is positive
 /// definite on ker J (the double pendulum's M). Rows are not rescaled (the paper does not); rad,
@@ -52,7 +53,8 @@ class DirectCorrection final : public Stabilizer {
                    DirectCorrectionVariant variant,
                    CorrectionMetric metric,
                    double tolerance,
-                   int max_iterations);
+                   int max_iterations,
+                   InputValues channels = {});
 
   [[nodiscard]] std::string_view name() const noexcept override;
   void apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept override;
@@ -78,17 +80,18 @@ class DirectCorrection final : public Stabilizer {
   int max_iterations_;
   double e0_ = 0.0;
   bool has_energy_;
-  DenseKkt kkt_pos_;   ///< [W G^T; G 0], n_v + n_lambda
-  DenseKkt kkt_full_;  ///< [diag(W, W) J^T; J 0], 2 n_v + rows
-  Mat m_;              ///< M(t, q), n_v x n_v
-  Vec r_pos_;          ///< n_lambda
-  Vec dq_;             ///< n_v
-  Vec r_full_;         ///< 2 n_lambda (+1)
-  Vec dx_;             ///< 2 n_v
-  Vec e_q_;            ///< n_v
-  Vec e_v_;            ///< n_v
-  Vec q_fd_;           ///< n_q scratch for the energy differences
-  Vec gt_;             ///< n_lambda
+  InputValues channels_;  ///< the simulation's named input values, read by System::energy
+  DenseKkt kkt_pos_;      ///< [W G^T; G 0], n_v + n_lambda
+  DenseKkt kkt_full_;     ///< [diag(W, W) J^T; J 0], 2 n_v + rows
+  Mat m_;                 ///< M(t, q), n_v x n_v
+  Vec r_pos_;             ///< n_lambda
+  Vec dq_;                ///< n_v
+  Vec r_full_;            ///< 2 n_lambda (+1)
+  Vec dx_;                ///< 2 n_v
+  Vec e_q_;               ///< n_v
+  Vec e_v_;               ///< n_v
+  Vec q_fd_;              ///< n_q scratch for the energy differences
+  Vec gt_;                ///< n_lambda
 };
 
 }  // namespace rtmb

@@ -11,7 +11,10 @@ Dynamics::Dynamics(const System& system, KktSolver solver)
       applied_(Vec::Zero(system.n_v())),
       rhs_(Vec::Zero(system.n_lambda())),
       g_(Vec::Zero(system.n_lambda())),
-      lambda_(Vec::Zero(system.n_lambda())) {}
+      lambda_(Vec::Zero(system.n_lambda())) {
+  inputs_.reserve(static_cast<std::size_t>(system.n_inputs()));
+  for (int i = 0; i < system.n_inputs(); ++i) inputs_.push_back(system.initial_input(i));
+}
 
 void Dynamics::set_baumgarte(double gamma1, double gamma2) noexcept {
   gamma1_ = gamma1;
@@ -26,7 +29,7 @@ void Dynamics::evaluate(
   // assemble K = [M G^T; G 0] and L at the same (t, q) (one fused pass on the sparse path),
   // then the force side
   kkt_.load_with_curvature(t, q, v, rhs_);
-  system_.forces(t, q, v, f_);
+  system_.forces(t, q, v, inputs_, f_);
   f_ += applied_;
 
   // constraint side: -L, plus Baumgarte feedback -g1 (G v + g_t) - g2 g  (Chin eq. 2.14)

@@ -2,6 +2,9 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include "engine/kkt/kkt_backend.hpp"
 #include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
@@ -18,7 +21,9 @@ namespace rtmb {
 ///
 /// The Baumgarte terms (g1, g2) = B(gamma1, gamma2) realise g'' + g1 g' + g2 g = 0 (Chin eq. 2.14);
 /// with both zero this is plain index reduction, whose drift the post-stabilizers remove.
-/// u is the external generalized force of applied(): the model's input channels (issue 3).
+/// u is the external generalized force of applied() (issue 3), and f reads the values of the
+/// System's named input channels, inputs() (issue 4): both are this simulation's inputs, held
+/// here (the Workspace owns its Dynamics) so that the System itself stays immutable.
 /// The KKT system is solved by DenseKkt or, for body-coordinate models, BlockKkt in O(N)
 /// (KktBackend; `solver` is Model::solver(), never kAuto).
 class Dynamics {
@@ -37,6 +42,11 @@ class Dynamics {
   [[nodiscard]] Vec& applied() noexcept { return applied_; }
   [[nodiscard]] const Vec& applied() const noexcept { return applied_; }
 
+  /// Values of the System's named input channels that every evaluation passes to
+  /// System::forces, size n_inputs(); System::initial_input after construction. Held over a step.
+  [[nodiscard]] std::span<double> inputs() noexcept { return inputs_; }
+  [[nodiscard]] InputValues inputs() const noexcept { return inputs_; }
+
   [[nodiscard]] const System& system() const noexcept { return system_; }
   /// Multipliers of the last evaluation [N | N m], size n_lambda.
   [[nodiscard]] const Vec& lambda() const noexcept { return lambda_; }
@@ -48,11 +58,12 @@ class Dynamics {
   KktBackend kkt_;
   double gamma1_ = 0.0;
   double gamma2_ = 0.0;
-  Vec f_;        ///< applied forces, n_v
-  Vec applied_;  ///< external generalized force (inputs), n_v
-  Vec rhs_;      ///< constraint right-hand side, n_lambda
-  Vec g_;        ///< scratch g or g_t, n_lambda
-  Vec lambda_;   ///< multipliers of the last evaluation, n_lambda
+  Vec f_;                       ///< applied forces, n_v
+  Vec applied_;                 ///< external generalized force (inputs), n_v
+  std::vector<double> inputs_;  ///< named input channel values, n_inputs
+  Vec rhs_;                     ///< constraint right-hand side, n_lambda
+  Vec g_;                       ///< scratch g or g_t, n_lambda
+  Vec lambda_;                  ///< multipliers of the last evaluation, n_lambda
   long evaluations_ = 0;
 };
 

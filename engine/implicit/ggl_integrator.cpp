@@ -89,7 +89,7 @@ bool GglIntegrator::step(double t,
     r4 = -g_;
 
     // Newton matrix (ggl_integrator.hpp)
-    force_jacobian_blocks(sys_, tm, qm_, vm_, fq_, fv_, scratch_);
+    force_jacobian_blocks(sys_, tm, qm_, vm_, channels_, fq_, fv_, scratch_);
     inertia_block(sys_, tm, qm_, dv_, Kin_, scratch_);
     Mat& J = lu_.matrix();
     J.setZero();

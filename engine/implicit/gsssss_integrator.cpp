@@ -126,7 +126,7 @@ bool GsssssIntegrator::build_and_factor(double t, StepStatus& status) noexcept {
   const double c_vt = p_.W2L5 * h_;
   const double c_u1 = p_.l3 * dt2_;
   const double w1 = p_.W1;
-  force_jacobian_blocks(sys_, t_tilde, ut_, vt_, fq_, fv_, scratch_);
+  force_jacobian_blocks(sys_, t_tilde, ut_, vt_, channels_, fq_, fv_, scratch_);
   inertia_block(sys_, t_tilde, ut_, at_, Kin_, scratch_);
   Mat& J = lu_.matrix();
   auto A = J.topLeftCorner(n_, n_);

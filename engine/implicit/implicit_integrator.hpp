@@ -25,21 +25,26 @@ class ImplicitIntegrator {
                                   VecRef out_v,
                                   StepStatus& status) noexcept = 0;
 
-  /// The external generalized force u of applied_force(ws), added to f(t, q, v) wherever the
-  /// method evaluates it (held over the step, as in the explicit pipeline). Setup-only; u must
-  /// outlive the integrator. nullptr: none.
-  void set_applied_force(const Vec* u) noexcept { applied_ = u; }
+  /// This simulation's inputs (the Workspace's Dynamics holds them): the external generalized
+  /// force of applied_force(ws), added to f wherever the method evaluates it, and the named
+  /// channel values of input_values(ws), passed to System::forces (held over the step, as in the
+  /// explicit pipeline). Setup-only; both must outlive the integrator. nullptr / empty: none.
+  void set_inputs(const Vec* applied, InputValues channels) noexcept {
+    applied_ = applied;
+    channels_ = channels;
+  }
 
  protected:
-  /// f(t, q, v) of sys plus the applied force u, when set, into out_f: the force every
+  /// f(t, q, v, channels) of sys plus the applied force, when set, into out_f: the force every
   /// evaluation of the methods uses. RT-safe.
   void total_forces(
       const System& sys, double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
-    sys.forces(t, q, v, out_f);
+    sys.forces(t, q, v, channels_, out_f);
     if (applied_ != nullptr) out_f += *applied_;  // inputs (applied_force)
   }
 
   const Vec* applied_ = nullptr;
+  InputValues channels_;
 };
 
 }  // namespace rtmb

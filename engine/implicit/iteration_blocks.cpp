@@ -40,12 +40,13 @@ void force_jacobian_blocks(const System& sys,
                            double t,
                            VecCRef q,
                            VecCRef v,
+                           InputValues u,
                            MatRef out_fq,
                            MatRef out_fv,
                            BlockScratch& s) noexcept {
   if (sys.force_jacobians(t, q, v, out_fq, out_fv)) return;
-  central_columns(q, out_fq, s, [&](VecCRef qp, Vec& f) { sys.forces(t, qp, v, f); });
-  central_columns(v, out_fv, s, [&](VecCRef vp, Vec& f) { sys.forces(t, q, vp, f); });
+  central_columns(q, out_fq, s, [&](VecCRef qp, Vec& f) { sys.forces(t, qp, v, u, f); });
+  central_columns(v, out_fv, s, [&](VecCRef vp, Vec& f) { sys.forces(t, q, vp, u, f); });
 }
 
 void constraint_force_block(

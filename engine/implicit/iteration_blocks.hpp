@@ -26,6 +26,7 @@ void force_jacobian_blocks(const System& sys,
                            double t,
                            VecCRef q,
                            VecCRef v,
+                           InputValues u,
                            MatRef out_fq,
                            MatRef out_fv,
                            BlockScratch& s) noexcept;

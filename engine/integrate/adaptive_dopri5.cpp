@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "engine/integrate/explicit_rk.hpp"
-#include "engine/step/workspace_impl.hpp"
 
 namespace rtmb {
 
@@ -20,12 +19,11 @@ constexpr int kFirstStages = 6;  // k1..k6; k7 is the FSAL stage
 }  // namespace
 
 struct AdaptiveDopri5::Impl {
-  Impl(const Model& m, const AdaptiveOptions& o)
+  Impl(const Model& m, Workspace* w, const AdaptiveOptions& o)
       : model(m),
         options(o),
-        dynamics(m.system(), m.solver()),
-        stabilizer(make_stabilizer(m.system(), m.settings(), m.solver())),
-        monitor(m.system(), m.solver()),
+        own_ws(w == nullptr ? std::make_unique<Workspace>(m) : nullptr),
+        ws(w == nullptr ? *own_ws : *w),
         nq(m.system().n_q()),
         nv(m.system().n_v()),
         y(Vec::Zero(nq + nv)),
@@ -34,9 +32,8 @@ struct AdaptiveDopri5::Impl {
         err(Vec::Zero(nq + nv)),
         k(Mat::Zero(nq + nv, 7)),
         a(Vec::Zero(nv)) {
-    if (m.settings().stabilizer == StabilizerKind::kBaumgarte) {
-      dynamics.set_baumgarte(m.settings().gamma1, m.settings().gamma2);
-    }
+    // the Baumgarte gains are the Workspace's: set under any stabilizer, as in step() (before
+    // issue 13 this driver built its own Dynamics and set them for `baumgarte` only)
     atol = o.atol > 0.0 ? o.atol : o.rtol / 10.0;
     stabilizes = m.settings().stabilizer != StabilizerKind::kNone &&
                  m.settings().stabilizer != StabilizerKind::kBaumgarte;
@@ -44,7 +41,7 @@ struct AdaptiveDopri5::Impl {
 
   // f(t, y) into column j of k: (v, v')
   void rhs(double t, const Vec& state, int j, StepStatus& status) noexcept {
-    dynamics.evaluate(t, state.head(nq), state.tail(nv), a, status);
+    acceleration(ws, t, state.head(nq), state.tail(nv), a, status);
     k.col(j).head(nq) = state.tail(nv);
     k.col(j).tail(nv) = a;
     ++counters.nfcn;
@@ -77,9 +74,8 @@ struct AdaptiveDopri5::Impl {
   const Model& model;
   AdaptiveOptions options;
   double atol;
-  Dynamics dynamics;
-  std::unique_ptr<Stabilizer> stabilizer;
-  DriftMonitor monitor;
+  std::unique_ptr<Workspace> own_ws;  ///< when constructed without a Workspace
+  Workspace& ws;                      ///< right-hand side, stabilizer and monitor of the step
   int nq;
   int nv;
   Vec y;    ///< (q, v) at t_n
@@ -95,8 +91,10 @@ struct AdaptiveDopri5::Impl {
   bool stabilizes = false;  ///< a post-step stabilizer is configured (not none/Baumgarte)
 };
 
+AdaptiveDopri5::AdaptiveDopri5(const Model& model, Workspace& ws, const AdaptiveOptions& options)
+    : impl_(std::make_unique<Impl>(model, &ws, options)) {}
 AdaptiveDopri5::AdaptiveDopri5(const Model& model, const AdaptiveOptions& options)
-    : impl_(std::make_unique<Impl>(model, options)) {}
+    : impl_(std::make_unique<Impl>(model, nullptr, options)) {}
 AdaptiveDopri5::~AdaptiveDopri5() = default;
 
 const AdaptiveCounters& AdaptiveDopri5::counters() const noexcept {
@@ -158,7 +156,7 @@ bool AdaptiveDopri5::step(State& s, double t_end, StepStatus& status) noexcept {
     // stabilize (Chin eq. 4.10) and evaluate k7 at the stabilized point (eq. 4.11)
     if (w.stabilizes) {
       const int passes_before = status.stabilizer_iterations;
-      w.stabilizer->apply(s.t + h, w.ys.head(w.nq), w.ys.tail(w.nv), status);
+      stabilize(w.ws, s.t + h, w.ys.head(w.nq), w.ys.tail(w.nv), status);
       if (status.stabilizer_iterations > passes_before) ++w.counters.nstab;  // DATOL may skip
     }
     w.rhs(s.t + h, w.ys, 6, status);
@@ -200,7 +198,7 @@ bool AdaptiveDopri5::step(State& s, double t_end, StepStatus& status) noexcept {
       if (w.reject) h_new = std::min(h_new, h);
       w.reject = false;
       w.h_next = h_new;
-      if (w.model.settings().monitor) w.monitor.measure(w.model.system(), s.t, s.q, s.v, status);
+      if (w.model.settings().monitor) measure(w.model, s, w.ws, status);
       return true;
     }
     // rejected: shrink, no increase on the next step

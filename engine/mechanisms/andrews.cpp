@@ -236,7 +236,8 @@ void Andrews::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept {
   out_M = m;
 }
 
-void Andrews::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
+void Andrews::forces(
+    double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/, VecRef out_f) const noexcept {
   // spring between D (body 3) and C: F = -c0 (l - l0) / l, force F (D - C) acting at D
   const SpringGeometry sg = spring_geometry(q(kGamma));
   const double spring = -kC0 * (sg.length - kL0) / sg.length;
@@ -309,7 +310,7 @@ void Andrews::velocity_constraint_jacobian(double /*t*/,
   }
 }
 
-double Andrews::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+double Andrews::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) const noexcept {
   Mat7 m;
   fill_mass(q, m);
   double kinetic = 0.0;

@@ -107,7 +107,8 @@ void Chain::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexcept {
   out_M.diagonal().setConstant(kMass);
 }
 
-void Chain::forces(double /*t*/, VecCRef /*q*/, VecCRef /*v*/, VecRef out_f) const noexcept {
+void Chain::forces(
+    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, InputValues /*u*/, VecRef out_f) const noexcept {
   const Eigen::Index n = links_;
   for (Eigen::Index i = 0; i < n; ++i) {
     out_f(2 * i) = 0.0;
@@ -198,7 +199,7 @@ void Chain::velocity_constraint_jacobian(double /*t*/,
   }
 }
 
-double Chain::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+double Chain::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) const noexcept {
   const Eigen::Index n = links_;
   double e = 0.0;
   for (Eigen::Index i = 0; i < n; ++i) {

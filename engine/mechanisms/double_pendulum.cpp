@@ -56,10 +56,8 @@ void DoublePendulum::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexc
   out_M(kY2, kY2) = kMass2;
 }
 
-void DoublePendulum::forces(double /*t*/,
-                            VecCRef /*q*/,
-                            VecCRef /*v*/,
-                            VecRef out_f) const noexcept {
+void DoublePendulum::forces(
+    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, InputValues /*u*/, VecRef out_f) const noexcept {
   out_f.setZero();
   out_f(kY1) = -kMass1 * kGravity;
   out_f(kY2) = -kMass2 * kGravity;
@@ -109,7 +107,10 @@ void DoublePendulum::velocity_constraint_jacobian(double /*t*/,
   out_Gv_q(3, kTh2) = -kLength2 * std::cos(q(kTh2)) * v(kTh2);
 }
 
-double DoublePendulum::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+double DoublePendulum::energy(double /*t*/,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues /*u*/) const noexcept {
   const double kinetic = 0.5 * kMass1 * (v(kX1) * v(kX1) + v(kY1) * v(kY1)) +
                          0.5 * kMass2 * (v(kX2) * v(kX2) + v(kY2) * v(kY2));
   return kinetic + kMass1 * kGravity * q(kY1) + kMass2 * kGravity * q(kY2);

@@ -110,7 +110,8 @@ void FourBar::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept {
   out_M(2, 2) = kMass * c3.squaredNorm() + kInertia;
 }
 
-void FourBar::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
+void FourBar::forces(
+    double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/, VecRef out_f) const noexcept {
   const Kin k = kinematics(q, v);
   constexpr double h = 0.5 * kLength;
   const Eigen::Vector2d grav(0.0, -kGravity);
@@ -152,7 +153,7 @@ void FourBar::velocity_constraint_jacobian(double /*t*/,
   out_Gv_q.col(2) = kLength * k.e3 * k.w3;
 }
 
-double FourBar::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+double FourBar::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) const noexcept {
   const Kin k = kinematics(q, v);
   constexpr double h = 0.5 * kLength;
   const Eigen::Vector2d c1 = h * k.e1;

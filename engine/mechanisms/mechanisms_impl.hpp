@@ -32,7 +32,7 @@ class Pendulum final : public System {
   [[nodiscard]] std::string_view name() const noexcept override { return "pendulum"; }
   void initial_state(State& out) const override;
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
   void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
@@ -49,7 +49,10 @@ class Pendulum final : public System {
                                  MatRef out_H) const noexcept override;
   bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override;
 };
 
 /// Rigid double pendulum in redundant coordinates q = (x1, y1, theta1, x2, y2, theta2) with a
@@ -62,7 +65,7 @@ class DoublePendulum final : public System {
   [[nodiscard]] std::string_view name() const noexcept override { return "double_pendulum"; }
   void initial_state(State& out) const override;
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
   void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
@@ -79,7 +82,10 @@ class DoublePendulum final : public System {
                                  MatRef out_H) const noexcept override;
   bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override;
 };
 
 /// Slider-crank in absolute coordinates q = (theta, phi, x, y), constant M = diag(J1, J2, m, m)
@@ -91,7 +97,7 @@ class SliderCrank final : public System {
   [[nodiscard]] std::string_view name() const noexcept override { return "slider_crank"; }
   void initial_state(State& out) const override;
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
   void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
@@ -108,7 +114,10 @@ class SliderCrank final : public System {
                                  MatRef out_H) const noexcept override;
   bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override;
 };
 
 /// Andrews' squeezing mechanism, Hairer-Wanner data: q = (beta, Theta, gamma, Phi, delta, Omega,
@@ -121,7 +130,7 @@ class Andrews final : public System {
   [[nodiscard]] std::string_view name() const noexcept override { return "andrews"; }
   void initial_state(State& out) const override;
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
   void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
@@ -139,7 +148,10 @@ class Andrews final : public System {
   bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   /// Kinetic energy 1/2 v^T M v + spring potential 1/2 c0 (l - l0)^2 - mom * beta [J].
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override;
 };
 
 /// Which end-effector path the two-link robot follows (Chin 1995 §3.6).
@@ -160,7 +172,7 @@ class TwoLinkRobot final : public System {
   [[nodiscard]] std::string_view name() const noexcept override;
   void initial_state(State& out) const override;
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
   void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept override;
@@ -179,7 +191,10 @@ class TwoLinkRobot final : public System {
   bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   /// T + V with gravity; not conserved for the rheonomic case II (the path does work).
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override;
 
  private:
   RobotPath path_;
@@ -200,7 +215,7 @@ class Chain final : public System {
   [[nodiscard]] bool loop() const noexcept { return loop_; }
   void initial_state(State& out) const override;
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
   void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
@@ -217,7 +232,10 @@ class Chain final : public System {
                                  MatRef out_H) const noexcept override;
   bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override;
 
  private:
   int links_;
@@ -238,7 +256,7 @@ class FourBar final : public System {
   [[nodiscard]] std::string_view name() const noexcept override { return "four_bar"; }
   void initial_state(State& out) const override;
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
   void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
@@ -247,7 +265,10 @@ class FourBar final : public System {
                                     VecCRef v,
                                     MatRef out_Gv_q) const noexcept override;
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override;
 
  private:
   double ground_;  ///< ground-link length [m]

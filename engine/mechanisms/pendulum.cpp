@@ -34,7 +34,8 @@ void Pendulum::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexcept {
   out_M(1, 1) = kMass;
 }
 
-void Pendulum::forces(double /*t*/, VecCRef /*q*/, VecCRef /*v*/, VecRef out_f) const noexcept {
+void Pendulum::forces(
+    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, InputValues /*u*/, VecRef out_f) const noexcept {
   out_f(0) = 0.0;
   out_f(1) = -kMass * kGravity;
 }
@@ -60,7 +61,7 @@ void Pendulum::velocity_constraint_jacobian(double /*t*/,
   out_Gv_q(0, 1) = 2.0 * v(1);
 }
 
-double Pendulum::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+double Pendulum::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) const noexcept {
   return 0.5 * kMass * (v(0) * v(0) + v(1) * v(1)) + kMass * kGravity * q(1);
 }
 

@@ -55,7 +55,8 @@ void SliderCrank::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexcept
   out_M(kY, kY) = kRodMass;
 }
 
-void SliderCrank::forces(double /*t*/, VecCRef /*q*/, VecCRef /*v*/, VecRef out_f) const noexcept {
+void SliderCrank::forces(
+    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, InputValues /*u*/, VecRef out_f) const noexcept {
   out_f.setZero();
   out_f(kY) = -kRodMass * kGravity;
 }
@@ -109,7 +110,7 @@ void SliderCrank::velocity_constraint_jacobian(double /*t*/,
   out_Gv_q(2, kPhi) = -kCmToSlider * sp * v(kPhi);
 }
 
-double SliderCrank::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+double SliderCrank::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) const noexcept {
   const double kinetic =
       0.5 * (kCrankInertia * v(kTheta) * v(kTheta) + kRodInertia * v(kPhi) * v(kPhi) +
              kRodMass * (v(kX) * v(kX) + v(kY) * v(kY)));

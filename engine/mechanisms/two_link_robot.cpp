@@ -108,7 +108,8 @@ void TwoLinkRobot::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept {
   out_M(1, 1) = m.m22;
 }
 
-void TwoLinkRobot::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
+void TwoLinkRobot::forces(
+    double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/, VecRef out_f) const noexcept {
   const double c1 = std::cos(q(0));
   const double c12 = std::cos(q(0) + q(1));
   const double s2 = std::sin(q(1));
@@ -181,7 +182,7 @@ void TwoLinkRobot::velocity_constraint_jacobian(double /*t*/,
   }
 }
 
-double TwoLinkRobot::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+double TwoLinkRobot::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) const noexcept {
   const RobotMass m = robot_mass(q(1));
   const double kinetic =
       0.5 * (m.m11 * v(0) * v(0) + 2.0 * m.m12 * v(0) * v(1) + m.m22 * v(1) * v(1));

@@ -61,7 +61,10 @@ void System::jacobian_values_and_constraints(double t,
   constraints(t, q, out_g);
 }
 
-double System::energy(double /*t*/, VecCRef /*q*/, VecCRef /*v*/) const noexcept {
+double System::energy(double /*t*/,
+                      VecCRef /*q*/,
+                      VecCRef /*v*/,
+                      InputValues /*u*/) const noexcept {
   return std::numeric_limits<double>::quiet_NaN();
 }
 

@@ -420,11 +420,9 @@ PlanarMultibody::PlanarMultibody(PlanarModelSpec spec)
     row += constraint_rows(j.type);
   }
   build_sparse_slots();
-  inputs_.reserve(spec_.inputs.size());
   target_channels_.assign(spec_.forces.size(), {-1, -1});
   for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
     const PlanarInputSpec& in = spec_.inputs[i];
-    inputs_.push_back(in.initial);
     if (in.type == PlanarInputType::kCouplingX || in.type == PlanarInputType::kCouplingY) {
       const std::size_t axis = in.type == PlanarInputType::kCouplingX ? 0 : 1;
       target_channels_[static_cast<std::size_t>(in.element)][axis] = static_cast<int>(i);
@@ -432,28 +430,25 @@ PlanarMultibody::PlanarMultibody(PlanarModelSpec spec)
   }
 }
 
-void PlanarMultibody::set_inputs(std::span<const double> u) const noexcept {
-  std::copy_n(u.begin(), std::min(u.size(), inputs_.size()), inputs_.begin());
-}
-
-Eigen::Vector2d PlanarMultibody::coupling_target(std::size_t k) const noexcept {
+Eigen::Vector2d PlanarMultibody::coupling_target(std::size_t k, InputValues u) const noexcept {
   Vec2 target = spec_.forces[k].vector;
   for (std::size_t axis = 0; axis < 2; ++axis) {
     const int c = target_channels_[k][axis];
-    if (c >= 0) target(static_cast<Eigen::Index>(axis)) = inputs_[static_cast<std::size_t>(c)];
+    if (c >= 0) target(static_cast<Eigen::Index>(axis)) = input(u, static_cast<std::size_t>(c));
   }
   return target;
 }
 
 Eigen::Vector2d PlanarMultibody::coupling_force(std::size_t k,
                                                 VecCRef q,
-                                                VecCRef v) const noexcept {
+                                                VecCRef v,
+                                                InputValues u) const noexcept {
   // F = -k (p - p*) - c p': the target is a position only (no target velocity is streamed), so
   // the damper acts on the absolute point velocity, a dissipative term towards rest
   const PlanarForceSpec& f = spec_.forces[k];
   const Vec2 p = point_position(q, f.body_i, f.point_i);
   const Vec2 dp = point_velocity(q, v, f.body_i, f.point_i);
-  return -f.stiffness * (p - coupling_target(k)) - f.damping * dp;
+  return -f.stiffness * (p - coupling_target(k, u)) - f.damping * dp;
 }
 
 Eigen::Vector2d PlanarMultibody::wall_force(std::size_t k, VecCRef q, VecCRef v) const noexcept {
@@ -465,13 +460,15 @@ Eigen::Vector2d PlanarMultibody::wall_force(std::size_t k, VecCRef q, VecCRef v)
   return std::max(0.0, f.stiffness * d + f.damping * dd) * f.vector;
 }
 
-void PlanarMultibody::add_input_forces(VecCRef q, VecRef out_f) const noexcept {
+void PlanarMultibody::add_input_forces(VecCRef q,
+                                       InputValues channels,
+                                       VecRef out_f) const noexcept {
   // generalized force of the channel-driven loads, at the held channel values u:
   //   force:  F = u e at p = r + A s   ->  (F, (S A s).F) on the body (virtual work F.dp)
   //   torque: u on the body's angle;  motor: +u on theta_j, -u on theta_i (equal and opposite)
   for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
     const PlanarInputSpec& in = spec_.inputs[i];
-    const double u = inputs_[i];
+    const double u = input(channels, i);
     switch (in.type) {
       case PlanarInputType::kForce: {
         const Vec2 force = u * in.direction;
@@ -527,7 +524,8 @@ void PlanarMultibody::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noex
   }
 }
 
-void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
+void PlanarMultibody::forces(
+    double /*t*/, VecCRef q, VecCRef v, InputValues channels, VecRef out_f) const noexcept {
   // Generalized force of a world force F at a point p = r + u of body b: (F, (S u).F), i.e. the
   // force and its moment u x F about the centre of mass.
   out_f.setZero();
@@ -589,7 +587,7 @@ void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) c
         // evaluated here, inside every force evaluation, because it depends on q and v and may
         // be stiff (implicit methods differentiate it with the rest of f)
         const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
-        add(f.body_i, coupling_force(k, q, v), rotate(q(3 * f.body_i + 2), f.point_i));
+        add(f.body_i, coupling_force(k, q, v, channels), rotate(q(3 * f.body_i + 2), f.point_i));
         break;
       }
       case PlanarForceType::kWall: {
@@ -599,7 +597,7 @@ void PlanarMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) c
       }
     }
   }
-  add_input_forces(q, out_f);
+  add_input_forces(q, channels, out_f);
 }
 
 namespace {
@@ -842,7 +840,10 @@ bool PlanarMultibody::inertia_jacobian(double /*t*/,
   return true;
 }
 
-double PlanarMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+double PlanarMultibody::energy(double /*t*/,
+                               VecCRef q,
+                               VecCRef v,
+                               InputValues channels) const noexcept {
   // T = sum (m |r'|^2 + J th'^2)/2; V of every conservative element:
   //   gravity -m g.r, spring k (l - l0)^2/2 - F_act l, rotational spring k phi^2/2,
   //   constant force -F.p, constant torque -tau th
@@ -887,7 +888,7 @@ double PlanarMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcep
       case PlanarForceType::kCoupling: {
         // relative to the current target: moving the target does work that is not counted here
         const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
-        const Vec2 d = point_position(q, f.body_i, f.point_i) - coupling_target(k);
+        const Vec2 d = point_position(q, f.body_i, f.point_i) - coupling_target(k, channels);
         e += 0.5 * f.stiffness * d.squaredNorm();
         break;
       }

@@ -247,11 +247,14 @@ PlanarOutputs::~PlanarOutputs() = default;
 void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<double> out) noexcept {
   const PlanarModelSpec& spec = system_.spec();
   Buffers& b = *buf_;
+  const InputValues u = input_values(ws);  // the simulation's channel values (coupling targets)
   // shared evaluations first: G (drift, reactions), then lambda at (t, q, v)
   if (needs_drift_ && system_.n_lambda() > 0) system_.jacobian(s.t, s.q, b.G);
   if (needs_lambda_) {
     StepStatus ignored;
     b.dynamics.applied() = applied_force(ws);
+    const std::span<double> to = b.dynamics.inputs();
+    std::copy_n(u.begin(), std::min(u.size(), to.size()), to.begin());
     b.dynamics.evaluate(s.t, s.q, s.v, b.vdot, ignored);
   }
   std::size_t k = 0;
@@ -324,7 +327,7 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
         break;
       }
       case PlanarOutputType::kCouplingForce: {
-        const Vec2 f = system_.coupling_force(static_cast<std::size_t>(o.element), s.q, s.v);
+        const Vec2 f = system_.coupling_force(static_cast<std::size_t>(o.element), s.q, s.v, u);
         out[k++] = f.x();
         out[k++] = f.y();
         break;
@@ -339,7 +342,7 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
         out[k++] = system_.n_lambda() > 0 ? b.gt.lpNorm<Eigen::Infinity>() : 0.0;
         break;
       case PlanarOutputType::kEnergy:
-        out[k++] = system_.energy(s.t, s.q, s.v);
+        out[k++] = system_.energy(s.t, s.q, s.v, u);
         break;
       case PlanarOutputType::kHapticForce: {
         const auto e = static_cast<std::size_t>(o.element);
@@ -349,11 +352,11 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
           h.filter.reset();
           h.have_last = false;
         }
-        const Vec2 target = system_.coupling_target(e);
+        const Vec2 target = system_.coupling_target(e, u);
         const double dt = h.have_last ? s.t - h.last_t : 0.0;
         const Vec2 vel = dt > 0.0 ? Vec2((target - h.last_target) / dt) : Vec2::Zero();
         // the device renders minus the force on the body (Newton's third law on the spring)
-        const Vec2 raw = -system_.coupling_force(e, s.q, s.v);
+        const Vec2 raw = -system_.coupling_force(e, s.q, s.v, u);
         const ForceOutput f =
             h.filter.filter(Vec3(raw.x(), raw.y(), 0.0), Vec3(target.x(), target.y(), 0.0),
                             Vec3(vel.x(), vel.y(), 0.0), dt);

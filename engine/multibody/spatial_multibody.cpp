@@ -521,11 +521,9 @@ SpatialMultibody::SpatialMultibody(SpatialModelSpec spec)
     jacobian_pattern_.inner.insert(jacobian_pattern_.inner.end(), rows.begin(), rows.end());
     jacobian_pattern_.outer.push_back(jacobian_pattern_.nonzeros());
   }
-  inputs_.reserve(spec_.inputs.size());
   target_channels_.assign(spec_.forces.size(), {-1, -1, -1});
   for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
     const SpatialInputSpec& in = spec_.inputs[i];
-    inputs_.push_back(in.initial);
     if (in.type == SpatialInputType::kCouplingX || in.type == SpatialInputType::kCouplingY ||
         in.type == SpatialInputType::kCouplingZ) {
       const auto axis = static_cast<std::size_t>(static_cast<int>(in.type) -
@@ -548,15 +546,11 @@ SpatialMultibody::SpatialMultibody(SpatialModelSpec spec)
   }
 }
 
-void SpatialMultibody::set_inputs(std::span<const double> u) const noexcept {
-  std::copy_n(u.begin(), std::min(u.size(), inputs_.size()), inputs_.begin());
-}
-
-Eigen::Vector3d SpatialMultibody::coupling_target(std::size_t k) const noexcept {
+Eigen::Vector3d SpatialMultibody::coupling_target(std::size_t k, InputValues u) const noexcept {
   Vec3 target = spec_.forces[k].vector;
   for (std::size_t axis = 0; axis < 3; ++axis) {
     const int c = target_channels_[k][axis];
-    if (c >= 0) target(static_cast<Eigen::Index>(axis)) = inputs_[static_cast<std::size_t>(c)];
+    if (c >= 0) target(static_cast<Eigen::Index>(axis)) = input(u, static_cast<std::size_t>(c));
   }
   return target;
 }
@@ -585,11 +579,12 @@ std::array<double, 2> SpatialMultibody::revolute_coordinate(std::size_t k,
 
 Eigen::Vector3d SpatialMultibody::coupling_force(std::size_t k,
                                                  VecCRef q,
-                                                 VecCRef v) const noexcept {
+                                                 VecCRef v,
+                                                 InputValues u) const noexcept {
   // F = -k (p - p*) - c p': the target is a position only (no target velocity is streamed), so
   // the damper acts on the absolute point velocity, a dissipative term towards rest
   const SpatialForceSpec& f = spec_.forces[k];
-  return -f.stiffness * (point_position(f.body_i, f.point_i, q) - coupling_target(k)) -
+  return -f.stiffness * (point_position(f.body_i, f.point_i, q) - coupling_target(k, u)) -
          f.damping * point_velocity(f.body_i, f.point_i, q, v);
 }
 
@@ -637,7 +632,8 @@ void SpatialMultibody::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcep
   }
 }
 
-void SpatialMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) const noexcept {
+void SpatialMultibody::forces(
+    double /*t*/, VecCRef q, VecCRef v, InputValues channels, VecRef out_f) const noexcept {
   out_f.setZero();
   // world force F at body point s: (F, B(e, s)^T F)
   auto add_force = [&out_f, &q](int b, const Vec3& force, const Vec3& s) {
@@ -705,7 +701,7 @@ void SpatialMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) 
         break;
       }
       case SpatialForceType::kCoupling:
-        add_force(f.body_i, coupling_force(k, q, v), f.point_i);
+        add_force(f.body_i, coupling_force(k, q, v, channels), f.point_i);
         break;
     }
   }
@@ -714,7 +710,7 @@ void SpatialMultibody::forces(double /*t*/, VecCRef q, VecCRef v, VecRef out_f) 
   // couplings read their targets above
   for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
     const SpatialInputSpec& in = spec_.inputs[i];
-    const double u = inputs_[i];
+    const double u = input(channels, i);
     switch (in.type) {
       case SpatialInputType::kForce:
         add_force(in.body, u * in.direction, in.point);
@@ -918,7 +914,10 @@ void SpatialMultibody::jacobian_values_and_constraints(double /*t*/,
   }
 }
 
-double SpatialMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexcept {
+double SpatialMultibody::energy(double /*t*/,
+                                VecCRef q,
+                                VecCRef v,
+                                InputValues channels) const noexcept {
   // T = sum m r'.r'/2 + omega'.J' omega'/2 (omega' = 2 L e'); V: gravity -m g.r, TSDA
   // k (l - l0)^2/2 - F_act l, world point force -F.p, rotational spring k (phi - rest)^2/2
   double en = 0.0;
@@ -961,7 +960,7 @@ double SpatialMultibody::energy(double /*t*/, VecCRef q, VecCRef v) const noexce
       case SpatialForceType::kCoupling:
         // k |p - p*|^2 / 2 relative to the current target (the input's work is external)
         en += 0.5 * f.stiffness *
-              (point_position(f.body_i, f.point_i, q) - coupling_target(k)).squaredNorm();
+              (point_position(f.body_i, f.point_i, q) - coupling_target(k, channels)).squaredNorm();
         break;
     }
   }

@@ -136,9 +136,8 @@ SpatialOutputs::SpatialOutputs(const SpatialMultibody& system,
   }
 }
 
-void SpatialOutputs::evaluate(const State& s,
-                              const Workspace& /*ws*/,
-                              std::span<double> out) noexcept {
+void SpatialOutputs::evaluate(const State& s, const Workspace& ws, std::span<double> out) noexcept {
+  const InputValues u = input_values(ws);  // the simulation's channel values (coupling targets)
   std::size_t k = 0;
   auto put3 = [&out, &k](const Eigen::Vector3d& x) {
     for (int c = 0; c < 3; ++c) out[k++] = x(c);
@@ -171,7 +170,7 @@ void SpatialOutputs::evaluate(const State& s,
         out[k++] = system_.revolute_coordinate(static_cast<std::size_t>(o.joint), s.q, s.v)[1];
         break;
       case SpatialOutputType::kCouplingForce:
-        put3(system_.coupling_force(static_cast<std::size_t>(o.element), s.q, s.v));
+        put3(system_.coupling_force(static_cast<std::size_t>(o.element), s.q, s.v, u));
         break;
       case SpatialOutputType::kPositionDrift:
         system_.constraints(s.t, s.q, g_);
@@ -184,7 +183,7 @@ void SpatialOutputs::evaluate(const State& s,
         out[k++] = g_.size() > 0 ? g_.lpNorm<Eigen::Infinity>() : 0.0;
         break;
       case SpatialOutputType::kEnergy:
-        out[k++] = system_.energy(s.t, s.q, s.v);
+        out[k++] = system_.energy(s.t, s.q, s.v, u);
         break;
     }
   }

@@ -381,9 +381,9 @@ ReplayResult replay(const RecordFile& rec,
       if (e.kind == RecordEntry::kReset) {
         state = initial;
         u.setZero();
-        if (h.model_channels) sys.set_inputs(zeros);
+        if (h.model_channels) set_inputs(ws, zeros);
       } else if (h.model_channels) {
-        sys.set_inputs(std::span<const double>(e.values.data(), e.count));
+        set_inputs(ws, std::span<const double>(e.values.data(), e.count));
       } else {
         for (int i = 0; i < h.n_inputs; ++i) u[i] = e.values[static_cast<std::size_t>(i)];
       }

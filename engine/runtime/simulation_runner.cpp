@@ -103,7 +103,7 @@ void SimulationRunner::apply_bank_values() noexcept {
     std::array<double, kMaxInputChannels> values{};
     const int n = std::min(bank_->channel_count(), kMaxInputChannels);
     for (int i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = bank_->value(i);
-    sys.set_inputs(std::span<const double>(values.data(), static_cast<std::size_t>(n)));
+    set_inputs(*ws_, std::span<const double>(values.data(), static_cast<std::size_t>(n)));
     if (recorder_ != nullptr) {
       recorder_->inputs(std::span<const double>(values.data(), static_cast<std::size_t>(n)));
     }
@@ -129,7 +129,7 @@ void SimulationRunner::halt_inputs() noexcept {
     const bool force = kind == InputKind::kForce || kind == InputKind::kTorque;
     values[static_cast<std::size_t>(i)] = force ? 0.0 : bank_->value(i);
   }
-  sys.set_inputs(std::span<const double>(values.data(), static_cast<std::size_t>(n)));
+  set_inputs(*ws_, std::span<const double>(values.data(), static_cast<std::size_t>(n)));
 }
 
 void SimulationRunner::set_output_evaluator(OutputEvaluator* evaluator) {

@@ -3,6 +3,7 @@
 //
 // The step pipeline (docs/architecture.md "The step in detail"):
 //   integrate -> stabilize -> guard -> monitor.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -57,7 +58,8 @@ std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v, int
 
 std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
                                             const Settings& settings,
-                                            KktSolver solver) {
+                                            KktSolver solver,
+                                            InputValues channels) {
   switch (settings.stabilizer) {
     case StabilizerKind::kNone:
     case StabilizerKind::kBaumgarte:
@@ -92,7 +94,7 @@ std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
           (settings.correction_mass_weighted && settings.stabilizer != StabilizerKind::kOrthProj);
       return std::make_unique<DirectCorrection>(
           system, variant, mass ? CorrectionMetric::kMass : CorrectionMetric::kEuclidean,
-          settings.projection_tolerance, settings.projection_max_iterations);
+          settings.projection_tolerance, settings.projection_max_iterations, channels);
     }
   }
   return nullptr;
@@ -114,25 +116,31 @@ std::unique_ptr<Integrator> make_pipeline_integrator(const System& system,
 DriftMonitor::DriftMonitor(const System& system, KktSolver solver)
     : g(Vec::Zero(system.n_lambda())), gv(Vec::Zero(system.n_lambda())), G(system, solver) {}
 
-void DriftMonitor::measure(
-    const System& system, double t, VecCRef q, VecCRef v, StepStatus& status) noexcept {
+void DriftMonitor::measure(const System& system,
+                           double t,
+                           VecCRef q,
+                           VecCRef v,
+                           InputValues channels,
+                           StepStatus& status) noexcept {
   // g and G at the same (t, q): one fused System pass on the sparse path
   system.constraint_rate(t, q, gv);
   G.add_with_constraints(t, q, v, gv, g);
   status.position_drift = g.size() > 0 ? g.lpNorm<Eigen::Infinity>() : 0.0;
   status.velocity_drift = gv.size() > 0 ? gv.lpNorm<Eigen::Infinity>() : 0.0;
-  status.energy =
-      system.has_energy() ? system.energy(t, q, v) : std::numeric_limits<double>::quiet_NaN();
+  status.energy = system.has_energy() ? system.energy(t, q, v, channels)
+                                      : std::numeric_limits<double>::quiet_NaN();
 }
 
 Workspace::Impl::Impl(const Model& m)
     : model(&m),
-      dynamics(m.system(), m.solver()),
-      integrator(make_pipeline_integrator(m.system(), m.settings())),
-      stabilizer(make_stabilizer(m.system(), m.settings(), m.solver())),
-      monitor(m.system(), m.solver()),
-      q_new(Vec::Zero(m.system().n_q())),
-      v_new(Vec::Zero(m.system().n_v())) {
+      own_system(m.system().for_simulation()),
+      system(own_system ? own_system.get() : &m.system()),
+      dynamics(*system, m.solver()),
+      integrator(make_pipeline_integrator(*system, m.settings())),
+      stabilizer(make_stabilizer(*system, m.settings(), m.solver(), dynamics.inputs())),
+      monitor(*system, m.solver()),
+      q_new(Vec::Zero(system->n_q())),
+      v_new(Vec::Zero(system->n_v())) {
   // Baumgarte feedback in the right-hand side: the `baumgarte` stabilizer alone, or gains set
   // together with a post-step stabilizer (Wu et al. 2000's Baumgarte combined with PStab,
   // issue 6)
@@ -141,12 +149,12 @@ Workspace::Impl::Impl(const Model& m)
     dynamics.set_baumgarte(st.gamma1, st.gamma2);
   }
   if (m.settings().method == Method::kGgl) {
-    implicit = std::make_unique<GglIntegrator>(m.system(), m.settings().implicit);
+    implicit = std::make_unique<GglIntegrator>(*system, m.settings().implicit);
   } else if (is_implicit(m.settings().method)) {
-    implicit = std::make_unique<GsssssIntegrator>(m.system(), gsssss_parameters(m.settings()),
+    implicit = std::make_unique<GsssssIntegrator>(*system, gsssss_parameters(m.settings()),
                                                   m.settings().implicit);
   }
-  if (implicit) implicit->set_applied_force(&dynamics.applied());
+  if (implicit) implicit->set_inputs(&dynamics.applied(), dynamics.inputs());
 }
 
 Workspace::Workspace(const Model& model) : impl_(std::make_unique<Impl>(model)) {}
@@ -186,7 +194,9 @@ StepStatus step(const Model& model, State& s, Workspace& ws) noexcept {
   s.t = t_new;
 
   // 4. monitor
-  if (model.settings().monitor) w.monitor.measure(model.system(), s.t, s.q, s.v, status);
+  if (model.settings().monitor) {
+    w.monitor.measure(*w.system, s.t, s.q, s.v, w.dynamics.inputs(), status);
+  }
   return status;
 }
 
@@ -198,8 +208,31 @@ VecCRef applied_force(const Workspace& ws) noexcept {
   return ws.impl().dynamics.applied();
 }
 
-void measure(const Model& model, const State& s, Workspace& ws, StepStatus& status) noexcept {
-  ws.impl().monitor.measure(model.system(), s.t, s.q, s.v, status);
+std::span<double> input_values(Workspace& ws) noexcept {
+  return ws.impl().dynamics.inputs();
+}
+
+InputValues input_values(const Workspace& ws) noexcept {
+  return ws.impl().dynamics.inputs();
+}
+
+void set_inputs(Workspace& ws, InputValues u) noexcept {
+  const std::span<double> to = input_values(ws);
+  std::copy_n(u.begin(), std::min(u.size(), to.size()), to.begin());
+}
+
+void acceleration(
+    Workspace& ws, double t, VecCRef q, VecCRef v, VecRef out_vdot, StepStatus& status) noexcept {
+  ws.impl().dynamics.evaluate(t, q, v, out_vdot, status);
+}
+
+void stabilize(Workspace& ws, double t, VecRef q, VecRef v, StepStatus& status) noexcept {
+  ws.impl().stabilizer->apply(t, q, v, status);
+}
+
+void measure(const Model& /*model*/, const State& s, Workspace& ws, StepStatus& status) noexcept {
+  Workspace::Impl& w = ws.impl();
+  w.monitor.measure(*w.system, s.t, s.q, s.v, w.dynamics.inputs(), status);
 }
 
 }  // namespace rtmb

@@ -30,13 +30,20 @@ namespace rtmb {
 /// Setup-only.
 [[nodiscard]] std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
                                                           const Settings& settings,
-                                                          KktSolver solver = KktSolver::kDense);
+                                                          KktSolver solver = KktSolver::kDense,
+                                                          InputValues channels = {});
 
 /// Drift and energy of (t, q, v) into status. Buffers come from the caller. RT-safe. On the
 /// sparse path G v comes from the CSC values of G (no n_lambda x n_v matrix).
 struct DriftMonitor {
   explicit DriftMonitor(const System& system, KktSolver solver = KktSolver::kDense);
-  void measure(const System& system, double t, VecCRef q, VecCRef v, StepStatus& status) noexcept;
+  /// channels: the input values System::energy reads.
+  void measure(const System& system,
+               double t,
+               VecCRef q,
+               VecCRef v,
+               InputValues channels,
+               StepStatus& status) noexcept;
 
   Vec g;              ///< n_lambda
   Vec gv;             ///< n_lambda
@@ -47,7 +54,11 @@ struct DriftMonitor {
 struct Workspace::Impl {
   explicit Impl(const Model& model);
 
-  const Model* model;                      ///< the model this workspace was built for
+  const Model* model;  ///< the model this workspace was built for
+  /// The System this simulation evaluates: model->system(), or the per-simulation instance
+  /// System::for_simulation() made when the Model's System needs evaluation scratch.
+  std::unique_ptr<const System> own_system;
+  const System* system;
   Dynamics dynamics;                       ///< stage 1: KKT right-hand side
   std::unique_ptr<Integrator> integrator;  ///< stage 2
   std::unique_ptr<Stabilizer> stabilizer;  ///< stage 3

@@ -7,6 +7,7 @@
 #include "rtmb/model.hpp"
 #include "rtmb/state.hpp"
 #include "rtmb/status.hpp"
+#include "rtmb/step.hpp"
 
 namespace rtmb {
 
@@ -46,9 +47,16 @@ struct AdaptiveCounters {
 ///      sk = atol + rtol max(|y_n|, |y_{n+1}|), fac = clamp(err^(1/5)/0.9, 1/10, 5), h_new = h/fac,
 ///      no step increase right after a rejection; the last step is clipped to hit t_end.
 /// With Baumgarte (or no stabilizer) this is the unmodified DOPRI5.
+/// The driver runs on a Workspace, as step() does: its right-hand side is the Workspace's
+/// (acceleration(ws, ...): inputs, and the Baumgarte gains under any stabilizer, e.g. Baumgarte +
+/// PStab), its stabilizer the Workspace's (stabilize(ws, ...)), so the two agree on every setting.
 /// Allocation-free after construction; not bounded in time (rejections), so offline use only.
 class AdaptiveDopri5 {
  public:
+  /// Runs on ws, built from model; both must outlive the driver. ws must not be stepped by
+  /// anything else meanwhile (the driver keeps its FSAL stage between calls).
+  AdaptiveDopri5(const Model& model, Workspace& ws, const AdaptiveOptions& options);
+  /// Runs on a Workspace of its own.
   AdaptiveDopri5(const Model& model, const AdaptiveOptions& options);
   ~AdaptiveDopri5();
   AdaptiveDopri5(const AdaptiveDopri5&) = delete;

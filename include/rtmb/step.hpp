@@ -6,6 +6,7 @@
 // fixed step of its Model. rtmb/engine.hpp includes this with the rest of the core API.
 
 #include <memory>
+#include <span>
 
 #include "rtmb/model.hpp"
 #include "rtmb/state.hpp"
@@ -13,9 +14,11 @@
 
 namespace rtmb {
 
-/// Everything a step touches besides the State: the dynamics (KKT) buffers, the integrator's
-/// stages, the stabilizer's factorization and scratch. Sized once from the Model (setup-only,
-/// allocates); a Workspace serves only the Model it was built from, which must outlive it.
+/// Everything a simulation writes besides the State: its inputs (applied_force, input_values),
+/// the dynamics (KKT) buffers, the integrator's stages, the stabilizer's factorization and
+/// scratch. Sized once from the Model (setup-only, allocates); a Workspace serves only the Model
+/// it was built from, which must outlive it. The Model is never written: several Workspaces may
+/// share one Model and step in different threads at the same time (Model/Data split, issue 13).
 class Workspace {
  public:
   explicit Workspace(const Model& model);
@@ -50,6 +53,29 @@ class Workspace {
 /// input channels act (SimulationRunner writes it from the InputChannelBank). RT-safe.
 [[nodiscard]] VecRef applied_force(Workspace& ws) noexcept;
 [[nodiscard]] VecCRef applied_force(const Workspace& ws) noexcept;
+
+/// Values of the System's named input channels (System::n_inputs(), channel i at index i) that
+/// every following step passes to System::forces and System::energy, and that the output
+/// evaluators read (the coupling targets). System::initial_input after the Workspace is built;
+/// held constant over a step (a zero-order hold). The one home of these values: SimulationRunner
+/// writes them from the InputChannelBank, replay from the record. RT-safe.
+[[nodiscard]] std::span<double> input_values(Workspace& ws) noexcept;
+[[nodiscard]] InputValues input_values(const Workspace& ws) noexcept;
+
+/// Sets the first min(u.size(), n_inputs()) channel values of input_values(ws); the others keep
+/// theirs. RT-safe.
+void set_inputs(Workspace& ws, InputValues u) noexcept;
+
+/// The right-hand side step() integrates: v' at (t, q, v) from the Workspace's Dynamics, with
+/// its inputs and the Model's Baumgarte gains (Settings::gamma1, gamma2; under any stabilizer).
+/// The Workspace's multipliers hold lambda afterwards. For drivers built on the Workspace
+/// (AdaptiveDopri5). RT-safe.
+void acceleration(
+    Workspace& ws, double t, VecCRef q, VecCRef v, VecRef out_vdot, StepStatus& status) noexcept;
+
+/// Stage 2 alone: the Model's post-step stabilizer applied to (q, v) at time t, in place (nothing
+/// for none, baumgarte and the symmetric projections, which act around the integrator). RT-safe.
+void stabilize(Workspace& ws, double t, VecRef q, VecRef v, StepStatus& status) noexcept;
 
 /// Measures drift and energy of s into status (stage 4 alone). RT-safe.
 void measure(const Model& model, const State& s, Workspace& ws, StepStatus& status) noexcept;

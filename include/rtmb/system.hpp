@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,9 @@
 #include "rtmb/types.hpp"
 
 namespace rtmb {
+
+/// Values of a System's named input channels (System::n_inputs()), channel i at index i.
+using InputValues = std::span<const double>;
 
 /// Structure of a sparse matrix in compressed sparse column (CSC) form, without values: column c
 /// holds the row indices inner[outer[c]] .. inner[outer[c + 1] - 1], ascending. A System that
@@ -65,8 +69,10 @@ class System {
   /// Mass matrix M(t,q), n_v x n_v, symmetric positive semi-definite. RT-safe.
   virtual void mass(double t, VecCRef q, MatRef out_M) const noexcept = 0;
 
-  /// Applied and velocity-dependent forces f(t,q,v), size n_v. RT-safe.
-  virtual void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept = 0;
+  /// Applied and velocity-dependent forces f(t,q,v,u), size n_v, at the input channel values u
+  /// (InputValues: the first u.size() channels; the others at their initial_input()). RT-safe.
+  virtual void forces(
+      double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept = 0;
 
   /// Position constraints g(t,q), size n_lambda. RT-safe.
   virtual void constraints(double t, VecCRef q, VecRef out_g) const noexcept = 0;
@@ -157,20 +163,29 @@ class System {
 
   // ---- named input channels (issue 4) --------------------------------------------------------
   // A body model binds input channels to its elements (a force on a body point, a torque, a
-  // joint motor, the target of a virtual coupling). The channel values are input parameters held
-  // by the System (a zero-order hold over the step, like the applied force of Dynamics): every
-  // evaluation of forces() and energy() reads them, so every integrator sees the channel-driven
-  // forces in every stage, Newton iteration and finite difference without knowing about them
-  // (design notes in docs/architecture.md, "Named input channels").
+  // joint motor, the target of a virtual coupling). The channel values u are per-simulation
+  // data: the Workspace holds them (input_values(ws), a zero-order hold over the step, like the
+  // applied force of Dynamics) and passes them to every evaluation of forces() and energy(), so
+  // every integrator sees the channel-driven forces in every stage, Newton iteration and finite
+  // difference, and one System can serve several simulations at once (docs/architecture.md,
+  // "Named input channels").
 
   /// Number of named input channels the system reads; 0 (the default): none, the inputs act
-  /// through Dynamics::applied() as generalized forces, channel i on coordinate i.
+  /// through applied_force(ws) as generalized forces, channel i on coordinate i.
   [[nodiscard]] virtual int n_inputs() const noexcept { return 0; }
 
-  /// Sets the channel values u (the first min(u.size(), n_inputs()) of them) that every following
-  /// evaluation uses. Called by the simulation thread between steps (SimulationRunner); a System
-  /// with inputs therefore serves one simulation at a time. RT-safe.
-  virtual void set_inputs(std::span<const double> /*u*/) const noexcept {}
+  /// Value of channel i (0 <= i < n_inputs()) before any input arrives: what a Workspace starts
+  /// with, and what an evaluation uses for a channel beyond u.size(). RT-safe.
+  [[nodiscard]] virtual double initial_input(int /*i*/) const noexcept { return 0.0; }
+
+  // ---- per-simulation instance (issue 13) ---------------------------------------------------
+  /// A Model and its System are shared by every simulation built from them (Workspaces stepping
+  /// in several threads), so an evaluation writes nothing but its outputs. A System that cannot
+  /// evaluate without scratch of its own (IndependentRowsSystem: the full system's rows before
+  /// the selection) returns here an equivalent instance with its own scratch, bit-identical in
+  /// every evaluation; each Workspace makes one at construction and evaluates only that one.
+  /// nullptr (the default): the Workspace evaluates this System itself. Setup-only (allocates).
+  [[nodiscard]] virtual std::unique_ptr<const System> for_simulation() const { return nullptr; }
 
   /// True when energy() is defined for this system.
   [[nodiscard]] virtual bool has_energy() const noexcept { return false; }
@@ -178,7 +193,7 @@ class System {
   /// Total mechanical energy T + V [J] (potentials of gravity, springs and constant drive
   /// torques included). Conserved when the system is conservative and the constraints are
   /// scleronomic. Only meaningful when has_energy(). RT-safe.
-  [[nodiscard]] virtual double energy(double t, VecCRef q, VecCRef v) const noexcept;
+  [[nodiscard]] virtual double energy(double t, VecCRef q, VecCRef v, InputValues u) const noexcept;
 
  private:
   int n_q_;

@@ -82,14 +82,14 @@ TEST(BodyModelAllocations, EveryEvaluationAllocatesNothing) {
       AllocationScope scope;
       for (int i = 0; i < 100; ++i) {
         sys->mass(0.0, s.q, M);
-        sys->forces(0.0, s.q, s.v, f);
+        sys->forces(0.0, s.q, s.v, {}, f);
         sys->constraints(0.0, s.q, g);
         sys->jacobian(0.0, s.q, G);
         sys->constraint_rate(0.0, s.q, gt);
         sys->curvature(0.0, s.q, s.v, L);
         sys->velocity_constraint_jacobian(0.0, s.q, s.v, H);
         (void)sys->inertia_jacobian(0.0, s.q, f, K);
-        e += sys->energy(0.0, s.q, s.v);
+        e += sys->energy(0.0, s.q, s.v, {});
       }
       counts = scope.counts();
     }

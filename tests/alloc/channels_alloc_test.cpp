@@ -3,7 +3,7 @@
 //
 // Named input and output channels keep the step contract (issue 4): with input channels of every
 // binding kind (force, torque, motor, coupling target) and output channels of every kind, the
-// runner's tick path (drain the input ring, bank policies, System::set_inputs, the engine steps,
+// runner's tick path (drain the input ring, bank policies, set_inputs(ws, u), the engine steps,
 // the outputs with their KKT solves for reactions and the coupling linearization, the haptic
 // force filter, publish; a unilateral wall element in the model) allocates nothing, for an explicit
 // RK, an Adams, the ODE midpoint and two implicit index-3 methods (whose Newton matrix takes

@@ -121,13 +121,13 @@ TEST(DriverAllocations, EveryEvaluationAllocatesNothing) {
     for (int i = 0; i < 100; ++i) {
       const double t = 0.2 * i;  // across every table interval and the ramp's start
       sys->mass(t, s.q, M);
-      sys->forces(t, s.q, s.v, f);
+      sys->forces(t, s.q, s.v, {}, f);
       sys->constraints(t, s.q, g);
       sys->jacobian(t, s.q, G);
       sys->constraint_rate(t, s.q, gt);
       sys->curvature(t, s.q, s.v, L);
       sys->velocity_constraint_jacobian(t, s.q, s.v, H);
-      sum += g.sum() + gt.sum() + L.sum() + sys->energy(t, s.q, s.v);
+      sum += g.sum() + gt.sum() + L.sum() + sys->energy(t, s.q, s.v, {});
     }
     counts = scope.counts();
   }

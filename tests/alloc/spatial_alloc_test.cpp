@@ -178,7 +178,7 @@ TEST(SpatialAllocations, EveryEvaluationAllocatesNothing) {
       AllocationScope scope;
       for (int i = 0; i < 100; ++i) {
         sys->mass(0.0, s.q, M);
-        sys->forces(0.0, s.q, s.v, f);
+        sys->forces(0.0, s.q, s.v, {}, f);
         sys->constraints(0.0, s.q, g);
         sys->jacobian(0.0, s.q, G);
         sys->constraint_rate(0.0, s.q, gt);
@@ -188,7 +188,7 @@ TEST(SpatialAllocations, EveryEvaluationAllocatesNothing) {
         (void)sys->constraint_force_jacobian(0.0, s.q, lambda, K);
         sys->mass_values(0.0, s.q, mv);
         sys->jacobian_values(0.0, s.q, gv);
-        e += sys->energy(0.0, s.q, s.v);
+        e += sys->energy(0.0, s.q, s.v, {});
       }
       counts = scope.counts();
     }

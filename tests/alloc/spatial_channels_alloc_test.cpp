@@ -3,7 +3,7 @@
 //
 // Named channels of spatial models keep the step contract (issue 4): configs/arm6.yaml with its
 // three coupling-target channels plus a force, a torque and a motor channel, and one output of
-// every spatial kind; the runner's tick path (input ring, bank, set_inputs, steps, outputs,
+// every spatial kind; the runner's tick path (input ring, bank, set_inputs(ws, u), steps, outputs,
 // publish) allocates nothing, for RK4 and an implicit method (finite differences of the
 // channel-driven forces in its Newton matrix).
 #include <gtest/gtest.h>

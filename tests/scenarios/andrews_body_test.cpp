@@ -177,10 +177,10 @@ TEST(AndrewsBody, GeometryAndEnergyMatchTheBuiltInAtArbitraryAngles) {
     // T(q, J w) = 1/2 w^T M(r) w, and V(q) = V(r) (spring and drive potential)
     const Vec v = body_jacobian(r) * w;
     const Vec zero7 = Vec::Zero(7);
-    const double v_body = body->energy(0.0, q, Vec::Zero(21));
-    const double v_ref = ref->energy(0.0, r, zero7);
-    const double t_body = body->energy(0.0, q, v) - v_body;
-    const double t_ref = ref->energy(0.0, r, w) - v_ref;
+    const double v_body = body->energy(0.0, q, Vec::Zero(21), {});
+    const double v_ref = ref->energy(0.0, r, zero7, {});
+    const double t_body = body->energy(0.0, q, v, {}) - v_body;
+    const double t_ref = ref->energy(0.0, r, w, {}) - v_ref;
     worst_energy = std::max(worst_energy, std::abs(t_body - t_ref) / std::abs(t_ref));
     worst_potential = std::max(worst_potential, std::abs(v_body - v_ref));
   }
@@ -256,14 +256,14 @@ TEST(AndrewsBody, ConservesEnergyAtTheFilesStep) {
   const Model model(sys, f.settings);
   Workspace ws(model);
   State s = initial_state(model);
-  const double e0 = sys->energy(0.0, s.q, s.v);
+  const double e0 = sys->energy(0.0, s.q, s.v, {});
   double worst = 0.0;
   double kinetic = 0.0;
   const Vec zero = Vec::Zero(sys->n_v());
   for (int k = 0; k < 600; ++k) {  // 0.03 s
     ASSERT_TRUE(step(model, s, ws).ok());
-    worst = std::max(worst, std::abs(sys->energy(s.t, s.q, s.v) - e0));
-    kinetic = std::max(kinetic, sys->energy(s.t, s.q, s.v) - sys->energy(s.t, s.q, zero));
+    worst = std::max(worst, std::abs(sys->energy(s.t, s.q, s.v, {}) - e0));
+    kinetic = std::max(kinetic, sys->energy(s.t, s.q, s.v, {}) - sys->energy(s.t, s.q, zero, {}));
   }
   EXPECT_GT(kinetic, 0.1);
   EXPECT_LE(worst / kinetic, 1e-6);

@@ -81,28 +81,20 @@ std::vector<Subject> subjects() {
 }
 
 // Constant, non-zero inputs: named channels where the System has them, else a generalized force
-// on every coordinate. Small, so every mechanism stays in its usual range of motion.
+// on every coordinate. Small, so every mechanism stays in its usual range of motion. They are
+// written into the Workspace, the one home of a simulation's inputs.
 void apply_inputs(const System& sys, Workspace& ws) {
   if (sys.n_inputs() > 0) {
     std::vector<double> u(static_cast<std::size_t>(sys.n_inputs()));
     for (std::size_t i = 0; i < u.size(); ++i) u[i] = 0.05 * static_cast<double>(i + 1);
-    sys.set_inputs(u);
+    set_inputs(ws, u);
   } else {
     VecRef f = applied_force(ws);
     for (Eigen::Index i = 0; i < f.size(); ++i) f[i] = 0.01 * static_cast<double>(i + 1);
   }
 }
 
-// Channel values held by a System outlive a run; every run starts from zero inputs.
-void clear_inputs(const System& sys) {
-  if (sys.n_inputs() > 0) {
-    std::vector<double> zeros(static_cast<std::size_t>(sys.n_inputs()), 0.0);
-    sys.set_inputs(zeros);
-  }
-}
-
 std::string run_hash(const Model& model, bool with_inputs) {
-  clear_inputs(model.system());
   Workspace ws(model);
   State s = initial_state(model);
   if (with_inputs) apply_inputs(model.system(), ws);
@@ -113,7 +105,6 @@ std::string run_hash(const Model& model, bool with_inputs) {
     flags |= st.flags;
     flagged += st.ok() ? 0 : 1;
   }
-  clear_inputs(model.system());
   Fnv1a h;
   h.real(s.t);
   for (Eigen::Index i = 0; i < s.q.size(); ++i) h.real(s.q[i]);

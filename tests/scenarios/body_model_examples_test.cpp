@@ -80,13 +80,13 @@ TEST_P(ConservativeExample, ConservesEnergyOverOneSecond) {
   const Model model(sys, rk4_pstab(1e-3));
   Workspace ws(model);
   State s = initial_state(model);
-  const double e0 = sys->energy(s.t, s.q, s.v);
+  const double e0 = sys->energy(s.t, s.q, s.v, {});
   ASSERT_GT(std::abs(e0), 0.1);  // a relative error needs a scale
   double worst = 0.0;
   double speed = 0.0;
   for (int k = 0; k < 1000; ++k) {
     ASSERT_TRUE(step(model, s, ws).ok());
-    worst = std::max(worst, std::abs(sys->energy(s.t, s.q, s.v) - e0) / std::abs(e0));
+    worst = std::max(worst, std::abs(sys->energy(s.t, s.q, s.v, {}) - e0) / std::abs(e0));
     speed = std::max(speed, s.v.lpNorm<Eigen::Infinity>());
   }
   EXPECT_GT(speed, 0.1);  // it moved

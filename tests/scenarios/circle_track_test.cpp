@@ -34,7 +34,7 @@ class CircleTrack final : public System {
     out_M(0, 0) = 2.0;
     out_M(1, 1) = 2.0;
   }
-  void forces(double, VecCRef q, VecCRef, VecRef out_f) const noexcept override {
+  void forces(double, VecCRef q, VecCRef, InputValues, VecRef out_f) const noexcept override {
     out_f(0) = 4.0 * q(1);
     out_f(1) = -4.0 * q(0);
   }

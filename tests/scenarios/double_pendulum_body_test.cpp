@@ -115,8 +115,8 @@ TEST(DoublePendulumBody, EnergyIsTheBuiltInsE0) {
   State sr;
   body->initial_state(sb);
   ref->initial_state(sr);
-  EXPECT_NEAR(ref->energy(0.0, sr.q, sr.v), -10.0, 1e-14);
-  EXPECT_NEAR(body->energy(0.0, sb.q, sb.v), -10.0, 1e-14);
+  EXPECT_NEAR(ref->energy(0.0, sr.q, sr.v, {}), -10.0, 1e-14);
+  EXPECT_NEAR(body->energy(0.0, sb.q, sb.v, {}), -10.0, 1e-14);
   EXPECT_LE((builtin_coordinates(sb.q) - sr.q).lpNorm<Eigen::Infinity>(), 1e-15);
 }
 

@@ -122,7 +122,7 @@ TEST(FiveBar, LoadsWithNamedChannels) {
 
 TEST(FiveBar, ThousandStepsHoldTheConstraintsAndTheHandleFollowsKinematics) {
   Rig rig(five_bar());
-  rig.sys->set_inputs(std::vector<double>{0.02, -0.01, 0.01, 0.16});
+  set_inputs(rig.ws, std::vector<double>{0.02, -0.01, 0.01, 0.16});
   StepStatus worst;
   double max_fk_error = 0.0;
   for (int block = 0; block < 10; ++block) {
@@ -146,7 +146,7 @@ TEST(FiveBar, MotorTorquesBalanceTheCouplingThroughTheJacobianTranspose) {
   const Eigen::Vector2d tau(0.05, -0.03);
   const Vec2 start(rig.file.inputs[2].config.initial_value,
                    rig.file.inputs[3].config.initial_value);
-  rig.sys->set_inputs(std::vector<double>{tau.x(), tau.y(), start.x(), start.y()});
+  set_inputs(rig.ws, std::vector<double>{tau.x(), tau.y(), start.x(), start.y()});
   StepStatus worst;
   rig.run(20000, worst);  // 10 s at dt = 0.5 ms; the coupling's damper brings it to rest
   const auto o = rig.eval();
@@ -193,16 +193,17 @@ TEST(FiveBar, RunnerRoutesNamedChannelsAndAHaltZeroesOnlyTheTorques) {
   }
   Tick t;
   ASSERT_TRUE(runner.on_tick(t));
-  // channel i went to the System's input i (the motor limit of 0.5 does not bind here)
-  for (std::size_t c = 0; c < 4; ++c) EXPECT_EQ(body_model->inputs()[c], sent[c]) << c;
+  // channel i went to the System's input i, held in the Workspace (input_values) (the motor limit
+  // of 0.5 does not bind here)
+  for (std::size_t c = 0; c < 4; ++c) EXPECT_EQ(input_values(ws)[c], sent[c]) << c;
   EXPECT_EQ(applied_force(ws).norm(), 0.0);  // not the generalized-force path
   runner.halt_inputs();
-  EXPECT_EQ(body_model->inputs()[0], 0.0);
-  EXPECT_EQ(body_model->inputs()[1], 0.0);
-  EXPECT_EQ(body_model->inputs()[2], 0.01);  // targets hold
-  EXPECT_EQ(body_model->inputs()[3], 0.14);
+  EXPECT_EQ(input_values(ws)[0], 0.0);
+  EXPECT_EQ(input_values(ws)[1], 0.0);
+  EXPECT_EQ(input_values(ws)[2], 0.01);  // targets hold
+  EXPECT_EQ(input_values(ws)[3], 0.14);
   runner.reset_inputs();  // back to the start: target where the handle started
-  EXPECT_EQ(body_model->inputs()[3], f.inputs[3].config.initial_value);
+  EXPECT_EQ(input_values(ws)[3], f.inputs[3].config.initial_value);
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ RunResult run(const Settings& settings, double t_end) {
   Workspace ws(model);
   State s = initial_state(model);
   RunResult r;
-  r.e0 = model.system().energy(0.0, s.q, s.v);
+  r.e0 = model.system().energy(0.0, s.q, s.v, {});
   const long n = std::lround(t_end / settings.dt);
   for (long i = 0; i < n; ++i) {
     const StepStatus st = step(model, s, ws);

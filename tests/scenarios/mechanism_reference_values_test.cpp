@@ -41,7 +41,7 @@ TEST(PendulumReference, InitialStateEnergyAndAcceleration) {
   EXPECT_NEAR(x.q(1), -std::cos(theta0), 1e-15);
   EXPECT_EQ(x.v.norm(), 0.0);
   // E0 = m g y0 = -9.81 cos(60 deg) = -4.905 J
-  EXPECT_NEAR(sys.energy(0.0, x.q, x.v), -4.905, 1e-14);
+  EXPECT_NEAR(sys.energy(0.0, x.q, x.v, {}), -4.905, 1e-14);
   // from rest the acceleration is tangential, l theta'' = -g sin(theta0), along (cos, sin)
   const Accelerations acc = solve_kkt(sys, 0.0, x.q, x.v);
   const double tangential = -9.81 * std::sin(theta0);
@@ -60,7 +60,7 @@ TEST(DoublePendulumReference, InitialEnergyAccelerationAndMultipliers) {
   u0 << 1.0, 0.0, std::numbers::pi / 2.0, 1.0, -1.0, 0.0;
   EXPECT_EQ(x.q, u0);
   // E0 = M1 g y1 + M2 g y2 = 0 + 1 * 10 * (-1)
-  EXPECT_NEAR(sys.energy(0.0, x.q, x.v), -10.0, 1e-14);
+  EXPECT_NEAR(sys.energy(0.0, x.q, x.v, {}), -10.0, 1e-14);
   // §4.1 [derived]: both masses start in free fall, a0 = (0, -10, -10, 0, -10, 0), lambda0 = 0;
   // the KKT solve must cope with the zero diagonal entries of M
   const Accelerations acc = solve_kkt(sys, 0.0, x.q, x.v);
@@ -80,7 +80,7 @@ TEST(SliderCrankReference, ConsistentInitialValuesAndEnergy) {
   EXPECT_NEAR(x.q(1), -0.5235987755982988, 1e-15);
   EXPECT_NEAR(x.q(2), 0.4256388606531016, 1e-15);
   EXPECT_EQ(x.q(3), 0.1);
-  EXPECT_NEAR(sys.energy(0.0, x.q, x.v), 0.981, 1e-15);
+  EXPECT_NEAR(sys.energy(0.0, x.q, x.v, {}), 0.981, 1e-15);
 }
 
 TEST(SliderCrankReference, MatchesPublishedStates) {
@@ -103,7 +103,7 @@ TEST(SliderCrankReference, MatchesPublishedStates) {
   EXPECT_LE(max_abs(stacked(x) - ref2), 1e-9) << stacked(x).transpose();
   x = integrate_rk4(sys, x, 10.0, 5e-4);
   EXPECT_LE(max_abs(stacked(x) - ref10), 1e-9) << stacked(x).transpose();
-  EXPECT_NEAR(sys.energy(x.t, x.q, x.v), 0.981, 1e-10);
+  EXPECT_NEAR(sys.energy(x.t, x.q, x.v, {}), 0.981, 1e-10);
 }
 
 // ---- two-link robot (Chin 1995 §3.6, reference/post-stabilization-chin1995.md) ---------------
@@ -130,7 +130,7 @@ TEST(RobotReference, ParabolaMatchesPublishedEndState) {
   EXPECT_LE(max_abs(stacked(x) - ref), 2e-8) << stacked(x).transpose();
   // scleronomic and conservative: energy is conserved
   const State x0 = initial_state(sys);
-  EXPECT_NEAR(sys.energy(x.t, x.q, x.v), sys.energy(0.0, x0.q, x0.v), 1e-7);
+  EXPECT_NEAR(sys.energy(x.t, x.q, x.v, {}), sys.energy(0.0, x0.q, x0.v, {}), 1e-7);
 }
 
 TEST(RobotReference, SinePathMatchesPublishedEndState) {
@@ -158,7 +158,7 @@ TEST(ChainReference, ThreeLinkArcByHand) {
   q_ref << c30, -0.5, c30, -1.5, 0.0, -2.0;
   EXPECT_LE(max_abs(x.q - q_ref), 1e-15) << x.q.transpose();
   // E0 = m g (y1 + y2 + y3) = -9.81 * 4
-  EXPECT_NEAR(sys.energy(0.0, x.q, x.v), -39.24, 1e-13);
+  EXPECT_NEAR(sys.energy(0.0, x.q, x.v, {}), -39.24, 1e-13);
   // the pin rows are p3 - (0, -2)
   Vec moved = x.q;
   moved(4) += 0.25;
@@ -176,7 +176,7 @@ TEST(ChainReference, SingleLinkIsAPendulum) {
   const State xc = initial_state(chain);
   const State xp = initial_state(pendulum);
   EXPECT_LE(max_abs(xc.q - xp.q), 1e-15);
-  EXPECT_NEAR(chain.energy(0.0, xc.q, xc.v), pendulum.energy(0.0, xp.q, xp.v), 1e-14);
+  EXPECT_NEAR(chain.energy(0.0, xc.q, xc.v, {}), pendulum.energy(0.0, xp.q, xp.v, {}), 1e-14);
   const Accelerations ac = solve_kkt(chain, 0.0, xc.q, xc.v);
   const Accelerations ap = solve_kkt(pendulum, 0.0, xp.q, xp.v);
   EXPECT_LE(max_abs(ac.a - ap.a), 1e-13);

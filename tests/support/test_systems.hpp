@@ -29,7 +29,7 @@ class CircleTrack final : public System {
     out_M.setZero();
     out_M.diagonal().setConstant(2.0);
   }
-  void forces(double, VecCRef q, VecCRef, VecRef out_f) const noexcept override {
+  void forces(double, VecCRef q, VecCRef, InputValues, VecRef out_f) const noexcept override {
     out_f << 4.0 * q[1], -4.0 * q[0];
   }
   void constraints(double, VecCRef q, VecRef out_g) const noexcept override {
@@ -66,7 +66,7 @@ class PoisonedPendulum final : public System {
     out.v << 0.0, 0.0;
   }
   void mass(double, VecCRef, MatRef out_M) const noexcept override { out_M.setIdentity(); }
-  void forces(double t, VecCRef, VecCRef, VecRef out_f) const noexcept override {
+  void forces(double t, VecCRef, VecCRef, InputValues, VecRef out_f) const noexcept override {
     const double bad = t > t_bad_ ? std::numeric_limits<double>::quiet_NaN() : 0.0;
     out_f << bad, -9.81;
   }

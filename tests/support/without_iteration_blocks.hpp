@@ -24,8 +24,8 @@ class WithoutIterationBlocks final : public System {
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override {
     inner_->mass(t, q, out_M);
   }
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override {
-    inner_->forces(t, q, v, out_f);
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override {
+    inner_->forces(t, q, v, u, out_f);
   }
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override {
     inner_->constraints(t, q, out_g);
@@ -46,8 +46,11 @@ class WithoutIterationBlocks final : public System {
     inner_->velocity_constraint_jacobian(t, q, v, out_Gv_q);
   }
   [[nodiscard]] bool has_energy() const noexcept override { return inner_->has_energy(); }
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override {
-    return inner_->energy(t, q, v);
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override {
+    return inner_->energy(t, q, v, u);
   }
 
  private:

@@ -130,7 +130,7 @@ struct PlanarInputSpec {
   int joint = -1;    ///< kMotor: index into joints (a revolute joint)
   int element = -1;  ///< kCouplingX/Y: index into forces (a kCoupling element)
   double limit = std::numeric_limits<double>::infinity();  ///< kMotor: |torque| bound, > 0
-  double initial = 0.0;  ///< value until set_inputs() is called [channel unit]
+  double initial = 0.0;  ///< value before any input arrives (System::initial_input) [channel unit]
 };
 
 struct PlanarModelSpec {
@@ -181,7 +181,7 @@ class PlanarMultibody final : public System {
 
   void initial_state(State& out) const override;
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
   /// g_t: -f'(t) on every driver row, 0 elsewhere.
@@ -196,19 +196,26 @@ class PlanarMultibody final : public System {
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   /// T + V of the model's elements, the coupling springs' k |p - p*|^2 / 2 relative to their
   /// current targets included; the work of input forces, torques and motors is external.
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override;
 
   [[nodiscard]] int n_inputs() const noexcept override {
     return static_cast<int>(spec_.inputs.size());
   }
-  void set_inputs(std::span<const double> u) const noexcept override;
-  /// The current input channel values, size n_inputs().
-  [[nodiscard]] std::span<const double> inputs() const noexcept { return inputs_; }
+  /// The channel's `initial` value of the spec.
+  [[nodiscard]] double initial_input(int i) const noexcept override {
+    return spec_.inputs[static_cast<std::size_t>(i)].initial;
+  }
 
-  /// Target p* of the kCoupling force element k at the current inputs [m, world]. RT-safe.
-  [[nodiscard]] Eigen::Vector2d coupling_target(std::size_t k) const noexcept;
+  /// Target p* of the kCoupling force element k at the channel values u [m, world]. RT-safe.
+  [[nodiscard]] Eigen::Vector2d coupling_target(std::size_t k, InputValues u) const noexcept;
   /// Force F = -k (p - p*) - c p' the kCoupling element k exerts on its body [N, world]. RT-safe.
-  [[nodiscard]] Eigen::Vector2d coupling_force(std::size_t k, VecCRef q, VecCRef v) const noexcept;
+  [[nodiscard]] Eigen::Vector2d coupling_force(std::size_t k,
+                                               VecCRef q,
+                                               VecCRef v,
+                                               InputValues u) const noexcept;
   /// Force the kWall element k exerts on its body point [N, world] (kWall above). RT-safe.
   [[nodiscard]] Eigen::Vector2d wall_force(std::size_t k, VecCRef q, VecCRef v) const noexcept;
 
@@ -238,10 +245,12 @@ class PlanarMultibody final : public System {
   /// Per joint, the slot in jacobian_values() of G(first row, 3 b + c) for c = 0..2 of body_i
   /// (entries 0..2) and body_j (3..5); the joint's rows follow contiguously. -1 for the ground.
   std::vector<std::array<int, 6>> jacobian_slots_;
-  void add_input_forces(VecCRef q, VecRef out_f) const noexcept;
+  void add_input_forces(VecCRef q, InputValues channels, VecRef out_f) const noexcept;
 
-  // the inputs' zero-order hold, written between steps by set_inputs (System::set_inputs)
-  mutable std::vector<double> inputs_;
+  /// Value of channel i in u, or its initial value when u is shorter (System::forces). RT-safe.
+  [[nodiscard]] double input(InputValues u, std::size_t i) const noexcept {
+    return i < u.size() ? u[i] : spec_.inputs[i].initial;
+  }
   // per force element: the input channels of its target x and y (-1: `vector` holds)
   std::vector<std::array<int, 2>> target_channels_;
 };

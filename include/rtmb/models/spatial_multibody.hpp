@@ -115,7 +115,7 @@ struct SpatialInputSpec {
   int joint = -1;    ///< kMotor: index into joints (a revolute joint)
   int element = -1;  ///< kCouplingX/Y/Z: index into forces (a kCoupling element)
   double limit = std::numeric_limits<double>::infinity();  ///< kMotor: |torque| bound, > 0
-  double initial = 0.0;  ///< value until set_inputs() is called [channel unit]
+  double initial = 0.0;  ///< value before any input arrives (System::initial_input) [channel unit]
 };
 
 struct SpatialModelSpec {
@@ -163,7 +163,7 @@ class SpatialMultibody final : public System {
 
   void initial_state(State& out) const override;
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, VecRef out_f) const noexcept override;
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
   void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
@@ -188,19 +188,27 @@ class SpatialMultibody final : public System {
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   /// T + V: kinetic energy (m r'.r' + omega'.J' omega')/2 and the potentials of gravity, springs
   /// and world-frame point forces; torques and body-frame forces have none (not conservative).
-  [[nodiscard]] double energy(double t, VecCRef q, VecCRef v) const noexcept override;
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override;
 
-  /// Named input channels (issue 4): SpatialModelSpec::inputs, held between set_inputs() calls.
+  /// Named input channels (issue 4): SpatialModelSpec::inputs, their values per simulation
+  /// (System::forces).
   [[nodiscard]] int n_inputs() const noexcept override {
     return static_cast<int>(spec_.inputs.size());
   }
-  void set_inputs(std::span<const double> u) const noexcept override;
-  /// The current input channel values, size n_inputs().
-  [[nodiscard]] std::span<const double> inputs() const noexcept { return inputs_; }
-  /// Target p* of the kCoupling force element k at the current inputs [m, world]. RT-safe.
-  [[nodiscard]] Eigen::Vector3d coupling_target(std::size_t k) const noexcept;
+  /// The channel's `initial` value of the spec.
+  [[nodiscard]] double initial_input(int i) const noexcept override {
+    return spec_.inputs[static_cast<std::size_t>(i)].initial;
+  }
+  /// Target p* of the kCoupling force element k at the channel values u [m, world]. RT-safe.
+  [[nodiscard]] Eigen::Vector3d coupling_target(std::size_t k, InputValues u) const noexcept;
   /// Force F = -k (p - p*) - c p' the kCoupling element k exerts on its body [N, world]. RT-safe.
-  [[nodiscard]] Eigen::Vector3d coupling_force(std::size_t k, VecCRef q, VecCRef v) const noexcept;
+  [[nodiscard]] Eigen::Vector3d coupling_force(std::size_t k,
+                                               VecCRef q,
+                                               VecCRef v,
+                                               InputValues u) const noexcept;
   /// World position and velocity of body point s of body b (b may be kGround). RT-safe.
   [[nodiscard]] Eigen::Vector3d point_position(int b,
                                                const Eigen::Vector3d& s,
@@ -233,8 +241,10 @@ class SpatialMultibody final : public System {
   std::vector<int> joint_slots_;  // per joint, rows x 14 slots into the G values (-1: ground)
   std::vector<int> joint_slot_base_;
   std::vector<int> norm_slots_;  // 4 per body
-  // the inputs' zero-order hold, written between steps by set_inputs (System::set_inputs)
-  mutable std::vector<double> inputs_;
+  /// Value of channel i in u, or its initial value when u is shorter (System::forces). RT-safe.
+  [[nodiscard]] double input(InputValues u, std::size_t i) const noexcept {
+    return i < u.size() ? u[i] : spec_.inputs[i].initial;
+  }
   // per force element: the input channels of its target x, y, z (-1: `vector` holds)
   std::vector<std::array<int, 3>> target_channels_;
 };

@@ -85,7 +85,7 @@ struct RecordHeader {
   int n_inputs = 0;        ///< size of the recorded input vector
   /// What the recorded vector is: false — the generalized force u of applied_force(ws) (n_v
   /// values; built-in mechanisms and body models without named drives); true — the model's
-  /// named input channels, System::set_inputs (n_inputs values).
+  /// named input channels, set_inputs(ws, u) (n_inputs values).
   bool model_channels = false;
   std::string build;  ///< rtmb version and compiler of the recording build
 };

@@ -24,7 +24,7 @@
 // on velocity coordinate i): the convention of the built-in mechanisms, whose input channel i is
 // the generalized force on coordinate i. A System with named input channels (System::n_inputs()
 // > 0, body models whose channels drive forces, motors and couplings) gets the values through
-// System::set_inputs instead, channel i to its input i.
+// the Workspace's input_values(ws) instead (set_inputs(ws, u)), channel i to its input i.
 //
 // Degrade level (OverrunPolicy::kDegrade): the runner copies Tick::degrade_level into the
 // snapshot but does not act on it yet, because the engine has no cheaper step mode to switch to

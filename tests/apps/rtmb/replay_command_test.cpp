@@ -69,7 +69,7 @@ TEST(ReplayCommand, ServedDefaultModelReplaysBitForBit) {
   check_round_trip("configs/default.yaml", "default.rec");
 }
 
-// named channels driving a motor of a body model (System::set_inputs)
+// named channels driving a motor of a body model (set_inputs(ws, u))
 TEST(ReplayCommand, ServedFiveBarWithNamedChannelsReplaysBitForBit) {
   check_round_trip("configs/five_bar.yaml", "five_bar.rec");
 }

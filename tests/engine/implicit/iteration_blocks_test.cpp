@@ -83,7 +83,9 @@ class Minimal final : public System {
   [[nodiscard]] std::string_view name() const noexcept override { return "minimal"; }
   void initial_state(State& out) const override { out = State(1, 1); }
   void mass(double, VecCRef, MatRef out_M) const noexcept override { out_M(0, 0) = 1.0; }
-  void forces(double, VecCRef, VecCRef, VecRef out_f) const noexcept override { out_f(0) = 0.0; }
+  void forces(double, VecCRef, VecCRef, InputValues, VecRef out_f) const noexcept override {
+    out_f(0) = 0.0;
+  }
   void constraints(double, VecCRef, VecRef) const noexcept override {}
   void jacobian(double, VecCRef, MatRef) const noexcept override {}
   void curvature(double, VecCRef, VecCRef, VecRef) const noexcept override {}

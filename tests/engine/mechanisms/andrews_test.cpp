@@ -122,7 +122,7 @@ TEST_F(AndrewsTest, EnergyIsKineticPlusSpringMinusTorqueWork) {
     const Vec v = random_v(rng, 10.0);
     const double expected =
         0.5 * v.dot(eval_mass(sys_, 0.0, q) * v) + spring_potential(q) - kMom * q(kBeta);
-    EXPECT_NEAR(sys_.energy(0.0, q, v), expected, 1e-14 * (1.0 + std::abs(expected)));
+    EXPECT_NEAR(sys_.energy(0.0, q, v, {}), expected, 1e-14 * (1.0 + std::abs(expected)));
   }
 }
 

@@ -26,7 +26,7 @@ TEST_P(LargeChainTest, ThousandLinksAreConsistentAndRegular) {
   sys.initial_state(x);
   EXPECT_LE(max_abs(eval_g(sys, 0.0, x.q)), 1e-12);
   EXPECT_LE(max_abs(eval_G(sys, 0.0, x.q) * x.v), 0.0);
-  EXPECT_TRUE(std::isfinite(sys.energy(0.0, x.q, x.v)));
+  EXPECT_TRUE(std::isfinite(sys.energy(0.0, x.q, x.v, {})));
   // every link has unit length and consecutive links turn the same way (an arc, no fold-back)
   double prev_angle = 0.0;
   for (int i = 0; i < 1000; ++i) {

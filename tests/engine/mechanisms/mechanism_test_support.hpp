@@ -28,7 +28,7 @@ inline Mat eval_mass(const System& s, double t, const Vec& q) {
 
 inline Vec eval_forces(const System& s, double t, const Vec& q, const Vec& v) {
   Vec f = Vec::Zero(s.n_v());
-  s.forces(t, q, v, f);
+  s.forces(t, q, v, {}, f);
   return f;
 }
 
@@ -112,7 +112,7 @@ inline Vec fd_energy_gradient(const System& s, double t, const Vec& q, const Vec
     Vec qm = q;
     qp(j) += h;
     qm(j) -= h;
-    out(j) = (s.energy(t, qp, v) - s.energy(t, qm, v)) / (2.0 * h);
+    out(j) = (s.energy(t, qp, v, {}) - s.energy(t, qm, v, {})) / (2.0 * h);
   }
   return out;
 }

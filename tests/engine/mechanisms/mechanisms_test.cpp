@@ -170,7 +170,7 @@ TEST_P(MechanismTest, EveryOutputEntryIsWritten) {
     Vec l = Vec::Constant(m, nan);
     Mat gv_q = Mat::Constant(m, n, nan);
     sys_->mass(s.t, s.q, mass);
-    sys_->forces(s.t, s.q, s.v, f);
+    sys_->forces(s.t, s.q, s.v, {}, f);
     sys_->constraints(s.t, s.q, g);
     sys_->jacobian(s.t, s.q, jac);
     sys_->constraint_rate(s.t, s.q, gt);
@@ -183,7 +183,7 @@ TEST_P(MechanismTest, EveryOutputEntryIsWritten) {
     EXPECT_TRUE(gt.allFinite());
     EXPECT_TRUE(l.allFinite());
     EXPECT_TRUE(gv_q.allFinite());
-    EXPECT_TRUE(std::isfinite(sys_->energy(s.t, s.q, s.v)));
+    EXPECT_TRUE(std::isfinite(sys_->energy(s.t, s.q, s.v, {})));
   }
 }
 
@@ -260,7 +260,7 @@ TEST_P(MechanismTest, KktIsRegular) {
 TEST_P(MechanismTest, KineticEnergyIsHalfVtMv) {
   for (const Sample& s : samples()) {
     const Vec zero = Vec::Zero(sys_->n_v());
-    const double kinetic = sys_->energy(s.t, s.q, s.v) - sys_->energy(s.t, s.q, zero);
+    const double kinetic = sys_->energy(s.t, s.q, s.v, {}) - sys_->energy(s.t, s.q, zero, {});
     const double expected = 0.5 * s.v.dot(eval_mass(*sys_, s.t, s.q) * s.v);
     EXPECT_NEAR(kinetic, expected, 1e-12 * (1.0 + std::abs(expected)));
   }
@@ -302,11 +302,11 @@ TEST_P(MechanismTest, EnergyRateEqualsConstraintPowerAlongMotion) {
     const double sq = 1e-6 / std::max(1.0, max_abs(x.v));
     const double sv = 1e-6 * std::max(1.0, max_abs(x.v)) / std::max(1.0, max_abs(acc.a));
     const double de_q =
-        (sys_->energy(x.t, x.q + sq * x.v, x.v) - sys_->energy(x.t, x.q - sq * x.v, x.v)) /
+        (sys_->energy(x.t, x.q + sq * x.v, x.v, {}) - sys_->energy(x.t, x.q - sq * x.v, x.v, {})) /
         (2.0 * sq);
-    const double de_v =
-        (sys_->energy(x.t, x.q, x.v + sv * acc.a) - sys_->energy(x.t, x.q, x.v - sv * acc.a)) /
-        (2.0 * sv);
+    const double de_v = (sys_->energy(x.t, x.q, x.v + sv * acc.a, {}) -
+                         sys_->energy(x.t, x.q, x.v - sv * acc.a, {})) /
+                        (2.0 * sv);
     const double power = acc.lambda.dot(eval_gt(*sys_, x.t, x.q));
     EXPECT_NEAR(de_q + de_v, power, 1e-6 * (std::abs(de_q) + std::abs(de_v)) + 1e-9)
         << "t = " << x.t << ": dE/dq v = " << de_q << ", dE/dv v' = " << de_v;

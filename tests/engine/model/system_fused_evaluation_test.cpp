@@ -207,8 +207,8 @@ class SeparateCalls final : public System {
   [[nodiscard]] std::string_view name() const noexcept override { return s_.name(); }
   void initial_state(State& out) const override { s_.initial_state(out); }
   void mass(double t, VecCRef q, MatRef out) const noexcept override { s_.mass(t, q, out); }
-  void forces(double t, VecCRef q, VecCRef v, VecRef out) const noexcept override {
-    s_.forces(t, q, v, out);
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out) const noexcept override {
+    s_.forces(t, q, v, u, out);
   }
   void constraints(double t, VecCRef q, VecRef out) const noexcept override {
     s_.constraints(t, q, out);

@@ -81,7 +81,7 @@ TEST(SpatialChannelsFile, DrivesAndOutputsMatchClosedForms) {
   EXPECT_EQ(channels[10].second, "rad/s");
   const std::unique_ptr<System> sys = make_system(f);
   ASSERT_EQ(sys->n_inputs(), 4);
-  const auto& spatial = dynamic_cast<const SpatialMultibody&>(*sys);
+  ASSERT_NE(dynamic_cast<const SpatialMultibody*>(sys.get()), nullptr);
   const std::unique_ptr<OutputEvaluator> out = make_output_evaluator(f, *sys);
   ASSERT_TRUE(out);
   ASSERT_EQ(out->count(), static_cast<int>(channels.size()));
@@ -97,10 +97,10 @@ TEST(SpatialChannelsFile, DrivesAndOutputsMatchClosedForms) {
   s.q << r, e;
   s.v << omega.cross(r), 0.5 * euler_e(e).transpose() * omega;
   const Model model(make_system(f), f.settings);
-  const Workspace ws(model);
+  Workspace ws(model);
   std::vector<double> y(static_cast<std::size_t>(out->count()));
   const std::vector<double> u = {1.0, 0.5, 2.0, -0.4};
-  spatial.set_inputs(u);
+  set_inputs(ws, u);
   out->evaluate(s, ws, y);
   const Eigen::Vector3d tip = r + R * Eigen::Vector3d(0.1, 0.0, 0.0);
   const Eigen::Vector3d tipv = omega.cross(tip - pivot);
@@ -176,20 +176,20 @@ TEST(SpatialChannelsFile, Arm6TipCouplingSettlesInStaticEquilibrium) {
   const auto& sys = dynamic_cast<const SpatialMultibody&>(model.system());
   const Eigen::Vector3d target(0.8, 0.3, 0.1);
   const std::vector<double> u = {target.x(), target.y(), target.z()};
-  sys.set_inputs(u);
   Workspace ws(model);
+  set_inputs(ws, u);
   State s = initial_state(model);
   const int steps = 20000;  // 20 s at dt = 1 ms
   for (int i = 0; i < steps; ++i) ASSERT_TRUE(step(model, s, ws).ok()) << "step " << i;
   Vec f0(sys.n_v());
   const Vec zero = Vec::Zero(sys.n_v());
-  sys.forces(s.t, s.q, zero, f0);
+  sys.forces(s.t, s.q, zero, u, f0);
   Mat G(sys.n_lambda(), sys.n_v());
   sys.jacobian(s.t, s.q, G);
   const Vec lambda = G.transpose().colPivHouseholderQr().solve(f0);
   const double residual = (f0 - G.transpose() * lambda).lpNorm<Eigen::Infinity>();
   const Eigen::Vector3d tip = sys.point_position(5, Eigen::Vector3d(0.05, 0.0, 0.0), s.q);
-  const Eigen::Vector3d F = sys.coupling_force(8, s.q, s.v);  // forces[8]: tip
+  const Eigen::Vector3d F = sys.coupling_force(8, s.q, s.v, u);  // forces[8]: tip
   std::printf(
       "arm6 after %.1f s: tip (%.6f, %.6f, %.6f), target (%.2f, %.2f, %.2f), "
       "coupling force (%.4f, %.4f, %.4f) N, |v|inf %.3e, equilibrium residual %.3e "

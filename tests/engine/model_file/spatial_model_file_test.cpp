@@ -74,7 +74,7 @@ TEST(SpatialModelFile, LoadsAssemblesAndRuns) {
   const Model model(sys, f.settings);
   Workspace ws(model);
   State s = initial_state(model);
-  const double e0 = sys->energy(0.0, s.q, s.v);
+  const double e0 = sys->energy(0.0, s.q, s.v, {});
   double worst_g = 0.0;
   double worst_e = 0.0;
   Vec g(sys->n_lambda());
@@ -82,7 +82,7 @@ TEST(SpatialModelFile, LoadsAssemblesAndRuns) {
     ASSERT_TRUE(step(model, s, ws).ok());
     sys->constraints(s.t, s.q, g);
     worst_g = std::max(worst_g, g.lpNorm<Eigen::Infinity>());
-    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v) - e0));
+    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v, {}) - e0));
   }
   EXPECT_LE(worst_g, 1e-10);
   EXPECT_LE(worst_e, 1e-8 * std::abs(e0));
@@ -176,13 +176,13 @@ RunResult run(const ModelFile& f, int steps) {
   Workspace ws(model);
   State s = initial_state(model);
   RunResult out;
-  out.e0 = sys->energy(0.0, s.q, s.v);
+  out.e0 = sys->energy(0.0, s.q, s.v, {});
   Vec g(sys->n_lambda());
   for (int k = 0; k < steps; ++k) {
     EXPECT_TRUE(step(model, s, ws).ok());
     sys->constraints(s.t, s.q, g);
     out.g = std::max(out.g, g.lpNorm<Eigen::Infinity>());
-    out.e = std::max(out.e, std::abs(sys->energy(s.t, s.q, s.v) - out.e0));
+    out.e = std::max(out.e, std::abs(sys->energy(s.t, s.q, s.v, {}) - out.e0));
   }
   return out;
 }
@@ -300,7 +300,7 @@ TEST(RedundantConstraints, PlanarDoubleSupportedFourBarIsRefusedWithoutRemoveAnd
   applied_force(ws)(9) = 5.0;
   for (int k = 0; k < 100; ++k) ASSERT_TRUE(step(model, s, ws).ok());
   applied_force(ws).setZero();
-  const double e0 = sys->energy(s.t, s.q, s.v);
+  const double e0 = sys->energy(s.t, s.q, s.v, {});
   double worst_g = 0.0;
   double worst_e = 0.0;
   Vec g(sys->n_lambda());
@@ -308,7 +308,7 @@ TEST(RedundantConstraints, PlanarDoubleSupportedFourBarIsRefusedWithoutRemoveAnd
     ASSERT_TRUE(step(model, s, ws).ok());
     sys->constraints(s.t, s.q, g);
     worst_g = std::max(worst_g, g.lpNorm<Eigen::Infinity>());
-    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v) - e0));
+    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v, {}) - e0));
   }
   EXPECT_GT(s.v.lpNorm<Eigen::Infinity>(), 0.1);
   EXPECT_LE(worst_g, 1e-10);

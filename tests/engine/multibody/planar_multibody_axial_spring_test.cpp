@@ -91,14 +91,14 @@ TEST(AxialSpring, ForcesAreThePotentialGradientAndTheRayleighForce) {
     const Vec zero = Vec::Zero(6);
     // the potential is k (s - s0)^2 / 2 of the independently computed s
     const double s = displacement(q);
-    EXPECT_NEAR(spring.energy(0.0, q, zero), 0.5 * 30.0 * (s - 0.25) * (s - 0.25), 1e-12);
+    EXPECT_NEAR(spring.energy(0.0, q, zero, {}), 0.5 * 30.0 * (s - 0.25) * (s - 0.25), 1e-12);
     Vec f(6);
-    spring.forces(0.0, q, zero, f);
-    const Vec grad_v = gradient([&](const Vec& x) { return spring.energy(0.0, x, zero); }, q);
+    spring.forces(0.0, q, zero, {}, f);
+    const Vec grad_v = gradient([&](const Vec& x) { return spring.energy(0.0, x, zero, {}); }, q);
     worst = std::max(worst, (f + grad_v).lpNorm<Eigen::Infinity>());
     // damping: -c s' grad s with s' = grad s . v
     const Vec grad_s = gradient(displacement, q);
-    damper.forces(0.0, q, v, f);
+    damper.forces(0.0, q, v, {}, f);
     worst = std::max(worst, (f + 2.5 * grad_s.dot(v) * grad_s).lpNorm<Eigen::Infinity>());
   }
   EXPECT_LE(worst, 1e-7);
@@ -130,7 +130,7 @@ TEST(AxialSpring, SliderFollowsTheHarmonicOscillatorAndConservesEnergy) {
     const Model model(sys, st);
     Workspace ws(model);
     State s = initial_state(model);
-    const double e0 = sys->energy(0.0, s.q, s.v);
+    const double e0 = sys->energy(0.0, s.q, s.v, {});
     const double a = c / 4.0;
     const double w = std::sqrt(50.0 / 2.0 - a * a);
     double worst_s = 0.0;
@@ -144,7 +144,7 @@ TEST(AxialSpring, SliderFollowsTheHarmonicOscillatorAndConservesEnergy) {
           0.3 + 0.2 * std::exp(-a * t) * (std::cos(w * t) + a / w * std::sin(w * t));
       const Eigen::Vector2d p = s.q.head<2>() - Eigen::Vector2d(0.1, 0.2);
       worst_s = std::max(worst_s, std::abs(p.dot(Eigen::Vector2d(0.6, 0.8)) - exact));
-      const double e = sys->energy(t, s.q, s.v);
+      const double e = sys->energy(t, s.q, s.v, {});
       worst_e = std::max(worst_e, std::abs(e - e0) / e0);
       monotone = monotone && e <= previous_e + 1e-12;
       previous_e = e;

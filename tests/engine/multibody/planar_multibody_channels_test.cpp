@@ -103,13 +103,11 @@ TEST(InputBindings, ForceTorqueMotorMatchClosedFormAndVirtualWork) {
   const Vec v = Vec::Zero(6);
   Vec f0(6);
   Vec f1(6);
-  sys.set_inputs(std::vector<double>{0.0, 0.0, 0.0});
-  sys.forces(0.0, q, v, f0);
+  sys.forces(0.0, q, v, std::vector<double>{0.0, 0.0, 0.0}, f0);
   const double uf = 1.7;
   const double ut = -0.4;
   const double um = 0.9;
-  sys.set_inputs(std::vector<double>{uf, ut, um});
-  sys.forces(0.0, q, v, f1);
+  sys.forces(0.0, q, v, std::vector<double>{uf, ut, um}, f1);
   const Vec du = f1 - f0;
 
   // closed form: F = u e at p = r + A s: (F, (A s) x F); torque on a; motor +u on b, -u on a
@@ -128,8 +126,7 @@ TEST(InputBindings, ForceTorqueMotorMatchClosedFormAndVirtualWork) {
   EXPECT_LT((du - fd).lpNorm<Eigen::Infinity>(), 1e-8) << (du - fd).transpose();
 
   // the motor's limit clamps: u = 10 acts as 2
-  sys.set_inputs(std::vector<double>{0.0, 0.0, 10.0});
-  sys.forces(0.0, q, v, f1);
+  sys.forces(0.0, q, v, std::vector<double>{0.0, 0.0, 10.0}, f1);
   EXPECT_NEAR(f1(5) - f0(5), 2.0, 1e-14);
   EXPECT_NEAR(f1(2) - f0(2), -2.0, 1e-14);
 }
@@ -159,8 +156,8 @@ TEST(InputBindings, CouplingIsMinusGradientOfItsPotentialPlusDamper) {
   spec.inputs = {tx, ty};
   const PlanarMultibody sys(spec);
   const Vec2 target(0.7, -0.45);
-  sys.set_inputs(std::vector<double>{target.x(), target.y()});
-  EXPECT_LT((sys.coupling_target(0) - target).norm(), 1e-15);
+  const std::vector<double> u_target{target.x(), target.y()};
+  EXPECT_LT((sys.coupling_target(0, u_target) - target).norm(), 1e-15);
 
   Vec q(6);
   q << 0.2, -0.1, 0.4, 0.9, 0.3, -1.1;
@@ -168,21 +165,21 @@ TEST(InputBindings, CouplingIsMinusGradientOfItsPotentialPlusDamper) {
   v << 0.3, -0.2, 0.5, -0.4, 0.6, 1.3;
   Vec f(6);
   // at v = 0: f = -dV/dq with V = k |p(q) - p*|^2 / 2 computed here
-  sys.forces(0.0, q, Vec::Zero(6), f);
+  sys.forces(0.0, q, Vec::Zero(6), u_target, f);
   const auto potential = [&](const Vec& x) {
     return 0.5 * k * (world_point(x(3), x(4), x(5), s) - target).squaredNorm();
   };
   const Vec grad = central_gradient(potential, q);
   EXPECT_LT((f + grad).lpNorm<Eigen::Infinity>(), 1e-7) << (f + grad).transpose();
   // energy() carries the same potential (T = 0 at v = 0)
-  EXPECT_NEAR(sys.energy(0.0, q, Vec::Zero(6)), potential(q), 1e-12);
+  EXPECT_NEAR(sys.energy(0.0, q, Vec::Zero(6), u_target), potential(q), 1e-12);
 
   // with velocity: F = -k (p - p*) - c p', p' = r' + w S A s, acting at p
-  sys.forces(0.0, q, v, f);
+  sys.forces(0.0, q, v, u_target, f);
   const Vec2 u = world_point(0.0, 0.0, q(5), s);
   const Vec2 dp = Vec2(v(3), v(4)) + v(5) * Vec2(-u.y(), u.x());
   const Vec2 F = -k * (world_point(q(3), q(4), q(5), s) - target) - c * dp;
-  EXPECT_LT((sys.coupling_force(0, q, v) - F).norm(), 1e-12);
+  EXPECT_LT((sys.coupling_force(0, q, v, u_target) - F).norm(), 1e-12);
   EXPECT_NEAR(f(3), F.x(), 1e-12);
   EXPECT_NEAR(f(4), F.y(), 1e-12);
   EXPECT_NEAR(f(5), u.x() * F.y() - u.y() * F.x(), 1e-12);
@@ -231,7 +228,7 @@ TEST_P(CouplingEquilibrium, PendulumSettlesAtClosedFormAngle) {
   const Model model(sys, st);
   Workspace ws(model);
   State s = initial_state(model);
-  sys->set_inputs(std::vector<double>{target.x(), target.y()});
+  set_inputs(ws, std::vector<double>{target.x(), target.y()});
   StepStatus status;
   for (int i = 0; i < 7500; ++i) {  // 15 s: the damper (c = 4 at the tip) removes ~e^-100
     status = step(model, s, ws);

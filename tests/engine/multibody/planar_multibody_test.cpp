@@ -243,18 +243,18 @@ TEST(ForceElements, ConservativeForcesAreMinusTheGradientOfTheirPotential) {
     const Vec zero = Vec::Zero(6);
     auto potential = [&](const Vec& q) {
       Vec out(1);
-      out(0) = sys.energy(0.0, q, zero);  // T = 0 at v = 0
+      out(0) = sys.energy(0.0, q, zero, {});  // T = 0 at v = 0
       return out;
     };
     for (unsigned seed = 1; seed <= 3; ++seed) {
       const Sample s = random_state(6, 10 * seed + static_cast<unsigned>(e));
       Vec f(6);
-      sys.forces(0.0, s.q, zero, f);
+      sys.forces(0.0, s.q, zero, {}, f);
       const Vec grad = fd_jacobian(potential, s.q).row(0).transpose();
       expect_near(f, -grad, 1e-7, "element " + std::to_string(e));
       // a conservative element does not depend on v
       Vec fv(6);
-      sys.forces(0.0, s.q, s.v, fv);
+      sys.forces(0.0, s.q, s.v, {}, fv);
       expect_near(fv, f, 1e-15, "velocity independence " + std::to_string(e));
     }
   }
@@ -294,7 +294,7 @@ TEST(ForceElements, DampersAreTheRayleighForceOfTheirCoordinate) {
     };
     const Vec grad = fd_jacobian(coord, s.q).row(0).transpose();
     Vec f(6);
-    sys.forces(0.0, s.q, s.v, f);
+    sys.forces(0.0, s.q, s.v, {}, f);
     expect_near(f, -c.f.damping * grad.dot(s.v) * grad, 1e-7, "damper");
   }
 }

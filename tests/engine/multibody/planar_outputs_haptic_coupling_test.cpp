@@ -63,7 +63,7 @@ class Rig {
   // device position (target_x, target_y) in, one tick, the published snapshot out
   const StateSnapshot& tick(double x, double y) {
     const double u[2] = {x, y};
-    model_->system().set_inputs(std::span<const double>(u, 2));
+    set_inputs(*ws_, std::span<const double>(u, 2));
     Tick t;
     t.index = k_;
     t.sequence = k_;
@@ -158,7 +158,7 @@ TEST(HapticWall, ForceIsTheClosedFormAndNeverPulls) {
     q.head<2>() += (o - point(q)) - depth * n;     // put the point `depth` inside
     for (const double speed : {-2.0, 0.0, 0.3}) {  // d' = speed (positive: going in)
       v << -speed * n.x(), -speed * n.y(), 0.0;
-      sys.forces(0.0, q, v, f);
+      sys.forces(0.0, q, v, {}, f);
       const double fn = depth > 0.0 ? std::max(0.0, 5000.0 * depth + 30.0 * speed) : 0.0;
       const Vec2 arm = point(q) - q.head<2>();
       EXPECT_NEAR(f(0), fn * n.x(), 1e-9) << depth << " " << speed;
@@ -179,7 +179,7 @@ TEST(HapticWall, SpringForceIsMinusTheGradientOfItsPotential) {
   // shift the body so the point is 3 mm inside
   const Vec2 p = point_position(q, 0, Vec2(0.15, -0.05));
   q.head<2>() += Vec2(0.3, 0.1) - p - 0.003 * Vec2(-0.6, -0.8);
-  sys.forces(0.0, q, v, f);
+  sys.forces(0.0, q, v, {}, f);
   const double h = 1e-7;
   double worst = 0.0;
   for (int i = 0; i < 3; ++i) {
@@ -187,7 +187,7 @@ TEST(HapticWall, SpringForceIsMinusTheGradientOfItsPotential) {
     Vec qm = q;
     qp(i) += h;
     qm(i) -= h;
-    const double grad = (sys.energy(0.0, qp, v) - sys.energy(0.0, qm, v)) / (2.0 * h);
+    const double grad = (sys.energy(0.0, qp, v, {}) - sys.energy(0.0, qm, v, {})) / (2.0 * h);
     worst = std::max(worst, std::abs(f(i) + grad));
   }
   std::printf("wall: |f + dV/dq|_inf = %.3e (|f| = %.3f N)\n", worst, f.head<2>().norm());
@@ -212,16 +212,16 @@ TEST(HapticWall, BounceConservesEnergyWithoutDampingAndLosesItWithDamping) {
     const Model model(sys, st);
     Workspace ws(model);
     State s = initial_state(model);
-    const double e0 = sys->energy(0.0, s.q, s.v);
+    const double e0 = sys->energy(0.0, s.q, s.v, {});
     double max_dev = 0.0;
     double max_v = 0.0;
     for (int i = 0; i < 60000; ++i) {  // 0.6 s: reaches the wall (~0.2 s), bounces, leaves
       (void)step(model, s, ws);
-      const double e = sys->energy(s.t, s.q, s.v);
+      const double e = sys->energy(s.t, s.q, s.v, {});
       max_dev = std::max(max_dev, std::abs(e - e0));
       max_v = std::max(max_v, e);
     }
-    const double e1 = sys->energy(s.t, s.q, s.v);
+    const double e1 = sys->energy(s.t, s.q, s.v, {});
     const Vec2 vel = s.v.head<2>();
     std::printf(
         "wall bounce c = %.0f: E0 = %.6f J, E_end = %.6f J, max |E - E0| = %.3e J, "

@@ -57,7 +57,7 @@ TEST(SpatialDynamics, TorqueFreeBodyFollowsEulersEquations) {
   Workspace ws(model);
   State s = initial_state(model);
   const Eigen::Matrix3d& J = body.inertia;
-  const double e0 = sys->energy(0.0, s.q, s.v);
+  const double e0 = sys->energy(0.0, s.q, s.v, {});
   const Eigen::Vector3d h0 = A0 * J * w0_body;
   // independent reference: RK4 on Euler's equations at a 10x finer step
   Eigen::Vector3d w = w0_body;
@@ -83,7 +83,7 @@ TEST(SpatialDynamics, TorqueFreeBodyFollowsEulersEquations) {
     const Eigen::Vector3d wb = body_omega(s, 0);
     const Eigen::Matrix3d A = rotation(s.q.segment<4>(3));
     worst_w = std::max(worst_w, (wb - w).norm());
-    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v) - e0) / e0);
+    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v, {}) - e0) / e0);
     worst_h = std::max(worst_h, (A * J * wb - h0).norm() / h0.norm());
     sys->constraints(s.t, s.q, g);
     worst_g = std::max(worst_g, g.lpNorm<Eigen::Infinity>());
@@ -143,7 +143,7 @@ TEST(SpatialDynamics, HeavySymmetricTopKeepsItsThreeInvariants) {
     const Eigen::Vector3d rd = x.v.head<3>();
     return (A * top.inertia * body_omega(x, 0) + m * r.cross(rd)).z();
   };
-  const double e0 = sys->energy(0.0, s.q, s.v);
+  const double e0 = sys->energy(0.0, s.q, s.v, {});
   const double hz0 = hz(s);
   const double spin0 = body_omega(s, 0).z();
   double worst_e = 0.0;
@@ -155,7 +155,7 @@ TEST(SpatialDynamics, HeavySymmetricTopKeepsItsThreeInvariants) {
   Vec g(sys->n_lambda());
   for (int k = 0; k < 3000; ++k) {
     ASSERT_TRUE(step(model, s, ws).ok());
-    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v) - e0) / std::abs(e0));
+    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v, {}) - e0) / std::abs(e0));
     worst_h = std::max(worst_h, std::abs(hz(s) - hz0) / std::abs(hz0));
     worst_spin = std::max(worst_spin, std::abs(body_omega(s, 0).z() - spin0) / spin0);
     sys->constraints(s.t, s.q, g);
@@ -207,7 +207,7 @@ TEST(SpatialDynamics, RotationalSpringOnARevoluteJointIsAHarmonicOscillator) {
     const Model model(sys, rk4_pstab(1e-3));
     Workspace ws(model);
     State s = initial_state(model);
-    const double e0 = sys->energy(0.0, s.q, s.v);
+    const double e0 = sys->energy(0.0, s.q, s.v, {});
     double worst_phi = 0.0;
     double worst_e = 0.0;
     double prev_e = e0;
@@ -216,7 +216,7 @@ TEST(SpatialDynamics, RotationalSpringOnARevoluteJointIsAHarmonicOscillator) {
       ASSERT_TRUE(step(model, s, ws).ok());
       const Eigen::AngleAxisd turn(rotation(s.q.segment<4>(3)));
       const double phi = turn.angle() * (turn.axis().dot(a) >= 0.0 ? 1.0 : -1.0);
-      const double e = sys->energy(s.t, s.q, s.v);
+      const double e = sys->energy(s.t, s.q, s.v, {});
       monotone = monotone && e <= prev_e + 1e-12;
       prev_e = e;
       if (damping == 0.0) {
@@ -301,7 +301,7 @@ TEST_P(SpatialJointMechanism, StaysOnTheConstraintsAndConservesEnergy) {
     const Model model(sys, rk4_pstab(dt));
     Workspace ws(model);
     State s = initial_state(model);
-    const double e0 = sys->energy(0.0, s.q, s.v);
+    const double e0 = sys->energy(0.0, s.q, s.v, {});
     Vec g(sys->n_lambda());
     const Vec q0 = s.q;
     Run out;
@@ -309,7 +309,7 @@ TEST_P(SpatialJointMechanism, StaysOnTheConstraintsAndConservesEnergy) {
       EXPECT_TRUE(step(model, s, ws).ok()) << k;
       sys->constraints(s.t, s.q, g);
       out.g = std::max(out.g, g.lpNorm<Eigen::Infinity>());
-      out.e = std::max(out.e, std::abs(sys->energy(s.t, s.q, s.v) - e0));
+      out.e = std::max(out.e, std::abs(sys->energy(s.t, s.q, s.v, {}) - e0));
       out.moved = std::max(out.moved, (s.q - q0).lpNorm<Eigen::Infinity>());
     }
     return out;
@@ -317,7 +317,7 @@ TEST_P(SpatialJointMechanism, StaysOnTheConstraintsAndConservesEnergy) {
   // one second at dt and dt/2: on the constraints at both; the energy error is RK4's (it falls
   // by about 2^4 when it is above round-off) and small
   const double e0 = sys->energy(0.0, initial_state(Model(sys, rk4_pstab(1e-3))).q,
-                                initial_state(Model(sys, rk4_pstab(1e-3))).v);
+                                initial_state(Model(sys, rk4_pstab(1e-3))).v, {});
   const double scale = 1.0 + std::abs(e0);
   const Run coarse = run(1e-3);
   const Run fine = run(5e-4);

@@ -56,11 +56,9 @@ Free free_body(std::vector<SpatialInputSpec> inputs, std::vector<SpatialForceSpe
 Vec input_force(const SpatialMultibody& sys, const Vec& q, const Vec& v, std::vector<double> u) {
   Vec f1(sys.n_v());
   Vec f0(sys.n_v());
-  sys.set_inputs(u);
-  sys.forces(0.0, q, v, f1);
+  sys.forces(0.0, q, v, u, f1);
   std::fill(u.begin(), u.end(), 0.0);
-  sys.set_inputs(u);
-  sys.forces(0.0, q, v, f0);
+  sys.forces(0.0, q, v, u, f0);
   return f1 - f0;
 }
 
@@ -194,27 +192,27 @@ TEST(SpatialInputs, CouplingForceIsMinusGradientOfItsPotential) {
   in[1].initial = -0.3;
   Free m = free_body(in, {c});
   const SpatialMultibody sys(m.spec);
-  EXPECT_EQ(sys.coupling_target(0), Eigen::Vector3d(0.4, -0.3, 9.0));
+  // no channel values given: the channels' initial values
+  EXPECT_EQ(sys.coupling_target(0, {}), Eigen::Vector3d(0.4, -0.3, 9.0));
   const std::vector<double> u = {0.1, 0.6};
-  sys.set_inputs(u);
   const Eigen::Vector3d target(0.1, 0.6, 9.0);
-  EXPECT_EQ(sys.coupling_target(0), target);
+  EXPECT_EQ(sys.coupling_target(0, u), target);
   // closed form F = -k (p - p*) - c p'
   const Eigen::Vector3d p = sys.point_position(0, c.point_i, m.q);
   const Eigen::Vector3d pd = sys.point_velocity(0, c.point_i, m.q, m.v);
   const Eigen::Vector3d F = -80.0 * (p - target) - 3.0 * pd;
-  EXPECT_LT((sys.coupling_force(0, m.q, m.v) - F).norm(), 1e-12);
+  EXPECT_LT((sys.coupling_force(0, m.q, m.v, u) - F).norm(), 1e-12);
   Vec f(7);
-  sys.forces(0.0, m.q, m.v, f);
+  sys.forces(0.0, m.q, m.v, u, f);
   Vec f_free(7);
   SpatialModelSpec bare = m.spec;
   bare.forces.clear();
   bare.inputs.clear();
-  SpatialMultibody(bare).forces(0.0, m.q, m.v, f_free);
+  SpatialMultibody(bare).forces(0.0, m.q, m.v, {}, f_free);
   EXPECT_LT(((f - f_free).head<3>() - F).norm(), 1e-12);
   // at v = 0 (no gyroscopic or damping term): f = -grad energy(q, 0) by central differences
   const Vec zero = Vec::Zero(7);
-  sys.forces(0.0, m.q, zero, f);
+  sys.forces(0.0, m.q, zero, u, f);
   const double h = 1e-6;
   double worst = 0.0;
   for (int k = 0; k < 7; ++k) {
@@ -222,14 +220,14 @@ TEST(SpatialInputs, CouplingForceIsMinusGradientOfItsPotential) {
     Vec qm = m.q;
     qp(k) += h;
     qm(k) -= h;
-    const double fd = -(sys.energy(0.0, qp, zero) - sys.energy(0.0, qm, zero)) / (2.0 * h);
+    const double fd = -(sys.energy(0.0, qp, zero, u) - sys.energy(0.0, qm, zero, u)) / (2.0 * h);
     worst = std::max(worst, std::abs(f(k) - fd));
     EXPECT_NEAR(f(k), fd, 1e-5 * (1.0 + std::abs(fd))) << "coordinate " << k;
   }
   const double V = 0.5 * 80.0 * (p - target).squaredNorm();
   std::printf("coupling: V = %.9f, energy(q,0) = %.9f, max |f + grad V| = %.3e\n", V,
-              sys.energy(0.0, m.q, zero), worst);
-  EXPECT_NEAR(sys.energy(0.0, m.q, zero), V, 1e-12 * (1.0 + V));
+              sys.energy(0.0, m.q, zero, u), worst);
+  EXPECT_NEAR(sys.energy(0.0, m.q, zero, u), V, 1e-12 * (1.0 + V));
 }
 
 TEST(SpatialInputs, BadBindingsAreRejected) {

@@ -64,7 +64,7 @@ Solved compare(const System& sys) {
   if (!out.factored) return out;
   Vec f(n);
   Vec L(m);
-  sys.forces(0.0, s.q, s.v, f);
+  sys.forces(0.0, s.q, s.v, {}, f);
   sys.curvature(0.0, s.q, s.v, L);
   Vec a(n);
   Vec lambda(m);

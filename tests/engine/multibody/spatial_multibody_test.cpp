@@ -277,7 +277,7 @@ TEST(SpatialLagrangian, MassMatrixAndGyroscopicForceFollowFromTheKineticEnergy) 
   const SpatialMultibody sys(s);
   for (unsigned seed = 1; seed <= 4; ++seed) {
     const Sample x = random_state(sys.n_q(), seed);
-    auto T = [&](const Vec& q, const Vec& v) { return sys.energy(0.0, q, v); };
+    auto T = [&](const Vec& q, const Vec& v) { return sys.energy(0.0, q, v, {}); };
     // dT/dv: T is quadratic in v, so its central difference is exact up to round-off
     auto dT_dv = [&](const Vec& q, const Vec& v) {
       Vec p(v.size());
@@ -312,7 +312,7 @@ TEST(SpatialLagrangian, MassMatrixAndGyroscopicForceFollowFromTheKineticEnergy) 
     const Mat mixed = fd_jacobian([&](const Vec& q) { return dT_dv(q, x.v); }, x.q, 1e-5);
     const Vec f_lagrange = dT_dq - mixed * x.v;
     Vec f(sys.n_v());
-    sys.forces(0.0, x.q, x.v, f);
+    sys.forces(0.0, x.q, x.v, {}, f);
     expect_near(f, f_lagrange, 1e-6, "gyroscopic force vs dT/dq - (d/dq dT/dv) v");
   }
 }
@@ -356,13 +356,13 @@ TEST(SpatialForces, ConservativeForcesAreMinusTheGradientOfThePotential) {
     const Vec gradV = fd_jacobian(
                           [&](const Vec& q) {
                             Vec e(1);
-                            e(0) = sys.energy(0.0, q, zero);
+                            e(0) = sys.energy(0.0, q, zero, {});
                             return e;
                           },
                           x.q)
                           .transpose();
     Vec f(sys.n_v());
-    sys.forces(0.0, x.q, zero, f);
+    sys.forces(0.0, x.q, zero, {}, f);
     expect_near(f, -gradV, 1e-7, "f vs -dV/dq");
   }
 }
@@ -394,14 +394,14 @@ TEST(SpatialForces, DampersDissipateAndTorquesDoTheirPower) {
     };
     const double ldot = (length(x.q + kH * x.v) - length(x.q - kH * x.v)) / (2.0 * kH);
     Vec f(damper.n_v());
-    damper.forces(0.0, x.q, x.v, f);
+    damper.forces(0.0, x.q, x.v, {}, f);
     // forces() also holds the gyroscopic term, which does no power: M v' balance, T' = f.v
     Vec gyro(damper.n_v());
     const SpatialMultibody bare(with_forces({}));
-    bare.forces(0.0, x.q, x.v, gyro);
+    bare.forces(0.0, x.q, x.v, {}, gyro);
     EXPECT_NEAR((f - gyro).dot(x.v), -4.0 * ldot * ldot, 1e-7);
 
-    torques.forces(0.0, x.q, x.v, f);
+    torques.forces(0.0, x.q, x.v, {}, f);
     const Eigen::Vector3d w0 = 2.0 * euler_e(x.q.segment<4>(3)) * x.v.segment<4>(3);
     const Eigen::Vector3d wb1 = 2.0 * euler_l(x.q.segment<4>(10)) * x.v.segment<4>(10);
     EXPECT_NEAR((f - gyro).dot(x.v), world_torque.vector.dot(w0) + body_torque.vector.dot(wb1),
@@ -416,7 +416,7 @@ TEST(SpatialForces, DampersDissipateAndTorquesDoTheirPower) {
     follower.point_i = {0.2, -0.1, 0.3};
     follower.vector = {1.5, -0.5, 2.0};
     const SpatialMultibody pushed(with_forces({follower}));
-    pushed.forces(0.0, x.q, x.v, f);
+    pushed.forces(0.0, x.q, x.v, {}, f);
     auto point = [&](const Vec& q) -> Eigen::Vector3d {
       return q.segment<3>(7) + rotation(q.segment<4>(10)) * follower.point_i;
     };
@@ -452,7 +452,7 @@ TEST(SpatialMassMatrix, NormalizationInertiaLeavesAccelerationsAndJointMultiplie
     Mat G(m, n);
     sys.jacobian(0.0, x.q, G);
     Vec f(n);
-    sys.forces(0.0, x.q, x.v, f);
+    sys.forces(0.0, x.q, x.v, {}, f);
     Vec L(m);
     sys.curvature(0.0, x.q, x.v, L);
     auto solve = [&](const Mat& mass) {

@@ -37,13 +37,13 @@ WorkBalance run_with_force(std::string_view mechanism,
   EXPECT_EQ(u.norm(), 0.0);  // zero after construction
   for (Eigen::Index i = 0; i < u.size(); ++i) u[i] = u_scale * (1.0 + 0.5 * static_cast<double>(i));
   const Vec q0 = s.q;
-  const double e0 = model.system().energy(s.t, s.q, s.v);
+  const double e0 = model.system().energy(s.t, s.q, s.v, {});
   const int steps = static_cast<int>(std::lround(t_end / st.dt));
   for (int k = 0; k < steps; ++k) {
     const StepStatus status = step(model, s, ws);
     EXPECT_TRUE(status.ok()) << "step " << k;
   }
-  return {model.system().energy(s.t, s.q, s.v) - e0, applied_force(ws).dot(s.q - q0)};
+  return {model.system().energy(s.t, s.q, s.v, {}) - e0, applied_force(ws).dot(s.q - q0)};
 }
 
 TEST(AppliedForce, WorkEqualsEnergyChangeOnThePendulum) {
