@@ -97,6 +97,11 @@ void apply_inputs(const System& sys, Workspace& ws) {
 std::string run_hash(const Model& model, bool with_inputs) {
   Workspace ws(model);
   State s = initial_state(model);
+  // The table was recorded with every named channel at 0 before each run (not at the file's
+  // initial values, e.g. a coupling's target point): keep that condition.
+  if (model.system().n_inputs() > 0) {
+    set_inputs(ws, std::vector<double>(static_cast<std::size_t>(model.system().n_inputs()), 0.0));
+  }
   if (with_inputs) apply_inputs(model.system(), ws);
   std::uint32_t flags = 0;
   long flagged = 0;
