@@ -8,8 +8,6 @@
 #include "engine/model_file/planar_model_file.hpp"
 
 #include "engine/model_file/driven_channels.hpp"
-#include "engine/model_file/yaml_reader.hpp"
-#include "rtmb/runtime/simulation_runner.hpp"
 
 // GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
 // the messages built here are plain `std::string + literal` expressions.
@@ -17,23 +15,14 @@
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
 
-#include <yaml-cpp/yaml.h>
-
 #include <Eigen/Core>
-#include <algorithm>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <initializer_list>
 #include <limits>
 #include <memory>
-#include <sstream>
-#include <string_view>
+#include <stdexcept>
+#include <string>
 #include <utility>
-
-#include "engine/constraints/redundant_constraints.hpp"
-#include "engine/model_file/spatial_model_file.hpp"
+#include <vector>
 
 namespace rtmb::detail {
 
