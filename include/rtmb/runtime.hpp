@@ -4,15 +4,17 @@
 
 // The engine-side real-time runtime (issue 3, "Deadline loop"; no networking inside):
 //
-//   runtime_histogram.hpp   LogHistogram: O(1) log-bucket histogram of durations, percentiles
-//   runtime_spsc.hpp        SpscRing (bounded, for inputs/events), LatestValue (triple buffer,
-//                           for state snapshots): wait-free single-producer/single-consumer
-//   runtime_clock.hpp       MonotonicClock (CLOCK_MONOTONIC, absolute sleeps), FakeClock (tests)
-//   runtime_loop.hpp        DeadlineLoop: fixed period, absolute deadlines, overrun policies
-//                           (skip / catch-up / degrade / halt), lateness/compute/slack histograms
-//   runtime_rt_setup.hpp    mlockall, SCHED_FIFO, CPU affinity, stack prefault: results, no throws
-//   runtime_simulation.hpp  SimulationRunner (drain inputs -> step -> publish snapshot),
-//                           StateSnapshot and QueuedInput (trivially copyable)
+//   runtime/log_histogram.hpp      LogHistogram: O(1) log-bucket histogram of durations
+//   runtime/spsc_ring.hpp          SpscRing: bounded wait-free queue for inputs and events
+//   runtime/latest_value.hpp       LatestValue: wait-free triple buffer for state snapshots
+//   runtime/monotonic_clock.hpp    MonotonicClock (CLOCK_MONOTONIC, absolute sleeps), FakeClock
+//   runtime/deadline_loop.hpp      DeadlineLoop: fixed period, absolute deadlines, overrun
+//                                  policies (skip / catch-up / degrade / halt), histograms
+//   runtime/rt_setup.hpp           mlockall, SCHED_FIFO, CPU affinity, stack prefault: results
+//   runtime/input_channels.hpp     InputChannelBank: per-channel hold/extrapolate/decay, watchdog
+//   runtime/simulation_runner.hpp  SimulationRunner (drain inputs -> step -> publish snapshot),
+//                                  StateSnapshot and QueuedInput (trivially copyable)
+//   runtime/record.hpp             Recorder and record files (what was applied, tick by tick)
 //
 // Typical use on the simulation thread (setup first, then the loop; nothing after setup
 // allocates):
@@ -35,6 +37,7 @@
 #include "rtmb/runtime/latest_value.hpp"
 #include "rtmb/runtime/log_histogram.hpp"
 #include "rtmb/runtime/monotonic_clock.hpp"
+#include "rtmb/runtime/record.hpp"
 #include "rtmb/runtime/rt_setup.hpp"
 #include "rtmb/runtime/simulation_runner.hpp"
 #include "rtmb/runtime/spsc_ring.hpp"

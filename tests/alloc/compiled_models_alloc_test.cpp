@@ -26,18 +26,6 @@
 namespace rtmb {
 namespace {
 
-std::vector<std::string> split_names(const std::string& list) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < list.size()) {
-    const std::size_t comma = list.find(", ", start);
-    out.push_back(list.substr(start, comma == std::string::npos ? comma : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 2;
-  }
-  return out;
-}
-
 std::vector<std::string> body_model_files() {
   std::vector<std::string> out;
   for (const auto& e :
@@ -57,12 +45,8 @@ constexpr long kSteps = testing::kCountsViaSanitizerHooks ? 200 : 1000;
 class CompiledModelAllocations : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CompiledModelAllocations, EveryMethodAndStabilizerAllocatesNothing) {
-  std::vector<Method> methods;
-  for (const std::string& n : split_names(method_names())) methods.push_back(*parse_method(n));
-  std::vector<StabilizerKind> stabilizers;
-  for (const std::string& n : split_names(stabilizer_names())) {
-    stabilizers.push_back(*parse_stabilizer(n));
-  }
+  const std::vector<Method> methods = testing::all_methods();
+  const std::vector<StabilizerKind> stabilizers = testing::all_stabilizers();
   ASSERT_GE(methods.size(), 18u);
   ASSERT_GE(stabilizers.size(), 14u);
 

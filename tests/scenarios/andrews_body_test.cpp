@@ -28,9 +28,13 @@
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
 namespace {
+
+using testing::joint_index;
+using testing::rk4_pstab;
 
 // Hairer-Wanner data (reference/post-stabilization-chin1995.md §3.7), tb = 0.00916
 constexpr double kRa = 0.00092;
@@ -111,14 +115,6 @@ Mat body_jacobian(const Vec& r) {
   return J;
 }
 
-int joint_index(const PlanarModelSpec& spec, const std::string& name) {
-  for (std::size_t k = 0; k < spec.joints.size(); ++k) {
-    if (spec.joints[k].name == name) return static_cast<int>(k);
-  }
-  ADD_FAILURE() << "no joint " << name;
-  return 0;
-}
-
 TEST(AndrewsBody, FilePoseIsTheBuiltInInitialStateInBodyCoordinates) {
   const ModelFile f = load_model_file(andrews_file());
   ASSERT_TRUE(f.bodies);
@@ -197,14 +193,6 @@ TEST(AndrewsBody, GeometryAndEnergyMatchTheBuiltInAtArbitraryAngles) {
       "andrews geometry at 20 random angle sets: pinned joints |g| %.2e m, E joints - loop "
       "closures %.2e m, kinetic energy rel. %.2e, potential %.2e J\n",
       worst_joint, worst_loop, worst_energy, worst_potential);
-}
-
-Settings rk4_pstab(double dt) {
-  Settings s;
-  s.method = Method::kRk4;
-  s.stabilizer = StabilizerKind::kPStab;
-  s.dt = dt;
-  return s;
 }
 
 // The relative angles every `stride` steps over [0, t_end] at step dt; column j is t = j stride dt.

@@ -18,29 +18,14 @@
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
 namespace {
 
-std::string config(const std::string& name) {
-  return std::string(RTMB_SOURCE_DIR) + "/configs/" + name;
-}
-
-Settings rk4_pstab(double dt) {
-  Settings s;
-  s.method = Method::kRk4;
-  s.stabilizer = StabilizerKind::kPStab;
-  s.dt = dt;
-  return s;
-}
-
-int body_index(const PlanarModelSpec& spec, const std::string& name) {
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    if (spec.bodies[b].name == name) return static_cast<int>(b);
-  }
-  ADD_FAILURE() << "no body " << name;
-  return 0;
-}
+using testing::body_index;
+using testing::config_path;
+using testing::rk4_pstab;
 
 TEST(BodyModels, SliderCrankReproducesTheBuiltInCrankAngleHistory) {
   // The built-in has q = (theta, phi, x, y): crank angle, rod angle, rod centre of mass, with a
@@ -48,7 +33,7 @@ TEST(BodyModels, SliderCrankReproducesTheBuiltInCrankAngleHistory) {
   // and inertia set to zero here the two describe the same physics: the crank's centre of mass
   // is on its pivot, so its inertia about the pivot is the built-in's J1 and its mass does no
   // work.
-  const ModelFile f = load_model_file(config("slider_crank_body.yaml"));
+  const ModelFile f = load_model_file(config_path("slider_crank_body.yaml"));
   ASSERT_TRUE(f.bodies);
   EXPECT_TRUE(f.notes.empty()) << f.notes.front();  // the file's pose is already consistent
   PlanarModelSpec spec = *f.bodies;
@@ -89,7 +74,7 @@ TEST(BodyModels, SliderCrankReproducesTheBuiltInCrankAngleHistory) {
 class ConservativeExample : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ConservativeExample, ConservesEnergyOverOneSecond) {
-  const ModelFile f = load_model_file(config(GetParam()));
+  const ModelFile f = load_model_file(config_path(GetParam()));
   const std::shared_ptr<const System> sys = make_system(f);
   ASSERT_TRUE(sys->has_energy());
   const Model model(sys, rk4_pstab(1e-3));
@@ -118,7 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Files,
 
 TEST(BodyModels, EveryExampleFileLoadsAndStaysOnTheConstraints) {
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(config(""))) {
+  for (const auto& entry : std::filesystem::directory_iterator(config_path(""))) {
     if (entry.path().extension() == ".yaml") files.push_back(entry.path());
   }
   ASSERT_GE(files.size(), 4u);
@@ -145,7 +130,7 @@ TEST(BodyModels, EveryExampleFileLoadsAndStaysOnTheConstraints) {
 }
 
 TEST(BodyModels, BodyFileDefaultsNameChannelsAndUnitsPerBody) {
-  const ModelFile f = load_model_file(config("four_bar.yaml"));
+  const ModelFile f = load_model_file(config_path("four_bar.yaml"));
   EXPECT_TRUE(f.mechanism.empty());
   EXPECT_EQ(model_name(f), "four_bar_body");
   ASSERT_EQ(f.inputs.size(), 9u);

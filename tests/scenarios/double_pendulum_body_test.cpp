@@ -18,17 +18,12 @@
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
 namespace {
 
-Settings rk4_pstab(double dt) {
-  Settings s;
-  s.method = Method::kRk4;
-  s.stabilizer = StabilizerKind::kPStab;
-  s.dt = dt;
-  return s;
-}
+using testing::rk4_pstab;
 
 // (x1, y1, theta1, x2, y2, theta2) of the built-in from body coordinates (mass1, mass2)
 Vec builtin_coordinates(const Vec& q) {

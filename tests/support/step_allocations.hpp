@@ -5,10 +5,39 @@
 // The allocation-counting step loop of the step-contract tests (tests/alloc/step_alloc_test.cpp,
 // tests/alloc/body_model_alloc_test.cpp). Link with tests/support/alloc_counter.cpp.
 
+#include <string>
+#include <vector>
+
 #include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 namespace rtmb::testing {
+
+/// Every Method and every StabilizerKind rtmb has, in the order of method_names() and
+/// stabilizer_names() (so a new one is covered by the sweeps without editing them).
+inline std::vector<Method> all_methods() {
+  std::vector<Method> out;
+  const std::string list = method_names();
+  for (std::size_t start = 0; start < list.size();) {
+    const std::size_t comma = list.find(", ", start);
+    out.push_back(*parse_method(list.substr(start, comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 2;
+  }
+  return out;
+}
+
+inline std::vector<StabilizerKind> all_stabilizers() {
+  std::vector<StabilizerKind> out;
+  const std::string list = stabilizer_names();
+  for (std::size_t start = 0; start < list.size();) {
+    const std::size_t comma = list.find(", ", start);
+    out.push_back(*parse_stabilizer(list.substr(start, comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 2;
+  }
+  return out;
+}
 
 /// Settings of a fixed-step allocation run; Baumgarte gets gains (20, 100) so that it acts.
 inline Settings step_allocation_settings(Method method, StabilizerKind stabilizer, double dt) {

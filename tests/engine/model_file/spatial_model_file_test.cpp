@@ -18,9 +18,12 @@
 #include "engine/constraints/redundant_constraints.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
 namespace {
+
+using testing::config_path;
 
 const char* const kPendulum = R"(dimension: spatial
 bodies:
@@ -157,10 +160,6 @@ TEST(SpatialModelFile, AnInconsistentPoseIsAssembledWithANote) {
 
 // ---- redundant constraints -------------------------------------------------------------------
 
-std::string config(const std::string& name) {
-  return std::string(RTMB_SOURCE_DIR) + "/configs/" + name;
-}
-
 std::string read(const std::string& path) {
   std::FILE* fp = std::fopen(path.c_str(), "rb");
   EXPECT_NE(fp, nullptr) << path;
@@ -196,7 +195,7 @@ RunResult run(const ModelFile& f, int steps) {
 }
 
 TEST(RedundantConstraints, SpatialFourBarIsRefusedWithoutRemoveAndRunsWithIt) {
-  const std::string text = read(config("spatial_four_bar.yaml"));
+  const std::string text = read(config_path("spatial_four_bar.yaml"));
   const std::string refused = replace(text, "redundant_constraints: remove\n", "");
   const std::string what = error_of(refused);
   EXPECT_NE(what.find(": key 'joints': redundant constraints: G has rank 20 < 23 rows"),
@@ -207,7 +206,7 @@ TEST(RedundantConstraints, SpatialFourBarIsRefusedWithoutRemoveAndRunsWithIt) {
   }
   std::printf("refused: %s\n", what.c_str());
 
-  const ModelFile f = load_model_file(config("spatial_four_bar.yaml"));
+  const ModelFile f = load_model_file(config_path("spatial_four_bar.yaml"));
   ASSERT_EQ(f.kept_constraint_rows.size(), 20u);
   ASSERT_FALSE(f.notes.empty());
   EXPECT_NE(f.notes.back().find("redundant constraints removed: 3 dependent row(s) of 23"),
@@ -235,10 +234,10 @@ TEST(RedundantConstraints, ReducedSpatialFourBarMovesLikeThePlanarFourBar) {
   // gravity and crank spring). Started at rest from the same pose, the reduced spatial model must
   // reproduce the planar body model's angles: theta = 2 atan2(e3, e0) for a turn about z.
   const std::string text =
-      replace(read(config("spatial_four_bar.yaml")), "angular_velocity: [0.0, 0.0, 1.0]",
+      replace(read(config_path("spatial_four_bar.yaml")), "angular_velocity: [0.0, 0.0, 1.0]",
               "angular_velocity: [0, 0, 0]");
   const ModelFile fs = parse_model_file(text, "spatial_four_bar.yaml");
-  const ModelFile fp = load_model_file(config("four_bar.yaml"));
+  const ModelFile fp = load_model_file(config_path("four_bar.yaml"));
   const Model ms(make_system(fs), fs.settings);
   const Model mp(make_system(fp), fp.settings);
   Workspace ws(ms);
@@ -325,7 +324,7 @@ TEST(RedundantConstraints, PlanarDoubleSupportedFourBarIsRefusedWithoutRemoveAnd
 }
 
 TEST(RedundantConstraints, ReducedSparseValuesEqualTheReducedDenseJacobian) {
-  const ModelFile f = load_model_file(config("spatial_four_bar.yaml"));
+  const ModelFile f = load_model_file(config_path("spatial_four_bar.yaml"));
   const std::shared_ptr<const System> sys = make_system(f);
   SparsePattern mp;
   SparsePattern gp;

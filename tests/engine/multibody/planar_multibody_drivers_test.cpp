@@ -27,9 +27,12 @@
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/models/time_function.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
 namespace {
+
+using testing::body_index;
 
 // ---- time functions -------------------------------------------------------------------------
 
@@ -265,14 +268,6 @@ Settings rk4_pstab(double dt) {
   st.stabilizer = StabilizerKind::kPStab;
   st.dt = dt;
   return st;
-}
-
-int body_index(const PlanarModelSpec& spec, const std::string& name) {
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    if (spec.bodies[b].name == name) return static_cast<int>(b);
-  }
-  ADD_FAILURE() << "no body " << name;
-  return 0;
 }
 
 TEST(Drivers, DrivenSliderCrankFollowsTheRampAndTheClosedFormSlider) {

@@ -16,17 +16,12 @@
 
 #include "rtmb/models/spatial_multibody.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
 namespace {
 
-Settings rk4_pstab(double dt) {
-  Settings s;
-  s.method = Method::kRk4;
-  s.stabilizer = StabilizerKind::kPStab;
-  s.dt = dt;
-  return s;
-}
+using testing::rk4_pstab;
 
 Eigen::Vector4d quat_of(const Eigen::Matrix3d& R) {
   const Eigen::Quaterniond q(R);

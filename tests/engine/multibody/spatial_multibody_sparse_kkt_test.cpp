@@ -21,9 +21,12 @@
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/state.hpp"
 #include "rtmb/system.hpp"
+#include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
 namespace {
+
+using testing::config_path;
 
 SparseKkt::Pattern to_eigen(const SparsePattern& p) {
   std::vector<Eigen::Triplet<double>> t;
@@ -83,13 +86,9 @@ Solved compare(const System& sys) {
   return out;
 }
 
-std::string config(const std::string& name) {
-  return std::string(RTMB_SOURCE_DIR) + "/configs/" + name;
-}
-
 TEST(SpatialSparseKkt, SparseSolveEqualsDenseSolve) {
   for (const char* file : {"arm6.yaml", "spatial_four_bar.yaml"}) {
-    const std::unique_ptr<System> sys = make_system(load_model_file(config(file)));
+    const std::unique_ptr<System> sys = make_system(load_model_file(config_path(file)));
     const Solved r = compare<SparseKkt>(*sys);
     ASSERT_TRUE(r.factored) << file;
     EXPECT_LE(r.diff, 1e-10) << file;
@@ -102,7 +101,7 @@ TEST(SpatialSparseKkt, SparseSolveEqualsDenseSolve) {
 }
 
 TEST(SpatialSparseKkt, RedundantRowsMakeTheFactorizationFail) {
-  const ModelFile f = load_model_file(config("spatial_four_bar.yaml"));
+  const ModelFile f = load_model_file(config_path("spatial_four_bar.yaml"));
   ASSERT_TRUE(f.spatial);
   const SpatialMultibody full(*f.spatial);  // all 23 rows, rank 20
   EXPECT_FALSE(compare<SparseKkt>(full).factored);
