@@ -2,7 +2,8 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // GGL stabilized index-2 formulation with the implicit midpoint rule (ggl_integrator.hpp for the
-// equations; reference/index-reduction-poell2015.md §5 item 7).
+// equations; Gear, Gupta & Leimkuhler 1985,
+// J. Comput. Appl. Math. 12-13:77-90).
 #include "engine/implicit/ggl_integrator.hpp"
 
 #include <cmath>

@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // GSSSS single-field a-form Newton step for the index-3 DAE (Hoitink 2011 §3.3-§3.4, seed
-// 001_95e1ee7b0cc35f6b.txt eqs. 3.12-3.31 and 4.15-4.18; reference/gsssss-hoitink2011.md
-// §2.3-§2.4 for the corrected forms used here).
+// 001_95e1ee7b0cc35f6b.txt eqs. 3.12-3.31 and 4.15-4.18; the seed's OCR-garbled signs
+// corrected, the Jacobians checked against central differences in iteration_blocks_test.cpp).
 //
 // Symbols (reference §1.2): u = q, v, a = v'; n_v = n, n_lambda = m; dA = a - a_n;
 // u~, v~, a~ the EOM-level quantities at t~ = t_n + W1 h; B = G = dg/dq;

@@ -3,7 +3,7 @@
 //
 // GSSSS parameter generator: Hoitink 2011 §2.1 U0/V0 tables (seed 001_95e1ee7b0cc35f6b.txt,
 // "Algorithm 1"/"Algorithm 2"), written as the W_i Lambda_j products, plus W1 in closed form
-// (reference/gsssss-hoitink2011.md §1.5, derived from W_i = sum w_j/(1+i+j) / sum w_j/(1+j)).
+// (derived here from W_i = sum w_j/(1+i+j) / sum w_j/(1+j)).
 #include "engine/implicit/gsssss_parameters.hpp"
 
 namespace rtmb {

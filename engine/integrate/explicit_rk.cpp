@@ -25,6 +25,10 @@ const ButcherTableau& rk4_tableau() noexcept {
                                 {0.0, 0.5, 0.5, 1.0}};
   return t;
 }
+// Dormand & Prince 1980, "A family of embedded Runge-Kutta formulae", J. Comput. Appl. Math.
+// 6(1):19-26 (RK5(4)7M); the same coefficients in Hairer-Norsett-Wanner, Solving ODEs I, II.5,
+// Table 5.2. b, the 5th-order weights, is also A's 7th row (first same as last): a fixed step
+// needs 6 stages; the embedded 4th-order weights b_hat use the 7th.
 const ButcherTableau& dopri5_tableau() noexcept {
   static const ButcherTableau t{
       "dopri5", 5, 6,

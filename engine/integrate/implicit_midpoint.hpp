@@ -12,7 +12,7 @@ namespace rtmb {
 /// 1e-15 max(1, ||Y0||inf), or stops shrinking within 1e3 times that (the round-off floor), or
 /// max_iterations (then StepFlag::kNotConverged). Order 2 and
 /// symmetric (Phi_{-h} = Phi_h^{-1}) for any ODE, which is what the symmetric projection needs
-/// around it (Hairer 2000; reference/index-reduction-poell2015.md §5 item 5). Fixed-point
+/// around it (Hairer 2000, BIT 40:726; Hairer-Lubich-Wanner GNI §V.4.1). Fixed-point
 /// iteration keeps it explicit in structure (no Jacobian, no allocation); it converges while
 /// h * Lipschitz(F) < 2, i.e. for non-stiff steps.
 class ImplicitMidpoint final : public Integrator {

@@ -9,7 +9,7 @@
 namespace rtmb {
 
 /// S-full post-stabilization, Chin 1995 Algorithm 3.2 / eq. (3.65)
-/// (reference/post-stabilization-chin1995.md §1.6): with the invariant
+/// (seed 000_43485023299f7749.txt, eqs. 3.63-3.69): with the invariant
 /// h(q,v) = (g; G v + g_t) and its Jacobian H = [G 0; (Gv + g_t)_q G] at (q~, v~),
 ///
 ///     (H H^T) w = h(q~, v~),     (q, v) = (q~, v~) - H^T w.

@@ -7,15 +7,15 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/correct/coordinate_partitioning.hpp"
-#include "engine/correct/direct_correction.hpp"
+#include "engine/integrate/adams.hpp"
 #include "engine/integrate/explicit_rk.hpp"
 #include "engine/integrate/implicit_midpoint.hpp"
-#include "engine/multistep/adams.hpp"
+#include "engine/integrate/symmetric_projection.hpp"
+#include "engine/stabilize/coordinate_partitioning.hpp"
+#include "engine/stabilize/direct_correction.hpp"
 #include "engine/stabilize/post_stabilizer.hpp"
 #include "engine/stabilize/projection_stabilizer.hpp"
 #include "engine/stabilize/sfull_stabilizer.hpp"
-#include "engine/stabilize/symmetric_projection.hpp"
 #include "engine/step/workspace_impl.hpp"
 
 namespace rtmb {

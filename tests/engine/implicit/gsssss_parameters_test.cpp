@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// The GSSSS parameter generator against (1) the numeric table of reference/gsssss-hoitink2011.md
-// §1.6, (2) the weight-function definition of W_i (seed Algorithms 1-2, reference §1.3-§1.4),
+// The GSSSS parameter generator against (1) Hoitink 2011's numeric parameter tables (seed
+// 001_95e1ee7b0cc35f6b.txt), (2) the weight-function definition of W_i (seed Algorithms 1-2),
 // evaluated here by its own quadrature formula, and (3) the closed forms of the classical methods
 // each named parameter set must reproduce (Newmark, Chung-Hulbert generalized-alpha, HHT-alpha,
 // WBZ-alpha) through beta = lambda_3, gamma = lambda_5, 1 - alpha_f = W1, 1 - alpha_m = W1 L6.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Symmetric projection (Hairer 2000; GNI §V.4.1; reference/index-reduction-poell2015.md §5 item 5)
+// Symmetric projection (Hairer 2000, BIT 40:726; Hairer-Lubich-Wanner GNI §V.4.1)
 // around the implicit midpoint rule (symmetric) against the orthogonal projection around the same
 // base method, on the conservative double pendulum (Hoitink 2011 §4.1 data) over 1000 s.
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 
 #include <complex>
 
-#include "engine/multistep/adams.hpp"
+#include "engine/integrate/adams.hpp"
 
 namespace rtmb {
 

@@ -7,8 +7,8 @@
 
 namespace rtmb {
 
-/// Which rows the direct correction enforces (Zhang, Rui, Zhang, Gu & Zhang 2023;
-/// reference/direct-correction-energy-2023.md §7).
+/// Which rows the direct correction enforces (Zhang, Rui, Zhang, Gu & Zhang 2023,
+/// Mathematics 11(6):1510, scenarios (b)-(d); seed 004_24ffa321444869ee.txt).
 enum class DirectCorrectionVariant {
   kSequential,          ///< (b): Newton on g(q) = 0, then one linear velocity step (eq. 3-4)
   kSimultaneous,        ///< (c): Newton on [g; G v + g_t] in x = (q, v) (eq. 18-21)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// AMPC_m / MAMPC_m against Wu, Chiou & Lin 2000 (reference/adams-moulton-pc-wu2000.md): the
+// AMPC_m / MAMPC_m against Wu, Chiou & Lin 2000 (seed 002_b80ca893801d8a0f.txt): the
 // coefficient tables from their definition (Table 1, eq. 13), Theorem 1, the stability limits of
 // Table 2, the constraint errors of Table 3 and the Baumgarte gain thresholds of Fig. 7 on the
 // slider-crank, the convergence orders of §6, and the restart of the history.
-#include "engine/multistep/adams.hpp"
+#include "engine/integrate/adams.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "engine/integrate/adams_stability.hpp"
 #include "engine/mechanisms/mechanisms_impl.hpp"
-#include "engine/multistep/adams_stability.hpp"
 #include "tests/support/run_helpers.hpp"
 
 namespace rtmb {

@@ -2,9 +2,9 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // Direct correction (b), (c), (d) of Zhang et al. 2023 on the paper's four-bar (Example 1,
-// parallelogram reading; reference/direct-correction-energy-2023.md §8-§11), RK4 with
-// dt = 1e-3 as in the paper, over 20 s (the independent re-computation's span, §10).
-#include "engine/correct/direct_correction.hpp"
+// parallelogram reading; seed 004_24ffa321444869ee.txt), RK4 with
+// dt = 1e-3 as in the paper, over 20 s (the span of an independent re-computation).
+#include "engine/stabilize/direct_correction.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// AMPC_m / MAMPC_m of Wu, Chiou & Lin 2000 (seed 002_b80ca893801d8a0f.txt;
-// reference/adams-moulton-pc-wu2000.md §2, §4, §5).
-#include "engine/multistep/adams.hpp"
+// AMPC_m / MAMPC_m of Wu, Chiou & Lin 2000 (Mech. Struct. & Mach.
+// 28:201-218, seed 002_b80ca893801d8a0f.txt: the base formulas, Theorem 1 eqs. 20-26 and the
+// MAMPC_m algorithm eq. 27a-c).
+#include "engine/integrate/adams.hpp"
 
 #include <stdexcept>
 

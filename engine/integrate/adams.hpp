@@ -10,8 +10,8 @@
 
 namespace rtmb {
 
-/// Which corrector output an Adams predictor-corrector step keeps (Wu, Chiou & Lin 2000;
-/// reference/adams-moulton-pc-wu2000.md §5).
+/// Which corrector output an Adams predictor-corrector step keeps (Wu, Chiou & Lin 2000,
+/// Mech. Struct. & Mach. 28:201-218, eq. 27a-c; seed 002_b80ca893801d8a0f.txt).
 enum class AdamsVariant {
   kAmpc,   ///< Y = Y^C: PECE(AB m-step, AM (m-1)-step), order m (the paper's "AMPC_m"/"ABMPC_m")
   kMampc,  ///< Y = w_AB Y^P + w_AM Y^C (eq. 27c, Theorem 1), order m + 1

@@ -10,8 +10,8 @@
 
 namespace rtmb {
 
-/// Hairer's symmetric projection (Hairer 2000, BIT 40:726; Hairer-Lubich-Wanner GNI §V.4.1;
-/// reference/index-reduction-poell2015.md §5 item 5) around a one-step base method Phi_h, on the
+/// Hairer's symmetric projection (Hairer 2000, BIT 40:726; Hairer-Lubich-Wanner Geometric Numerical
+/// Integration §V.4.1) around a one-step base method Phi_h, on the
 /// invariant manifold of y = (q, v): c(t, y) = [g(t, q); G(t, q) v + g_t] = 0, with
 /// C(y) = dc/dy = [[G, 0], [d(G v + g_t)/dq, G]]:
 ///     y^ = y_n + C(y_n)^T mu

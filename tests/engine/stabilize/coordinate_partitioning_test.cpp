@@ -4,7 +4,7 @@
 // Coordinate partitioning (Wehage & Haug; Pöll & Hafner's local coordinates, class (vi)): the
 // independent coordinates are left as integrated, the dependent ones put back on the manifold,
 // and the partition switches when the pendulum swings from x-dependent to y-dependent.
-#include "engine/correct/coordinate_partitioning.hpp"
+#include "engine/stabilize/coordinate_partitioning.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // Linear stability of AB_m, AMPC_m and MAMPC_m on the test equation y' = lambda y (Wu, Chiou &
-// Lin 2000 eq. 31, Table 2; reference/adams-moulton-pc-wu2000.md §7).
-#include "engine/multistep/adams_stability.hpp"
+// Lin 2000 eq. 31, Table 2; seed 002_b80ca893801d8a0f.txt).
+#include "engine/integrate/adams_stability.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
-#include "engine/stabilize/symmetric_projection.hpp"
+#include "engine/integrate/symmetric_projection.hpp"
 
 #include <algorithm>
 

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Model-file loader, planar body models (docs/model-format.md, "Bodies, joints and forces"):
+// `bodies`, `joints` (with drivers) and `forces`, assembled into a PlanarModelSpec. Named
+// channels and haptic safety are read in planar_model_channels.cpp; the file as a whole in
+// model_file.cpp. Every error is a ModelFileError with file, line, column and key.
+#include "engine/model_file/planar_model_file.hpp"
+
+#include "engine/model_file/driven_channels.hpp"
+
+// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
+// the messages built here are plain `std::string + literal` expressions.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+
+#include <Eigen/Core>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rtmb::detail {
+
+namespace {
+
+using Reader = YamlReader;
+
+}  // namespace
+
+// Index of the body a key names: kGround for "ground", else its position in `bodies`.
+int body_ref(const Reader& r,
+             const YAML::Node& n,
+             const std::string& key,
+             const PlanarModelSpec& spec,
+             bool ground_allowed) {
+  const std::string name = r.string(n, key);
+  if (name == "ground") {
+    if (!ground_allowed) r.fail(n, key, "cannot act on the ground");
+    return kGround;
+  }
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    if (spec.bodies[b].name == name) return static_cast<int>(b);
+  }
+  std::string valid = "ground";
+  for (const PlanarBodySpec& b : spec.bodies) valid += ", " + b.name;
+  r.fail(n, key, "unknown body '" + name + "' (bodies: " + valid + ")");
+}
+
+namespace {
+
+std::string item_name(const Reader& r,
+                      const YAML::Node& n,
+                      const std::string& p,
+                      const std::string& fallback) {
+  if (const YAML::Node m = n["name"]) {
+    std::string name = r.string(m, p + ".name");
+    if (name.empty() || name == "ground" || name.find_first_of(", ") != std::string::npos) {
+      r.fail(m, p + ".name", "must be non-empty, not 'ground', without spaces or commas");
+    }
+    return name;
+  }
+  return fallback;
+}
+
+// The two bodies a joint or spring-damper connects (body_i, body_j: required, ground allowed,
+// distinct; `itself` is the message when they are the same) and its optional attachment points
+// point_i, point_j in their frames (left as they are when absent).
+void read_body_pair(const Reader& r,
+                    const YAML::Node& n,
+                    const std::string& p,
+                    const PlanarModelSpec& spec,
+                    const char* itself,
+                    int& body_i,
+                    int& body_j,
+                    Eigen::Vector2d& point_i,
+                    Eigen::Vector2d& point_j) {
+  const YAML::Node bi = r.required(n, p, "body_i", "first body or ground");
+  const YAML::Node bj = r.required(n, p, "body_j", "second body or ground");
+  body_i = body_ref(r, bi, p + ".body_i", spec, true);
+  body_j = body_ref(r, bj, p + ".body_j", spec, true);
+  if (body_i == body_j) r.fail(bj, p + ".body_j", itself);
+  if (const YAML::Node m = n["point_i"]) point_i = r.vec<2>(m, p + ".point_i");
+  if (const YAML::Node m = n["point_j"]) point_j = r.vec<2>(m, p + ".point_j");
+}
+
+void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
+  if (!n.IsSequence() || n.size() == 0) r.fail(n, "bodies", "expected a non-empty list of bodies");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node b = n[k];
+    const std::string p = "bodies[" + std::to_string(k) + "]";
+    r.check_keys(b, p, {"name", "mass", "inertia", "pose", "velocity"});
+    PlanarBodySpec body;
+    const YAML::Node name = r.required(b, p, "name", "every body needs a name");
+    body.name = item_name(r, b, p, "");
+    for (const PlanarBodySpec& other : spec.bodies) {
+      if (other.name == body.name) {
+        r.fail(name, p + ".name", "duplicate body name '" + body.name + "'");
+      }
+    }
+    body.mass = r.positive(r.required(b, p, "mass", "kg"), p + ".mass");
+    body.inertia =
+        r.positive(r.required(b, p, "inertia", "kg*m^2 about the centre of mass"), p + ".inertia");
+    if (const YAML::Node m = b["pose"]) body.pose = r.vec<3>(m, p + ".pose");
+    if (const YAML::Node m = b["velocity"]) body.velocity = r.vec<3>(m, p + ".velocity");
+    spec.bodies.push_back(std::move(body));
+  }
+}
+
+// A driver's time function (docs/model-format.md, "Drivers"): `type` selects the other keys.
+TimeFunction read_time_function(const Reader& r, const YAML::Node& n, const std::string& p) {
+  const YAML::Node type = r.required(n, p, "type", "time function type");
+  const std::string t = r.string(type, p + ".type");
+  auto optional = [&](const char* key, double fallback) {
+    const YAML::Node m = n[key];
+    return m ? r.number(m, Reader::join(p, key)) : fallback;
+  };
+  if (t == "constant") {
+    r.check_keys(n, p, {"type", "value"});
+    return TimeFunction::constant(r.number(r.required(n, p, "value", "rad or m"), p + ".value"));
+  }
+  if (t == "ramp") {
+    r.check_keys(n, p, {"type", "value", "start", "rate"});
+    const double rate = r.number(r.required(n, p, "rate", "rad/s or m/s"), p + ".rate");
+    return TimeFunction::ramp(optional("value", 0.0), optional("start", 0.0), rate);
+  }
+  if (t == "sine") {
+    r.check_keys(n, p, {"type", "amplitude", "frequency", "phase", "offset"});
+    const double amplitude = r.number(r.required(n, p, "amplitude", "rad or m"), p + ".amplitude");
+    const double frequency = r.positive(r.required(n, p, "frequency", "Hz"), p + ".frequency");
+    return TimeFunction::sine(amplitude, frequency, optional("phase", 0.0),
+                              optional("offset", 0.0));
+  }
+  if (t == "polynomial") {
+    r.check_keys(n, p, {"type", "coefficients"});
+    const YAML::Node c = r.required(n, p, "coefficients", "c0, c1, ... of c0 + c1 t + ...");
+    const std::string key = p + ".coefficients";
+    if (!c.IsSequence() || c.size() == 0) r.fail(c, key, "expected a non-empty list of numbers");
+    std::vector<double> coefficients;
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      coefficients.push_back(r.number(c[k], key + "[" + std::to_string(k) + "]"));
+    }
+    return TimeFunction::polynomial(std::move(coefficients));
+  }
+  if (t == "table") {
+    r.check_keys(n, p, {"type", "points"});
+    const YAML::Node pts = r.required(n, p, "points", "[time, value] pairs");
+    const std::string key = p + ".points";
+    if (!pts.IsSequence() || pts.size() < 2) {
+      r.fail(pts, key, "expected a list of at least 2 [time, value] pairs");
+    }
+    std::vector<double> times;
+    std::vector<double> values;
+    for (std::size_t k = 0; k < pts.size(); ++k) {
+      const std::string at = key + "[" + std::to_string(k) + "]";
+      const Eigen::Vector2d tv = r.vec<2>(pts[k], at);
+      if (k > 0 && !(tv(0) > times.back())) {
+        r.fail(pts[k][0], at, "times must be strictly increasing");
+      }
+      times.push_back(tv(0));
+      values.push_back(tv(1));
+    }
+    return TimeFunction::table(std::move(times), std::move(values));
+  }
+  r.fail(type, p + ".type",
+         "unknown time function '" + t + "' (valid: constant, ramp, sine, polynomial, table)");
+}
+
+// The driver of joint `jt` (a revolute or prismatic joint) from its `driver:` mapping: one more
+// constraint row, coordinate(q) - f(t) = 0, on the same bodies and points, named "<joint>.driver".
+PlanarJointSpec read_driver(const Reader& r,
+                            const YAML::Node& n,
+                            const std::string& p,
+                            const PlanarJointSpec& jt) {
+  if (jt.type != PlanarJointType::kRevolute && jt.type != PlanarJointType::kPrismatic) {
+    r.fail(n, p, "only revolute and prismatic joints can be driven");
+  }
+  PlanarJointSpec d = jt;
+  d.name = jt.name + ".driver";
+  d.type = jt.type == PlanarJointType::kRevolute ? PlanarJointType::kRevoluteDriver
+                                                 : PlanarJointType::kPrismaticDriver;
+  d.motion = read_time_function(r, n, p);
+  return d;
+}
+
+void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
+  if (!n.IsSequence()) r.fail(n, "joints", "expected a list of joints");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node j = n[k];
+    const std::string p = "joints[" + std::to_string(k) + "]";
+    r.check_keys(j, p,
+                 {"name", "type", "body_i", "body_j", "point_i", "point_j", "axis", "angle",
+                  "length", "driver"});
+    PlanarJointSpec jt;
+    jt.name = item_name(r, j, p, p);
+    for (const PlanarJointSpec& other : spec.joints) {
+      if (other.name == jt.name) r.fail(j["name"], p + ".name", "duplicate joint name");
+    }
+    const YAML::Node type = r.required(j, p, "type", "joint type");
+    const std::string t = r.string(type, p + ".type");
+    if (t == "revolute") {
+      jt.type = PlanarJointType::kRevolute;
+    } else if (t == "prismatic") {
+      jt.type = PlanarJointType::kPrismatic;
+    } else if (t == "fixed") {
+      jt.type = PlanarJointType::kFixed;
+    } else if (t == "distance") {
+      jt.type = PlanarJointType::kDistance;
+    } else {
+      r.fail(type, p + ".type",
+             "unknown joint type '" + t + "' (valid: revolute, prismatic, fixed, distance)");
+    }
+    read_body_pair(r, j, p, spec, "joins a body to itself", jt.body_i, jt.body_j, jt.point_i,
+                   jt.point_j);
+    const bool prismatic = jt.type == PlanarJointType::kPrismatic;
+    const bool angled = prismatic || jt.type == PlanarJointType::kFixed;
+    const bool distance = jt.type == PlanarJointType::kDistance;
+    if (const YAML::Node m = j["axis"]) {
+      if (!prismatic) r.fail(m, p + ".axis", "only for prismatic joints");
+      jt.axis = r.vec<2>(m, p + ".axis");
+      if (!(jt.axis.norm() > 0.0)) r.fail(m, p + ".axis", "must not be zero");
+    }
+    if (const YAML::Node m = j["angle"]) {
+      if (!angled) r.fail(m, p + ".angle", "only for prismatic and fixed joints");
+      jt.angle = r.number(m, p + ".angle");
+    }
+    if (const YAML::Node m = j["length"]) {
+      if (!distance) r.fail(m, p + ".length", "only for distance joints");
+      jt.length = r.positive(m, p + ".length");
+    } else if (distance) {
+      r.fail(j, p + ".length", "missing (the distance to keep, m)");
+    }
+    const YAML::Node driver = j["driver"];
+    PlanarJointSpec driven;
+    if (driver) driven = read_driver(r, driver, p + ".driver", jt);
+    spec.joints.push_back(std::move(jt));
+    if (driver) spec.joints.push_back(std::move(driven));
+  }
+}
+
+// A translational spring-damper along a prismatic joint's axis (`prismatic_spring_damper`).
+void read_axial_spring(const Reader& r,
+                       const YAML::Node& e,
+                       const std::string& p,
+                       const PlanarModelSpec& spec,
+                       PlanarForceSpec& f) {
+  r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_position"});
+  f.type = PlanarForceType::kAxialSpring;
+  const YAML::Node jn = r.required(e, p, "joint", "a prismatic joint's name");
+  const std::string joint = r.string(jn, p + ".joint");
+  const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
+                               [&joint](const PlanarJointSpec& j) { return j.name == joint; });
+  if (it == spec.joints.end() || it->type != PlanarJointType::kPrismatic) {
+    r.fail(jn, p + ".joint", "'" + joint + "' is not a prismatic joint of this model");
+  }
+  f.joint = static_cast<int>(it - spec.joints.begin());
+  f.body_i = it->body_i;
+  f.body_j = it->body_j;
+  if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
+  if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+  if (const YAML::Node m = e["rest_position"]) f.rest = r.number(m, p + ".rest_position");
+}
+
+// forces[k] of type coupling: a spring-damper from a body point to a target position
+void read_coupling(const Reader& r,
+                   const YAML::Node& e,
+                   const std::string& p,
+                   const PlanarModelSpec& spec,
+                   PlanarForceSpec& f) {
+  r.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target", "safety"});
+  f.type = PlanarForceType::kCoupling;
+  if (const YAML::Node m = e["safety"]) read_safety(r, m, p + ".safety", f.safety);
+  f.body_i = body_ref(r, r.required(e, p, "body", "the body coupled"), p + ".body", spec, false);
+  if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
+  f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
+  if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+  // NaN: the point's assembled start position (default_coupling_targets)
+  f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
+  if (const YAML::Node m = e["target"]) f.vector = r.vec<2>(m, p + ".target");
+}
+
+void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
+  if (!n.IsSequence()) r.fail(n, "forces", "expected a list of force elements");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node e = n[k];
+    const std::string p = "forces[" + std::to_string(k) + "]";
+    if (!e.IsMap()) r.fail(e, p, "expected a mapping");
+    PlanarForceSpec f;
+    f.name = item_name(r, e, p, p);
+    const YAML::Node type = r.required(e, p, "type", "force element type");
+    const std::string t = r.string(type, p + ".type");
+    if (t == "gravity") {
+      r.check_keys(e, p, {"name", "type", "vector"});
+      f.type = PlanarForceType::kGravity;
+      f.vector = r.vec<2>(r.required(e, p, "vector", "m/s^2"), p + ".vector");
+    } else if (t == "spring_damper") {
+      r.check_keys(e, p,
+                   {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
+                    "damping", "rest_length", "actuator_force"});
+      f.type = PlanarForceType::kSpringDamper;
+      read_body_pair(r, e, p, spec, "connects a body to itself", f.body_i, f.body_j, f.point_i,
+                     f.point_j);
+      if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
+      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+      if (const YAML::Node m = e["rest_length"]) f.rest = r.non_negative(m, p + ".rest_length");
+      if (const YAML::Node m = e["actuator_force"]) f.actuator = r.number(m, p + ".actuator_force");
+    } else if (t == "rotational_spring_damper") {
+      r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
+      f.type = PlanarForceType::kRotationalSpring;
+      const YAML::Node jn = r.required(e, p, "joint", "a revolute joint's name");
+      const std::string joint = r.string(jn, p + ".joint");
+      const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
+                                   [&joint](const PlanarJointSpec& j) { return j.name == joint; });
+      if (it == spec.joints.end() || it->type != PlanarJointType::kRevolute) {
+        r.fail(jn, p + ".joint", "'" + joint + "' is not a revolute joint of this model");
+      }
+      f.body_i = it->body_i;
+      f.body_j = it->body_j;
+      if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
+      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+      if (const YAML::Node m = e["rest_angle"]) f.rest = r.number(m, p + ".rest_angle");
+    } else if (t == "prismatic_spring_damper") {
+      read_axial_spring(r, e, p, spec, f);
+    } else if (t == "force") {
+      r.check_keys(e, p, {"name", "type", "body", "point", "force"});
+      f.type = PlanarForceType::kForce;
+      const YAML::Node b = r.required(e, p, "body", "the body pushed");
+      f.body_i = body_ref(r, b, p + ".body", spec, false);
+      if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
+      f.vector = r.vec<2>(r.required(e, p, "force", "N, world frame"), p + ".force");
+    } else if (t == "torque") {
+      r.check_keys(e, p, {"name", "type", "body", "torque"});
+      f.type = PlanarForceType::kTorque;
+      const YAML::Node b = r.required(e, p, "body", "the body turned");
+      f.body_i = body_ref(r, b, p + ".body", spec, false);
+      f.torque = r.number(r.required(e, p, "torque", "N*m"), p + ".torque");
+    } else if (t == "coupling") {
+      read_coupling(r, e, p, spec, f);
+    } else if (t == "wall") {
+      r.check_keys(e, p,
+                   {"name", "type", "body", "point", "origin", "normal", "stiffness", "damping"});
+      f.type = PlanarForceType::kWall;
+      f.body_i =
+          body_ref(r, r.required(e, p, "body", "the body kept out"), p + ".body", spec, false);
+      if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
+      if (const YAML::Node m = e["origin"]) f.point_j = r.vec<2>(m, p + ".origin");
+      const YAML::Node nn = r.required(e, p, "normal", "the wall's outward normal, world");
+      f.vector = r.vec<2>(nn, p + ".normal");
+      if (!(f.vector.norm() > 0.0)) r.fail(nn, p + ".normal", "must be a non-zero vector");
+      f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
+      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+    } else {
+      r.fail(type, p + ".type",
+             "unknown force type '" + t +
+                 "' (valid: gravity, spring_damper, rotational_spring_damper, "
+                 "prismatic_spring_damper, force, torque, coupling, wall)");
+    }
+    spec.forces.push_back(std::move(f));
+  }
+}
+
+void default_coupling_targets(PlanarModelSpec& spec) {
+  Vec q(3 * static_cast<Eigen::Index>(spec.bodies.size()));
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    q.segment<3>(3 * static_cast<Eigen::Index>(b)) = spec.bodies[b].pose;
+  }
+  for (PlanarForceSpec& f : spec.forces) {
+    if (f.type == PlanarForceType::kCoupling && !f.vector.allFinite()) {
+      f.vector = point_position(q, f.body_i, f.point_i);
+    }
+  }
+}
+
+}  // namespace
+
+// Builds the body model of `root`, assembles its initial conditions and fills the defaults
+// that depend on it (channel names, output units).
+std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
+                                                       const YAML::Node& root,
+                                                       ModelFile& f) {
+  auto spec = std::make_shared<PlanarModelSpec>();
+  spec->name = std::filesystem::path(r.path()).stem().string();
+  if (const YAML::Node m = root["name"]) spec->name = r.string(m, "name");
+  read_bodies(r, root["bodies"], *spec);
+  if (const YAML::Node n = root["joints"]) read_joints(r, n, *spec);
+  if (const YAML::Node n = root["forces"]) read_forces(r, n, *spec);
+  const YAML::Node at = root["joints"] ? root["joints"] : root["bodies"];
+  try {
+    f.notes = assemble(*spec);
+  } catch (const AssemblyError& e) {
+    r.fail(at, "joints", e.what());
+  } catch (const std::invalid_argument& e) {
+    r.fail(at, "joints", e.what());
+  }
+  // named channels refer to the assembled pose (a coupling's default target is where its point
+  // starts)
+  default_coupling_targets(*spec);
+  if (const YAML::Node n = root["inputs"]) {
+    detail::read_input_drives<PlanarMultibody>(
+        r, n, *spec,
+        [&](const YAML::Node& d, const std::string& key) { return read_drive(r, d, key, *spec); });
+  }
+  if (const YAML::Node n = root["outputs"]) read_output_channels(r, n, *spec, f.outputs);
+  return spec;
+}
+
+std::vector<InputChannelSpec> body_input_channels(const PlanarModelSpec& spec) {
+  if (!spec.inputs.empty()) return named_input_channels(spec);
+  std::vector<InputChannelSpec> out =
+      default_input_channels(3 * static_cast<int>(spec.bodies.size()));
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    const char* suffix[3] = {".fx", ".fy", ".tz"};
+    for (std::size_t c = 0; c < 3; ++c) {
+      InputChannelSpec& ch = out[3 * b + c];
+      ch.name = spec.bodies[b].name + suffix[c];
+      ch.unit = c < 2 ? "N" : "N*m";
+      ch.config.kind = c < 2 ? InputKind::kForce : InputKind::kTorque;
+    }
+  }
+  return out;
+}
+
+}  // namespace rtmb::detail
