@@ -2,7 +2,8 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // Generalized coordinate partitioning with re-partitioning (Wehage & Haug 1982; the "local
-// coordinates" class of Pöll & Hafner 2015, IFAC-PapersOnLine 48-1:306-311; Hairer & Wanner, Solving ODEs II §VII.2).
+// coordinates" class of Pöll & Hafner 2015, IFAC-PapersOnLine 48-1:306-311; Hairer & Wanner,
+// Solving ODEs II §VII.2).
 #include "engine/stabilize/coordinate_partitioning.hpp"
 
 #include <algorithm>

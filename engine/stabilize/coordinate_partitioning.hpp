@@ -11,8 +11,8 @@ namespace rtmb {
 /// Generalized coordinate partitioning (Wehage & Haug 1982) as a post-step correction: the
 /// local state-space (coordinate) method of Pöll & Hafner 2015's class (vi)
 /// (Hairer & Wanner, Solving ODEs II §VII.2, standard form, not extracted from the paper,
-/// whose seed text stops before its methods). q is split into n - m independent coordinates z, kept as the integrator produced them,
-/// and m dependent coordinates u, recovered from the constraints:
+/// whose seed text stops before its methods). q is split into n - m independent coordinates z, kept
+/// as the integrator produced them, and m dependent coordinates u, recovered from the constraints:
 ///     positions:  g(t, z, u) = 0 for u by Newton with G_u = dg/du (z fixed);
 ///     velocities: G_u v_u = -(G_z v_z + g_t) (v_z fixed), one linear solve.
 /// So the independent coordinates follow the integrated ODE and the state is on the manifold to

@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // Direct correction (b), (c), (d) of Zhang et al. 2023 (Mathematics 11(6):1510;
-// seed 004_24ffa321444869ee.txt, correction scenarios (b)-(d), eqs. 28-37 for (d)), generalised from planar revolute chains to any
-// System, with the Euclidean (the paper's) or the mass metric.
+// seed 004_24ffa321444869ee.txt, correction scenarios (b)-(d), eqs. 28-37 for (d)), generalised
+// from planar revolute chains to any System, with the Euclidean (the paper's) or the mass metric.
 #include "engine/stabilize/direct_correction.hpp"
 
 #include <algorithm>

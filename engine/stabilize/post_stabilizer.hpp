@@ -8,8 +8,8 @@
 namespace rtmb {
 
 /// Post-stabilization in KKT form, Chin 1995 eq. (4.15) (seed 000_43485023299f7749.txt,
-/// eqs. 3.63-3.69, Algorithm 3.3). With K = [M G^T; G 0] evaluated and factored ONCE at the unstabilized
-/// point q~ and the correction c(r) = top(K^-1 [0; r]) = M^-1 G^T (G M^-1 G^T)^-1 r:
+/// eqs. 3.63-3.69, Algorithm 3.3). With K = [M G^T; G 0] evaluated and factored ONCE at the
+/// unstabilized point q~ and the correction c(r) = top(K^-1 [0; r]) = M^-1 G^T (G M^-1 G^T)^-1 r:
 ///
 ///     pass 1:  q^ = q~ - c(g(q~)),   v^ = v~ - c(G(q~) v~ + g_t)      (both residuals at q~, v~)
 ///     pass 2:  q  = q^ - c(g(q^)),   v  = v^ - c(G(q^) v^ + g_t)      (residuals at q^, v^)

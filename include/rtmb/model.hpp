@@ -17,7 +17,7 @@ enum class Method {
   kHeun,    ///< Heun (explicit trapezoidal), order 2, fixed step
   kRk4,     ///< classical Runge-Kutta, order 4, fixed step
   kDopri5,  ///< Dormand-Prince 5(4): adaptive in AdaptiveDopri5, fixed-step 5th order in step()
-  // Adams predictor-correctors, PECE, RK4 start-up (Wu, Chiou & Lin 2000; engine/multistep):
+  // Adams predictor-correctors, PECE, RK4 start-up (Wu, Chiou & Lin 2000; engine/integrate/adams):
   kAmpc3,        ///< AB3 predictor, AM 2-step corrector, order 3
   kAmpc4,        ///< AB4 / AM 3-step, order 4
   kAmpc5,        ///< AB5 / AM 4-step, order 5
@@ -81,7 +81,7 @@ enum class StabilizerKind {
   kSBoth,      ///< one pass of the PStab correction (Chin eq. 3.66)
   kSFull,      ///< S-full, F = H^T (H H^T)^-1 (Chin Algorithm 3.2)
   kProject,    ///< iterated M-metric coordinate projection of q, then v
-  // projections and direct correction (issue 6; engine/correct, engine/stabilize):
+  // projections and direct correction (issue 6; engine/stabilize):
   kOrthProj,   ///< orthogonal projection, Euclidean metric: Newton on g(q), then v (= dc-b)
   kOrthProjM,  ///< orthogonal projection, M metric: Newton on g(q), then v
   kSymProj,    ///< Hairer's symmetric projection around the method, Euclidean metric on (q, v)
