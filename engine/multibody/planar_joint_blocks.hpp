@@ -135,4 +135,11 @@ class RotationCache {
   int next_ = 0;  ///< the slot to overwrite next (the less recently computed)
 };
 
+/// Number of constraint rows of the spec's joints (planar_model_spec.cpp).
+[[nodiscard]] int constraint_row_count(const PlanarModelSpec& spec);
+
+/// The spec after validation: throws std::invalid_argument naming the element at fault
+/// (planar_model_spec.cpp). Setup-only.
+[[nodiscard]] PlanarModelSpec validated(PlanarModelSpec spec);
+
 }  // namespace rtmb::planar_detail

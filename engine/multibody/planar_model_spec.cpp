@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Validation of a planar model spec (include/rtmb/models/planar_multibody.hpp): every index in
+// range, every joint and force of a known type with its parameters, every named input bound to
+// an element that exists. Setup-only; the System's evaluations (planar_multibody.cpp) rely on it
+// and check nothing at run time.
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "engine/multibody/planar_joint_blocks.hpp"
+#include "rtmb/models/planar_multibody.hpp"
+
+namespace rtmb {
+
+namespace {
+
+void check_body(int b, int n_bodies, const std::string& what) {
+  if (b < kGround || b >= n_bodies) {
+    throw std::invalid_argument(what + ": body index " + std::to_string(b) + " out of range");
+  }
+}
+
+}  // namespace
+
+int constraint_rows(PlanarJointType type) noexcept {
+  switch (type) {
+    case PlanarJointType::kRevolute:
+    case PlanarJointType::kPrismatic:
+      return 2;
+    case PlanarJointType::kFixed:
+      return 3;
+    case PlanarJointType::kDistance:
+    case PlanarJointType::kRevoluteDriver:
+    case PlanarJointType::kPrismaticDriver:
+      return 1;
+  }
+  return 0;
+}
+
+std::string_view to_string(PlanarJointType type) noexcept {
+  switch (type) {
+    case PlanarJointType::kRevolute:
+      return "revolute";
+    case PlanarJointType::kPrismatic:
+      return "prismatic";
+    case PlanarJointType::kFixed:
+      return "fixed";
+    case PlanarJointType::kDistance:
+      return "distance";
+    case PlanarJointType::kRevoluteDriver:
+      return "revolute_driver";
+    case PlanarJointType::kPrismaticDriver:
+      return "prismatic_driver";
+  }
+  return "?";
+}
+
+namespace {}  // namespace
+
+int planar_detail::constraint_row_count(const PlanarModelSpec& spec) {
+  int rows = 0;
+  for (const PlanarJointSpec& j : spec.joints) rows += constraint_rows(j.type);
+  return rows;
+}
+
+namespace {
+
+// The bindings of the named input channels (PlanarModelSpec::inputs).
+void validate_inputs(PlanarModelSpec& spec) {
+  const int n = static_cast<int>(spec.bodies.size());
+  for (PlanarInputSpec& in : spec.inputs) {
+    const std::string what = "input '" + in.name + "'";
+    switch (in.type) {
+      case PlanarInputType::kForce:
+      case PlanarInputType::kTorque:
+        if (in.type == PlanarInputType::kForce) {
+          const double a = in.direction.norm();
+          if (!(a > 0.0) || !std::isfinite(a)) {
+            throw std::invalid_argument(what + ": zero direction");
+          }
+          in.direction /= a;
+        }
+        check_body(in.body, n, what);
+        if (in.body == kGround) throw std::invalid_argument(what + " acts on the ground");
+        break;
+      case PlanarInputType::kMotor:
+        if (in.joint < 0 || in.joint >= static_cast<int>(spec.joints.size()) ||
+            spec.joints[static_cast<std::size_t>(in.joint)].type != PlanarJointType::kRevolute) {
+          throw std::invalid_argument(what + ": a motor needs a revolute joint");
+        }
+        if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
+        break;
+      case PlanarInputType::kCouplingX:
+      case PlanarInputType::kCouplingY:
+        if (in.element < 0 || in.element >= static_cast<int>(spec.forces.size()) ||
+            spec.forces[static_cast<std::size_t>(in.element)].type != PlanarForceType::kCoupling) {
+          throw std::invalid_argument(what + ": needs a coupling force element");
+        }
+        break;
+    }
+    if (!std::isfinite(in.initial)) throw std::invalid_argument(what + ": initial value");
+  }
+}
+
+}  // namespace
+
+PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
+  const int n = static_cast<int>(spec.bodies.size());
+  if (n == 0) throw std::invalid_argument("a planar model needs at least one body");
+  for (const PlanarBodySpec& b : spec.bodies) {
+    // zero mass or inertia is allowed here (M only has to be positive definite on ker G, Chin
+    // Lemma 4.1: e.g. a massless slider fully placed by its joints); model files require > 0
+    if (!(b.mass >= 0.0) || !(b.inertia >= 0.0) || !std::isfinite(b.mass) ||
+        !std::isfinite(b.inertia) || !b.pose.allFinite() || !b.velocity.allFinite()) {
+      throw std::invalid_argument("body '" + b.name +
+                                  "': mass and inertia must be finite and >= 0, pose and "
+                                  "velocity finite");
+    }
+  }
+  for (PlanarJointSpec& j : spec.joints) {
+    const std::string what = "joint '" + j.name + "'";
+    check_body(j.body_i, n, what);
+    check_body(j.body_j, n, what);
+    if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
+    if (j.type == PlanarJointType::kPrismatic || j.type == PlanarJointType::kPrismaticDriver) {
+      const double a = j.axis.norm();
+      if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero axis");
+      j.axis /= a;
+    }
+    if (j.type == PlanarJointType::kDistance && !(j.length > 0.0)) {
+      throw std::invalid_argument(what + ": length must be > 0");
+    }
+  }
+  for (PlanarForceSpec& f : spec.forces) {
+    const std::string what = "force '" + f.name + "'";
+    if (f.type == PlanarForceType::kAxialSpring) {
+      if (f.joint < 0 || f.joint >= static_cast<int>(spec.joints.size()) ||
+          spec.joints[static_cast<std::size_t>(f.joint)].type != PlanarJointType::kPrismatic) {
+        throw std::invalid_argument(what + ": joint index is not a prismatic joint");
+      }
+      f.body_i = spec.joints[static_cast<std::size_t>(f.joint)].body_i;
+      f.body_j = spec.joints[static_cast<std::size_t>(f.joint)].body_j;
+    }
+    check_body(f.body_i, n, what);
+    check_body(f.body_j, n, what);
+    if ((f.type == PlanarForceType::kSpringDamper ||
+         f.type == PlanarForceType::kRotationalSpring) &&
+        f.body_i == f.body_j) {
+      throw std::invalid_argument(what + " connects a body to itself");
+    }
+    if (f.type == PlanarForceType::kWall) {
+      const double a = f.vector.norm();
+      if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero normal");
+      f.vector /= a;
+      if (!(f.stiffness >= 0.0) || !(f.damping >= 0.0)) {
+        throw std::invalid_argument(what + ": stiffness and damping must be >= 0");
+      }
+    }
+    if ((f.type == PlanarForceType::kForce || f.type == PlanarForceType::kTorque ||
+         f.type == PlanarForceType::kCoupling || f.type == PlanarForceType::kWall) &&
+        f.body_i == kGround) {
+      throw std::invalid_argument(what + " acts on the ground");
+    }
+  }
+  validate_inputs(spec);
+  return spec;
+}
+
+}  // namespace rtmb
