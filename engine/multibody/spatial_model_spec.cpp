@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// The spatial model spec (include/rtmb/models/spatial_multibody.hpp) before it becomes a System:
+// validation (every index in range, inertias positive definite, joint frames derived from the
+// initial poses, named inputs bound to elements that exist), the joint types' row counts and
+// names, and assembly of a consistent initial state. Setup-only; the evaluations
+// (spatial_multibody.cpp) check nothing at run time.
+#include "engine/multibody/spatial_model_spec.hpp"
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/multibody/assembly.hpp"
+#include "rtmb/state.hpp"
+
+namespace rtmb {
+namespace {
+
+using Vec3 = Eigen::Vector3d;
+using Mat3 = Eigen::Matrix3d;
+
+// a unit vector normal to unit a
+Vec3 any_normal(const Vec3& a) noexcept {
+  const Vec3 t = std::abs(a.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
+  return (t - t.dot(a) * a).normalized();
+}
+
+Mat3 initial_rotation(const SpatialModelSpec& spec, int b) {
+  if (b == kGround) return Mat3::Identity();
+  return rotation(spec.bodies[static_cast<std::size_t>(b)].orientation.normalized());
+}
+
+void check_body(int b, int n_bodies, const std::string& what) {
+  if (b < kGround || b >= n_bodies) {
+    throw std::invalid_argument(what + ": body index " + std::to_string(b) + " out of range");
+  }
+}
+
+bool positive_definite(const Mat3& J) {
+  if (!J.allFinite() || (J - J.transpose()).lpNorm<Eigen::Infinity>() > 1e-12 * J.norm()) {
+    return false;
+  }
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(J);
+  return eig.eigenvalues().minCoeff() > 0.0;
+}
+
+// Derives the joint frames: unit axis_i; ref_i normal to it; axis_j, ref_j from the initial
+// poses when zero (the same world directions as axis_i, ref_i at t = 0).
+void complete_frames(const SpatialModelSpec& spec, SpatialJointSpec& j, const std::string& what) {
+  const double a = j.axis_i.norm();
+  if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero axis_i");
+  j.axis_i /= a;
+  const Vec3 ri = j.ref_i - j.ref_i.dot(j.axis_i) * j.axis_i;
+  j.ref_i = ri.norm() > 1e-9 ? Vec3(ri.normalized()) : any_normal(j.axis_i);
+  const Mat3 rel = initial_rotation(spec, j.body_j).transpose() * initial_rotation(spec, j.body_i);
+  if (j.axis_j.isZero(0.0)) {
+    if (j.type == SpatialJointType::kUniversal) {
+      throw std::invalid_argument(what + ": a universal joint needs axis_j");
+    }
+    j.axis_j = rel * j.axis_i;
+  }
+  const double aj = j.axis_j.norm();
+  if (!(aj > 0.0) || !std::isfinite(aj)) throw std::invalid_argument(what + ": zero axis_j");
+  j.axis_j /= aj;
+  if (j.ref_j.isZero(0.0)) j.ref_j = rel * j.ref_i;
+  const Vec3 rj = j.ref_j - j.ref_j.dot(j.axis_j) * j.axis_j;
+  j.ref_j = rj.norm() > 1e-9 ? Vec3(rj.normalized()) : any_normal(j.axis_j);
+}
+
+// The bindings of the named input channels (SpatialModelSpec::inputs).
+void validate_inputs(SpatialModelSpec& spec) {
+  const int n = static_cast<int>(spec.bodies.size());
+  for (SpatialInputSpec& in : spec.inputs) {
+    const std::string what = "input '" + in.name + "'";
+    switch (in.type) {
+      case SpatialInputType::kForce:
+      case SpatialInputType::kTorque: {
+        const double a = in.direction.norm();
+        if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero direction");
+        in.direction /= a;
+        check_body(in.body, n, what);
+        if (in.body == kGround) throw std::invalid_argument(what + " acts on the ground");
+        if (!in.point.allFinite()) throw std::invalid_argument(what + ": point must be finite");
+        break;
+      }
+      case SpatialInputType::kMotor:
+        if (in.joint < 0 || in.joint >= static_cast<int>(spec.joints.size()) ||
+            spec.joints[static_cast<std::size_t>(in.joint)].type != SpatialJointType::kRevolute) {
+          throw std::invalid_argument(what + ": a motor needs a revolute joint");
+        }
+        if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
+        break;
+      case SpatialInputType::kCouplingX:
+      case SpatialInputType::kCouplingY:
+      case SpatialInputType::kCouplingZ:
+        if (in.element < 0 || in.element >= static_cast<int>(spec.forces.size()) ||
+            spec.forces[static_cast<std::size_t>(in.element)].type != SpatialForceType::kCoupling) {
+          throw std::invalid_argument(what + ": needs a coupling force element");
+        }
+        break;
+    }
+    if (!std::isfinite(in.initial)) throw std::invalid_argument(what + ": initial value");
+  }
+}
+
+}  // namespace
+
+SpatialModelSpec spatial_detail::validated(SpatialModelSpec spec) {
+  const int n = static_cast<int>(spec.bodies.size());
+  if (n == 0) throw std::invalid_argument("a spatial model needs at least one body");
+  for (SpatialBodySpec& b : spec.bodies) {
+    const std::string what = "body '" + b.name + "'";
+    if (!(b.mass > 0.0) || !std::isfinite(b.mass)) {
+      throw std::invalid_argument(what + ": mass must be finite and > 0");
+    }
+    if (!positive_definite(b.inertia)) {
+      throw std::invalid_argument(what + ": inertia must be symmetric positive definite");
+    }
+    const double en = b.orientation.norm();
+    if (!(en > 0.0) || !std::isfinite(en) || !b.position.allFinite() || !b.velocity.allFinite() ||
+        !b.angular_velocity.allFinite()) {
+      throw std::invalid_argument(what +
+                                  ": orientation must be non-zero, pose and velocity "
+                                  "finite");
+    }
+    b.orientation /= en;
+  }
+  for (SpatialJointSpec& j : spec.joints) {
+    const std::string what = "joint '" + j.name + "'";
+    check_body(j.body_i, n, what);
+    check_body(j.body_j, n, what);
+    if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
+    complete_frames(spec, j, what);
+    if (j.type == SpatialJointType::kDistance && !(j.length > 0.0)) {
+      throw std::invalid_argument(what + ": length must be > 0");
+    }
+  }
+  for (const SpatialForceSpec& f : spec.forces) {
+    const std::string what = "force '" + f.name + "'";
+    check_body(f.body_i, n, what);
+    check_body(f.body_j, n, what);
+    if (f.type == SpatialForceType::kSpringDamper && f.body_i == f.body_j) {
+      throw std::invalid_argument(what + " connects a body to itself");
+    }
+    if ((f.type == SpatialForceType::kForce || f.type == SpatialForceType::kTorque) &&
+        f.body_i == kGround) {
+      throw std::invalid_argument(what + " acts on the ground");
+    }
+    if (f.type == SpatialForceType::kRotationalSpring &&
+        (f.joint < 0 || f.joint >= static_cast<int>(spec.joints.size()) ||
+         spec.joints[static_cast<std::size_t>(f.joint)].type != SpatialJointType::kRevolute)) {
+      throw std::invalid_argument(what + " needs a revolute joint");
+    }
+    if (f.type == SpatialForceType::kCoupling &&
+        (f.body_i == kGround || !f.vector.allFinite() || f.stiffness < 0.0 || f.damping < 0.0)) {
+      throw std::invalid_argument(what +
+                                  ": a coupling needs a body, a finite target and k, c >= 0");
+    }
+  }
+  validate_inputs(spec);
+  return spec;
+}
+
+int spatial_detail::constraint_row_count(const SpatialModelSpec& spec) {
+  int rows = static_cast<int>(spec.bodies.size());
+  for (const SpatialJointSpec& j : spec.joints) rows += constraint_rows(j.type);
+  return rows;
+}
+
+int constraint_rows(SpatialJointType type) noexcept {
+  switch (type) {
+    case SpatialJointType::kSpherical:
+    case SpatialJointType::kPlanar:
+      return 3;
+    case SpatialJointType::kRevolute:
+    case SpatialJointType::kPrismatic:
+      return 5;
+    case SpatialJointType::kUniversal:
+    case SpatialJointType::kCylindrical:
+      return 4;
+    case SpatialJointType::kFixed:
+      return 6;
+    case SpatialJointType::kDistance:
+      return 1;
+  }
+  return 0;
+}
+
+std::string_view to_string(SpatialJointType type) noexcept {
+  switch (type) {
+    case SpatialJointType::kSpherical:
+      return "spherical";
+    case SpatialJointType::kRevolute:
+      return "revolute";
+    case SpatialJointType::kUniversal:
+      return "universal";
+    case SpatialJointType::kCylindrical:
+      return "cylindrical";
+    case SpatialJointType::kPrismatic:
+      return "prismatic";
+    case SpatialJointType::kFixed:
+      return "fixed";
+    case SpatialJointType::kDistance:
+      return "distance";
+    case SpatialJointType::kPlanar:
+      return "planar";
+  }
+  return "?";
+}
+
+std::vector<std::string> assemble(SpatialModelSpec& spec, double tolerance, int max_iterations) {
+  // the normalization rows take part in the Newton iteration like the joints' (g_t = 0 here)
+  const SpatialMultibody sys(spec);
+  State s;
+  sys.initial_state(s);
+  std::vector<std::string> notes = detail::assemble_state(sys, detail::joint_rows(sys, spec.joints),
+                                                          s, tolerance, max_iterations);
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
+    SpatialBodySpec& body = spec.bodies[b];
+    body.position = s.q.segment<3>(k);
+    body.orientation = s.q.segment<4>(k + 3).normalized();
+    body.velocity = s.v.segment<3>(k);
+    body.angular_velocity = 2.0 * euler_e(body.orientation) * s.v.segment<4>(k + 3);
+  }
+  // the derived joint frames follow the given poses; keep them as derived
+  spec.joints = sys.spec().joints;
+  return notes;
+}
+
+}  // namespace rtmb
