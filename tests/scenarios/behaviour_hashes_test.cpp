@@ -97,8 +97,13 @@ void apply_inputs(const System& sys, Workspace& ws) {
 std::string run_hash(const Model& model, bool with_inputs) {
   Workspace ws(model);
   State s = initial_state(model);
-  // The table was recorded with every named channel at 0 before each run (not at the file's
-  // initial values, e.g. a coupling's target point): keep that condition.
+  // The table's condition: named channels at their initial values (e.g. a coupling's target
+  // point) when the Workspace is built, then 0. The order matters for dc-d, whose reference
+  // energy E0 is taken when the Workspace is built and depends on the channels. A first table
+  // zeroed the channels held by the System before building; that order cannot be expressed once
+  // inputs live in the Workspace (issue 13), so the table was recorded again from the same
+  // pre-restructuring code (1fc2967) in this order: 52 dc-d entries of the four models with
+  // coupling channels differ between the two orders, the other 3748 are identical.
   if (model.system().n_inputs() > 0) {
     set_inputs(ws, std::vector<double>(static_cast<std::size_t>(model.system().n_inputs()), 0.0));
   }
