@@ -13,29 +13,30 @@
 
 namespace rtmb::testing {
 
-/// Every Method and every StabilizerKind rtmb has, in the order of method_names() and
-/// stabilizer_names() (so a new one is covered by the sweeps without editing them).
-inline std::vector<Method> all_methods() {
-  std::vector<Method> out;
-  const std::string list = method_names();
+/// The names of a comma-separated list ("a, b, c"), as method_names() and stabilizer_names()
+/// give them.
+inline std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> out;
   for (std::size_t start = 0; start < list.size();) {
     const std::size_t comma = list.find(", ", start);
-    out.push_back(*parse_method(list.substr(start, comma - start)));
+    out.push_back(list.substr(start, comma - start));
     if (comma == std::string::npos) break;
     start = comma + 2;
   }
   return out;
 }
 
+/// Every Method and every StabilizerKind rtmb has, in the order of method_names() and
+/// stabilizer_names() (so a new one is covered by the sweeps without editing them).
+inline std::vector<Method> all_methods() {
+  std::vector<Method> out;
+  for (const std::string& n : split_names(method_names())) out.push_back(*parse_method(n));
+  return out;
+}
+
 inline std::vector<StabilizerKind> all_stabilizers() {
   std::vector<StabilizerKind> out;
-  const std::string list = stabilizer_names();
-  for (std::size_t start = 0; start < list.size();) {
-    const std::size_t comma = list.find(", ", start);
-    out.push_back(*parse_stabilizer(list.substr(start, comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 2;
-  }
+  for (const std::string& n : split_names(stabilizer_names())) out.push_back(*parse_stabilizer(n));
   return out;
 }
 
