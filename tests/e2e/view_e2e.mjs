@@ -13,7 +13,7 @@
 //
 // Usage: node view_e2e.mjs --rtmb BIN --model FILE --node-modules DIR --screenshot PNG
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -135,7 +135,12 @@ try {
   if (!(share > 0.005)) fail(`the 3-D canvas looks empty (${(100 * share).toFixed(3)} % drawn pixels)`);
   if (pageErrors.length > 0) fail(`page errors: ${pageErrors.join(' | ')}`);
 
-  await page.screenshot({ path: screenshot });
+  // The screenshot is a record for a person, taken after every assertion above. It goes through
+  // the DevTools protocol directly: Playwright's page.screenshot first waits for web fonts, and on
+  // a loaded 2-core machine that wait alone once ran past its 30 s limit (CI, 2026-11-26).
+  const cdp = await page.context().newCDPSession(page);
+  const shot = await cdp.send('Page.captureScreenshot', { format: 'png' });
+  writeFileSync(screenshot, Buffer.from(shot.data, 'base64'));
   console.log(`view_e2e: screenshot saved to ${screenshot}`);
   console.log('view_e2e: PASS');
 } catch (e) {
