@@ -38,29 +38,23 @@ GglIntegrator::GglIntegrator(const System& system, const ImplicitSettings& setti
       q_last_(Vec::Zero(n_)),
       v_last_(Vec::Zero(n_)) {}
 
-bool GglIntegrator::step(double t,
-                         VecCRef q,
-                         VecCRef v,
-                         double h,
-                         VecRef out_q,
-                         VecRef out_v,
-                         StepStatus& status) noexcept {
+bool GglIntegrator::step(const StepFrom& from, StepTo to, StepStatus& status) noexcept {
   // history (predictor and multiplier guesses) only when continuing our own last step
-  if (!has_history_ || t != t_last_ || (q.array() != q_last_.array()).any() ||
-      (v.array() != v_last_.array()).any()) {
+  if (!has_history_ || from.t != t_last_ || (from.q.array() != q_last_.array()).any() ||
+      (from.v.array() != v_last_.array()).any()) {
     dv_last_.setZero();
     lambda_.setZero();
   }
-  const double tm = t + 0.5 * h;
-  const double t1 = t + h;
+  const double tm = from.t + 0.5 * from.h;
+  const double t1 = from.t + from.h;
   auto q1 = x_.segment(0, n_);
   auto v1 = x_.segment(n_, n_);
   auto L = x_.segment(2 * n_, m_);
   auto X = x_.segment(2 * n_ + m_, m_);
   // predictor: constant velocity increment, last multiplier impulse, mu = 0
-  v1 = v + dv_last_;
-  q1 = q + (0.5 * h) * (v + v1);
-  L = h * lambda_;
+  v1 = from.v + dv_last_;
+  q1 = from.q + (0.5 * from.h) * (from.v + v1);
+  L = from.h * lambda_;
   X.setZero();
 
   auto r1 = rhs_.segment(0, n_);
@@ -70,17 +64,17 @@ bool GglIntegrator::step(double t,
   bool converged = false;
   int k = 0;
   while (k < settings_.newton_max_iterations) {
-    qm_ = 0.5 * (q + q1);
-    vm_ = 0.5 * (v + v1);
-    dv_ = v1 - v;
+    qm_ = 0.5 * (from.q + q1);
+    vm_ = 0.5 * (from.v + v1);
+    dv_ = v1 - from.v;
     sys_.mass(tm, qm_, M_);
     total_forces(sys_, tm, qm_, vm_, f_);
     sys_.jacobian(tm, qm_, Gm_);
     sys_.jacobian(t1, q1, G1_);
     // rhs = -r
-    r1 = q - q1 + h * vm_;
+    r1 = from.q - q1 + from.h * vm_;
     r1.noalias() -= Gm_.transpose() * X;
-    r2 = h * f_;
+    r2 = from.h * f_;
     r2.noalias() -= M_ * dv_;
     r2.noalias() -= Gm_.transpose() * L;
     sys_.constraints(t1, q1, g_);
@@ -97,11 +91,11 @@ bool GglIntegrator::step(double t,
     constraint_force_block(sys_, tm, qm_, X, H_, scratch_);
     J.block(0, 0, n_, n_) = 0.5 * H_;
     J.block(0, 0, n_, n_).diagonal().array() += 1.0;
-    J.block(0, n_, n_, n_).diagonal().setConstant(-0.5 * h);
+    J.block(0, n_, n_, n_).diagonal().setConstant(-0.5 * from.h);
     J.block(0, 2 * n_ + m_, n_, m_) = Gm_.transpose();
     constraint_force_block(sys_, tm, qm_, L, H_, scratch_);
-    J.block(n_, 0, n_, n_) = 0.5 * (Kin_ - h * fq_ + H_);
-    J.block(n_, n_, n_, n_) = M_ - (0.5 * h) * fv_;
+    J.block(n_, 0, n_, n_) = 0.5 * (Kin_ - from.h * fq_ + H_);
+    J.block(n_, n_, n_, n_) = M_ - (0.5 * from.h) * fv_;
     J.block(n_, 2 * n_, n_, m_) = Gm_.transpose();
     J.block(2 * n_, 0, m_, n_) = G1_;
     sys_.velocity_constraint_jacobian(t1, q1, v1, Gvq_);
@@ -129,14 +123,14 @@ bool GglIntegrator::step(double t,
     status.set(StepFlag::kNotConverged);
     return false;
   }
-  out_q = q1;
-  out_v = v1;
-  dv_last_ = v1 - v;
-  lambda_ = L / h;
-  mu_ = X / h;
+  to.q = q1;
+  to.v = v1;
+  dv_last_ = v1 - from.v;
+  lambda_ = L / from.h;
+  mu_ = X / from.h;
   t_last_ = t1;
-  q_last_ = out_q;
-  v_last_ = out_v;
+  q_last_ = to.q;
+  v_last_ = to.v;
   has_history_ = true;
   return true;
 }

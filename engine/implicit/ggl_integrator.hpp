@@ -32,13 +32,7 @@ class GglIntegrator final : public ImplicitIntegrator {
  public:
   GglIntegrator(const System& system, const ImplicitSettings& settings);
 
-  [[nodiscard]] bool step(double t,
-                          VecCRef q,
-                          VecCRef v,
-                          double h,
-                          VecRef out_q,
-                          VecRef out_v,
-                          StepStatus& status) noexcept override;
+  [[nodiscard]] bool step(const StepFrom& from, StepTo to, StepStatus& status) noexcept override;
 
   /// Multiplier lambda = L/h of the last step (at t_{n+1/2}), size n_lambda.
   [[nodiscard]] const Vec& lambda() const noexcept { return lambda_; }

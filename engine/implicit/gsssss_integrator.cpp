@@ -165,32 +165,26 @@ bool GsssssIntegrator::build_and_factor(double t, StepStatus& status) noexcept {
 
 // ---- the step ----------------------------------------------------------------------------------
 
-bool GsssssIntegrator::step(double t,
-                            VecCRef q,
-                            VecCRef v,
-                            double h,
-                            VecRef out_q,
-                            VecRef out_v,
-                            StepStatus& status) noexcept {
-  if (!initialized_ || t != t_last_ || (q.array() != q_last_.array()).any() ||
-      (v.array() != v_last_.array()).any()) {
-    initialize(t, q, v, status);
+bool GsssssIntegrator::step(const StepFrom& from, StepTo to, StepStatus& status) noexcept {
+  if (!initialized_ || from.t != t_last_ || (from.q.array() != q_last_.array()).any() ||
+      (from.v.array() != v_last_.array()).any()) {
+    initialize(from.t, from.q, from.v, status);
   }
-  if (h != h_) factored_ = false;  // the modified-Newton matrix depends on h
-  h_ = h;
-  dt2_ = h * h;
-  const double t_tilde = t + p_.W1 * h;
-  const double t_end = t + h;
+  if (from.h != h_) factored_ = false;  // the modified-Newton matrix depends on h
+  h_ = from.h;
+  dt2_ = from.h * from.h;
+  const double t_tilde = from.t + p_.W1 * from.h;
+  const double t_end = from.t + from.h;
 
   // predictor (Table 2.2 a-form): dA = 0, lambda = lambda_n (eq. 3.18)
   an_ = a_;
   ln_ = lambda_;
-  u1_0_ = q + (p_.l1 * h) * v + (p_.l2 * dt2_) * an_;
-  ut_0_ = q + (p_.W1L1 * h) * v + (p_.W2L2 * dt2_) * an_;
-  vt_0_ = v + (p_.W1L4 * h) * an_;
+  u1_0_ = from.q + (p_.l1 * from.h) * from.v + (p_.l2 * dt2_) * an_;
+  ut_0_ = from.q + (p_.W1L1 * from.h) * from.v + (p_.W2L2 * dt2_) * an_;
+  vt_0_ = from.v + (p_.W1L4 * from.h) * an_;
   a_it_ = an_;
   l_it_ = ln_;
-  if (settings_.option == 1 || settings_.option == 3) sys_.jacobian(t, q, Gn_);
+  if (settings_.option == 1 || settings_.option == 3) sys_.jacobian(from.t, from.q, Gn_);
   if (settings_.option == 1) cforce_n_.noalias() = (1.0 - p_.W1) * (Gn_.transpose() * ln_);
 
   bool refactor = !settings_.modified_newton || !factored_;
@@ -202,7 +196,7 @@ bool GsssssIntegrator::step(double t,
     evaluate_point(t_tilde, t_end);
     residual();
     if (refactor) {
-      if (!build_and_factor(t, status)) {
+      if (!build_and_factor(from.t, status)) {
         status.set(StepFlag::kSingularKkt);
         status.newton_iterations = k;
         return false;
@@ -234,15 +228,15 @@ bool GsssssIntegrator::step(double t,
   }
 
   // final updates (eq. 3.28-3.30): a_{n+1} = a, v and u by the lambda_4/5, lambda_3 formulas
-  out_q = u1_0_ + (p_.l3 * dt2_) * (a_it_ - an_);
-  out_v = v + (p_.l4 * h) * an_ + (p_.l5 * h) * (a_it_ - an_);
+  to.q = u1_0_ + (p_.l3 * dt2_) * (a_it_ - an_);
+  to.v = from.v + (p_.l4 * from.h) * an_ + (p_.l5 * from.h) * (a_it_ - an_);
   a_prev_ = an_;
   lambda_prev_ = ln_;
   a_ = a_it_;
   lambda_ = l_it_;
   t_last_ = t_end;
-  q_last_ = out_q;
-  v_last_ = out_v;
+  q_last_ = to.q;
+  v_last_ = to.v;
   return true;
 }
 

@@ -45,16 +45,10 @@ class GsssssIntegrator final : public ImplicitIntegrator {
                    const GsssssParameters& parameters,
                    const ImplicitSettings& settings);
 
-  /// Advances (t, q, v) by h into out_q, out_v (no aliasing). Returns false (state outputs
+  /// Advances (t, q, v) by h into `to` (no aliasing). Returns false (state outputs
   /// unspecified, carried a_n / lambda_n unchanged) on kNotConverged or kSingularKkt; the
   /// iterations and the last increment norm are in status either way. RT-safe.
-  [[nodiscard]] bool step(double t,
-                          VecCRef q,
-                          VecCRef v,
-                          double h,
-                          VecRef out_q,
-                          VecRef out_v,
-                          StepStatus& status) noexcept override;
+  [[nodiscard]] bool step(const StepFrom& from, StepTo to, StepStatus& status) noexcept override;
 
   /// Re-initializes a_n and lambda_n from the consistent KKT solve at (t, q, v). RT-safe.
   void initialize(double t, VecCRef q, VecCRef v, StepStatus& status) noexcept;

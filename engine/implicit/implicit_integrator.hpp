@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
+#include "engine/integrate/step_endpoints.hpp"
 #include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
 #include "rtmb/types.hpp"
@@ -14,16 +15,10 @@ class ImplicitIntegrator {
  public:
   virtual ~ImplicitIntegrator() = default;
 
-  /// Advances (t, q, v) by h into out_q, out_v (no aliasing). Returns false on kNotConverged or
+  /// Advances (t, q, v) by h into `to` (no aliasing). Returns false on kNotConverged or
   /// kSingularKkt (flag set in status; outputs unspecified, internal history unchanged). Newton
   /// iterations and the last increment norm are reported in status either way. RT-safe.
-  [[nodiscard]] virtual bool step(double t,
-                                  VecCRef q,
-                                  VecCRef v,
-                                  double h,
-                                  VecRef out_q,
-                                  VecRef out_v,
-                                  StepStatus& status) noexcept = 0;
+  [[nodiscard]] virtual bool step(const StepFrom& from, StepTo to, StepStatus& status) noexcept = 0;
 
   /// This simulation's inputs (the Workspace's Dynamics holds them): the external generalized
   /// force of applied_force(ws), added to f wherever the method evaluates it, and the named

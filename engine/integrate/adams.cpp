@@ -61,10 +61,8 @@ AdamsPece::AdamsPece(int steps, AdamsVariant variant, int starter_substeps, int 
       fq_(Mat::Zero(n_q, steps)),
       fv_(Mat::Zero(n_v, steps)),
       a_(Vec::Zero(n_v)),
-      qp_(Vec::Zero(n_q)),
-      vp_(Vec::Zero(n_v)),
-      qs_(Vec::Zero(n_q)),
-      vs_(Vec::Zero(n_v)) {
+      predictor_(n_q, n_v),
+      substep_(n_q, n_v) {
   if (starter_substeps < 1) throw std::invalid_argument("starter substeps must be >= 1");
 }
 
@@ -78,72 +76,68 @@ int AdamsPece::slot(int j) const noexcept {
 }
 
 void AdamsPece::advance(Dynamics& dynamics,
-                        double t,
-                        VecCRef q,
-                        VecCRef v,
-                        double h,
-                        VecRef out_q,
-                        VecRef out_v,
+                        const StepFrom& from,
+                        StepTo to,
                         StepStatus& status) noexcept {
   const int m = coeffs_.steps;
   // A step continues the previous one only at exactly its end time and with the same h (step()
   // computes t + h the same way, so exact comparison is right here). A second call from the same
   // t with the same h is a retake of that step from another state (the symmetric projection
   // calls the base method once per Newton iteration): it replaces F_i rather than pushing.
-  const bool retake = count_ > 0 && t == t_start_ && h == h_prev_;
-  if (count_ > 0 && !retake && (t != t_next_ || h != h_prev_)) count_ = 0;
-  t_start_ = t;
-  t_next_ = t + h;
-  h_prev_ = h;
+  const bool retake = count_ > 0 && from.t == t_start_ && from.h == h_prev_;
+  if (count_ > 0 && !retake && (from.t != t_next_ || from.h != h_prev_)) count_ = 0;
+  t_start_ = from.t;
+  t_next_ = from.t + from.h;
+  h_prev_ = from.h;
 
   // E: F_i at the state as handed in (the paper's final E of the previous step)
-  dynamics.evaluate(t, q, v, a_, status);
+  dynamics.evaluate(from.t, from.q, from.v, a_, status);
   if (!retake) {
     head_ = count_ == 0 ? 0 : (head_ + 1) % m;
     if (count_ < m) ++count_;
   }
-  fq_.col(head_) = v;
+  fq_.col(head_) = from.v;
   fv_.col(head_) = a_;
 
   if (count_ < m) {
     // start-up: RK4 over substeps (reference §5 "Start-up")
-    const double hs = h / starter_substeps_;
-    qs_ = q;
-    vs_ = v;
+    const double hs = from.h / starter_substeps_;
+    substep_.q = from.q;
+    substep_.v = from.v;
     for (int k = 0; k < starter_substeps_; ++k) {
-      starter_.advance(dynamics, t + k * hs, qs_, vs_, hs, out_q, out_v, status);
-      qs_ = out_q;
-      vs_ = out_v;
+      starter_.advance(dynamics, {from.t + k * hs, hs, substep_.q, substep_.v}, to, status);
+      substep_.q = to.q;
+      substep_.v = to.v;
     }
     return;
   }
 
   // P (27a): AB m-step
-  qp_ = q;
-  vp_ = v;
+  predictor_.q = from.q;
+  predictor_.v = from.v;
   for (int j = 0; j < m; ++j) {
-    const double b = h * coeffs_.predictor[static_cast<std::size_t>(j)];
-    qp_.noalias() += b * fq_.col(slot(j));
-    vp_.noalias() += b * fv_.col(slot(j));
+    const double b = from.h * coeffs_.predictor[static_cast<std::size_t>(j)];
+    predictor_.q.noalias() += b * fq_.col(slot(j));
+    predictor_.v.noalias() += b * fv_.col(slot(j));
   }
 
   // E: F^P = f(t_{i+1}, Y^P) = (v^P, a^P)
-  dynamics.evaluate(t + h, qp_, vp_, a_, status);
+  dynamics.evaluate(from.t + from.h, predictor_.q, predictor_.v, a_, status);
 
   // C (27b in ordinate form): m-point AM with F^P in place of F_{i+1}
-  const double c0 = h * coeffs_.corrector[0];
-  out_q = q + c0 * vp_;
-  out_v = v + c0 * a_;
+  const double c0 = from.h * coeffs_.corrector[0];
+  to.q = from.q + c0 * predictor_.v;
+  to.v = from.v + c0 * a_;
   for (int j = 1; j < m; ++j) {
-    const double c = h * coeffs_.corrector[static_cast<std::size_t>(j)];
-    out_q.noalias() += c * fq_.col(slot(j - 1));
-    out_v.noalias() += c * fv_.col(slot(j - 1));
+    const double c = from.h * coeffs_.corrector[static_cast<std::size_t>(j)];
+    to.q.noalias() += c * fq_.col(slot(j - 1));
+    to.v.noalias() += c * fv_.col(slot(j - 1));
   }
 
   // L (27c): MAMPC blends predictor and corrector with the Theorem 1 weights
   if (variant_ == AdamsVariant::kMampc) {
-    out_q = coeffs_.w_ab * qp_ + coeffs_.w_am * out_q;
-    out_v = coeffs_.w_ab * vp_ + coeffs_.w_am * out_v;
+    to.q = coeffs_.w_ab * predictor_.q + coeffs_.w_am * to.q;
+    to.v = coeffs_.w_ab * predictor_.v + coeffs_.w_am * to.v;
   }
 }
 

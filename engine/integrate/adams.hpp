@@ -61,12 +61,8 @@ class AdamsPece final : public Integrator {
   [[nodiscard]] int order() const noexcept override;
 
   void advance(Dynamics& dynamics,
-               double t,
-               VecCRef q,
-               VecCRef v,
-               double h,
-               VecRef out_q,
-               VecRef out_v,
+               const StepFrom& from,
+               StepTo to,
                StepStatus& status) noexcept override;
 
   /// Forgets the derivative history; the next steps use the RK4 starter. RT-safe.
@@ -91,9 +87,9 @@ class AdamsPece final : public Integrator {
   double t_start_ = 0.0;  ///< t of the previous call: a call from it again is a retake
   double t_next_ = 0.0;   ///< t + h of the previous step: the t a continuing step starts at
   double h_prev_ = 0.0;
-  Vec a_;        ///< acceleration scratch, n_v
-  Vec qp_, vp_;  ///< predictor, n_q / n_v
-  Vec qs_, vs_;  ///< starter substep buffers
+  Vec a_;                   ///< acceleration scratch, n_v
+  StateScratch predictor_;  ///< Y^P
+  StateScratch substep_;    ///< start of the starter's current substep
 };
 
 }  // namespace rtmb

@@ -56,42 +56,38 @@ ExplicitRk::ExplicitRk(const ButcherTableau& tableau, int n_q, int n_v)
     : tableau_(tableau),
       kq_(Mat::Zero(n_q, tableau.stages)),
       kv_(Mat::Zero(n_v, tableau.stages)),
-      qs_(Vec::Zero(n_q)),
-      vs_(Vec::Zero(n_v)),
+      stage_(n_q, n_v),
       a_(Vec::Zero(n_v)) {}
 
 void ExplicitRk::advance(Dynamics& dynamics,
-                         double t,
-                         VecCRef q,
-                         VecCRef v,
-                         double h,
-                         VecRef out_q,
-                         VecRef out_v,
+                         const StepFrom& from,
+                         StepTo to,
                          StepStatus& status) noexcept {
   const int s = tableau_.stages;
 
   // stages: Y_i = y + h sum_j a_ij k_j,  k_i = (v_i, a(t + c_i h, Y_i))
   for (int i = 0; i < s; ++i) {
-    qs_ = q;
-    vs_ = v;
+    stage_.q = from.q;
+    stage_.v = from.v;
     for (int j = 0; j < i; ++j) {
       const double aij = tableau_.a[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
       if (aij == 0.0) continue;
-      qs_.noalias() += (h * aij) * kq_.col(j);
-      vs_.noalias() += (h * aij) * kv_.col(j);
+      stage_.q.noalias() += (from.h * aij) * kq_.col(j);
+      stage_.v.noalias() += (from.h * aij) * kv_.col(j);
     }
-    kq_.col(i) = vs_;
-    dynamics.evaluate(t + tableau_.c[static_cast<std::size_t>(i)] * h, qs_, vs_, a_, status);
+    kq_.col(i) = stage_.v;
+    const double ti = from.t + tableau_.c[static_cast<std::size_t>(i)] * from.h;
+    dynamics.evaluate(ti, stage_.q, stage_.v, a_, status);
     kv_.col(i) = a_;
   }
 
   // combine: y~ = y + h sum_i b_i k_i
-  out_q = q;
-  out_v = v;
+  to.q = from.q;
+  to.v = from.v;
   for (int i = 0; i < s; ++i) {
     const double bi = tableau_.b[static_cast<std::size_t>(i)];
-    out_q.noalias() += (h * bi) * kq_.col(i);
-    out_v.noalias() += (h * bi) * kv_.col(i);
+    to.q.noalias() += (from.h * bi) * kq_.col(i);
+    to.v.noalias() += (from.h * bi) * kv_.col(i);
   }
 }
 

@@ -44,21 +44,16 @@ class ExplicitRk final : public Integrator {
   [[nodiscard]] int order() const noexcept override { return tableau_.order; }
 
   void advance(Dynamics& dynamics,
-               double t,
-               VecCRef q,
-               VecCRef v,
-               double h,
-               VecRef out_q,
-               VecRef out_v,
+               const StepFrom& from,
+               StepTo to,
                StepStatus& status) noexcept override;
 
  private:
   const ButcherTableau& tableau_;
-  Mat kq_;  ///< stage velocities q'_i, n_q x stages
-  Mat kv_;  ///< stage accelerations v'_i, n_v x stages
-  Vec qs_;  ///< stage position, n_q
-  Vec vs_;  ///< stage velocity, n_v
-  Vec a_;   ///< stage acceleration output, n_v
+  Mat kq_;              ///< stage velocities q'_i, n_q x stages
+  Mat kv_;              ///< stage accelerations v'_i, n_v x stages
+  StateScratch stage_;  ///< stage state Y_i
+  Vec a_;               ///< stage acceleration output, n_v
 };
 
 }  // namespace rtmb

@@ -16,38 +16,29 @@ constexpr double kRoundOffFactor = 1e3;
 }  // namespace
 
 ImplicitMidpoint::ImplicitMidpoint(int n_q, int n_v, int max_iterations)
-    : max_iterations_(max_iterations),
-      kq_(Vec::Zero(n_q)),
-      kv_(Vec::Zero(n_v)),
-      qm_(Vec::Zero(n_q)),
-      vm_(Vec::Zero(n_v)),
-      a_(Vec::Zero(n_v)) {}
+    : max_iterations_(max_iterations), k_(n_q, n_v), mid_(n_q, n_v), a_(Vec::Zero(n_v)) {}
 
 void ImplicitMidpoint::advance(Dynamics& dynamics,
-                               double t,
-                               VecCRef q,
-                               VecCRef v,
-                               double h,
-                               VecRef out_q,
-                               VecRef out_v,
+                               const StepFrom& from,
+                               StepTo to,
                                StepStatus& status) noexcept {
-  const double scale = std::max({1.0, q.size() > 0 ? q.lpNorm<Eigen::Infinity>() : 0.0,
-                                 v.size() > 0 ? v.lpNorm<Eigen::Infinity>() : 0.0});
+  const double scale = std::max({1.0, from.q.size() > 0 ? from.q.lpNorm<Eigen::Infinity>() : 0.0,
+                                 from.v.size() > 0 ? from.v.lpNorm<Eigen::Infinity>() : 0.0});
   const double tol = 1e-15 * scale;
   // start from the explicit Euler slope K = F(t, Y0)
-  dynamics.evaluate(t, q, v, a_, status);
-  kq_ = v;
-  kv_ = a_;
+  dynamics.evaluate(from.t, from.q, from.v, a_, status);
+  k_.q = from.v;
+  k_.v = a_;
   double previous = std::numeric_limits<double>::infinity();
   for (int it = 0;; ++it) {
-    qm_ = q + (0.5 * h) * kq_;
-    vm_ = v + (0.5 * h) * kv_;
-    dynamics.evaluate(t + 0.5 * h, qm_, vm_, a_, status);
+    mid_.q = from.q + (0.5 * from.h) * k_.q;
+    mid_.v = from.v + (0.5 * from.h) * k_.v;
+    dynamics.evaluate(from.t + 0.5 * from.h, mid_.q, mid_.v, a_, status);
     // change of h K in this sweep: K_new = (vm, a)
-    const double change = std::abs(h) * std::max((vm_ - kq_).lpNorm<Eigen::Infinity>(),
-                                                 (a_ - kv_).lpNorm<Eigen::Infinity>());
-    kq_ = vm_;
-    kv_ = a_;
+    const double change = std::abs(from.h) * std::max((mid_.v - k_.q).lpNorm<Eigen::Infinity>(),
+                                                      (a_ - k_.v).lpNorm<Eigen::Infinity>());
+    k_.q = mid_.v;
+    k_.v = a_;
     if (change <= tol) break;
     // Round-off floor: once the update no longer shrinks and is within a few hundred ulps of
     // the tolerance, the iterate cannot get better (measured on arm6.yaml with its stiff tip
@@ -60,8 +51,8 @@ void ImplicitMidpoint::advance(Dynamics& dynamics,
       break;
     }
   }
-  out_q = q + h * kq_;
-  out_v = v + h * kv_;
+  to.q = from.q + from.h * k_.q;
+  to.v = from.v + from.h * k_.v;
 }
 
 }  // namespace rtmb

@@ -23,19 +23,15 @@ class ImplicitMidpoint final : public Integrator {
   [[nodiscard]] int order() const noexcept override { return 2; }
 
   void advance(Dynamics& dynamics,
-               double t,
-               VecCRef q,
-               VecCRef v,
-               double h,
-               VecRef out_q,
-               VecRef out_v,
+               const StepFrom& from,
+               StepTo to,
                StepStatus& status) noexcept override;
 
  private:
   int max_iterations_;
-  Vec kq_, kv_;  ///< stage derivative K
-  Vec qm_, vm_;  ///< midpoint state
-  Vec a_;        ///< acceleration at the midpoint
+  StateScratch k_;    ///< stage derivative K
+  StateScratch mid_;  ///< midpoint state Y0 + h/2 K
+  Vec a_;             ///< acceleration at the midpoint
 };
 
 }  // namespace rtmb

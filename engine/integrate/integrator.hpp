@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "engine/dynamics/dynamics.hpp"
+#include "engine/integrate/step_endpoints.hpp"
 
 namespace rtmb {
 
@@ -19,15 +20,11 @@ class Integrator {
   /// Classical order p; post-stabilized drift is O(h^(2(p+1))) (Chin Thm 3.5).
   [[nodiscard]] virtual int order() const noexcept = 0;
 
-  /// Writes the unstabilized result of a step of size h into out_q, out_v (which must not alias
-  /// q, v). RT-safe.
+  /// Writes the unstabilized result of the step from (t, q, v) over h into `to` (which must not
+  /// alias from.q, from.v). RT-safe.
   virtual void advance(Dynamics& dynamics,
-                       double t,
-                       VecCRef q,
-                       VecCRef v,
-                       double h,
-                       VecRef out_q,
-                       VecRef out_v,
+                       const StepFrom& from,
+                       StepTo to,
                        StepStatus& status) noexcept = 0;
 
   /// Forgets any history carried between steps (multistep methods); one-step methods have none.

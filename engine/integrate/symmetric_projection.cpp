@@ -20,10 +20,8 @@ SymmetricProjection::SymmetricProjection(std::unique_ptr<Integrator> base,
       c1_(Mat::Zero(2 * system.n_lambda(), 2 * system.n_v())),
       mu_(Vec::Zero(2 * system.n_lambda())),
       dmu_(Vec::Zero(2 * system.n_lambda())),
-      qh_(Vec::Zero(system.n_q())),
-      vh_(Vec::Zero(system.n_v())),
-      qt_(Vec::Zero(system.n_q())),
-      vt_(Vec::Zero(system.n_v())),
+      hat_(system.n_q(), system.n_v()),
+      tilde_(system.n_q(), system.n_v()),
       f1_(Vec::Zero(2 * system.n_v())),
       f2_(Vec::Zero(2 * system.n_lambda())),
       dy_(Vec::Zero(2 * system.n_v())),
@@ -75,45 +73,41 @@ bool SymmetricProjection::direction(
 }
 
 void SymmetricProjection::advance(Dynamics& dynamics,
-                                  double t,
-                                  VecCRef q,
-                                  VecCRef v,
-                                  double h,
-                                  VecRef out_q,
-                                  VecRef out_v,
+                                  const StepFrom& from,
+                                  StepTo to,
                                   StepStatus& status) noexcept {
   const int n = system_.n_v();
   // C_n at y_n, factored once: K = [W_n C_n^T; C_n 0], W_n = I or diag(M(y_n), M(y_n))
   if (mass_metric_) {
     MatRef w = kkt_.mass_block();
-    system_.mass(t, q, mn_);
+    system_.mass(from.t, from.q, mn_);
     w.topLeftCorner(n, n) = mn_;
     w.bottomRightCorner(n, n) = mn_;
   }
-  constraint_and_jacobian(t, q, v, f2_, kkt_.jacobian_block());
+  constraint_and_jacobian(from.t, from.q, from.v, f2_, kkt_.jacobian_block());
   ++status.kkt_factorizations;
   if (!kkt_.factor()) {
     status.set(StepFlag::kSingularKkt);
-    base_->advance(dynamics, t, q, v, h, out_q, out_v, status);
+    base_->advance(dynamics, from, to, status);
     return;
   }
   const auto cn = kkt_.jacobian();
 
   // mu = 0: y~ = Phi_h(y_n), first iterate y_{n+1} = y~
   mu_.setZero();
-  base_->advance(dynamics, t, q, v, h, qt_, vt_, status);
-  out_q = qt_;
-  out_v = vt_;
+  base_->advance(dynamics, from, {tilde_.q, tilde_.v}, status);
+  to.q = tilde_.q;
+  to.v = tilde_.v;
   dy_.setZero();
   for (int it = 0;; ++it) {
     // F2 = c(y), F1 = y - y~ - W(y)^-1 C(y)^T mu
-    constraint_and_jacobian(t + h, out_q, out_v, f2_, c1_);
-    if (!direction(t + h, out_q, c1_, dq_, dv_)) {
+    constraint_and_jacobian(from.t + from.h, to.q, to.v, f2_, c1_);
+    if (!direction(from.t + from.h, to.q, c1_, dq_, dv_)) {
       status.set(StepFlag::kSingularKkt);  // M(y) not positive definite: no M metric here
       return;
     }
-    f1_.head(n) = out_q - qt_ - dq_;
-    f1_.tail(n) = out_v - vt_ - dv_;
+    f1_.head(n) = to.q - tilde_.q - dq_;
+    f1_.tail(n) = to.v - tilde_.v - dv_;
     if (it > 0 && f2_.lpNorm<Eigen::Infinity>() <= tolerance_ &&
         dy_.lpNorm<Eigen::Infinity>() <= tolerance_) {
       break;
@@ -130,18 +124,18 @@ void SymmetricProjection::advance(Dynamics& dynamics,
       rhs_ = f1_;
     }
     kkt_.solve(rhs_, f2_, dy_, dmu_);
-    out_q -= dy_.head(n);
-    out_v -= dy_.tail(n);
+    to.q -= dy_.head(n);
+    to.v -= dy_.tail(n);
     mu_ += 0.5 * dmu_;
     ++status.stabilizer_iterations;
     // y~ = Phi_h(y_n + W_n^-1 C_n^T mu)
-    if (!direction(t, q, cn, dq_, dv_)) {
+    if (!direction(from.t, from.q, cn, dq_, dv_)) {
       status.set(StepFlag::kSingularKkt);
       return;
     }
-    qh_ = q + dq_;
-    vh_ = v + dv_;
-    base_->advance(dynamics, t, qh_, vh_, h, qt_, vt_, status);
+    hat_.q = from.q + dq_;
+    hat_.v = from.v + dv_;
+    base_->advance(dynamics, {from.t, from.h, hat_.q, hat_.v}, {tilde_.q, tilde_.v}, status);
   }
 }
 

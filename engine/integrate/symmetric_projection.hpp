@@ -47,12 +47,8 @@ class SymmetricProjection final : public Integrator {
   void reset() noexcept override { base_->reset(); }
 
   void advance(Dynamics& dynamics,
-               double t,
-               VecCRef q,
-               VecCRef v,
-               double h,
-               VecRef out_q,
-               VecRef out_v,
+               const StepFrom& from,
+               StepTo to,
                StepStatus& status) noexcept override;
 
  private:
@@ -68,21 +64,21 @@ class SymmetricProjection final : public Integrator {
   bool mass_metric_;
   double tolerance_;
   int max_iterations_;
-  DenseKkt kkt_;  ///< [I C_n^T; C_n 0], 2 n_v + 2 n_lambda
-  Mat c1_;        ///< C(y_{n+1}) of the current iterate, 2 n_lambda x 2 n_v
-  Vec mu_;        ///< 2 n_lambda
-  Vec dmu_;       ///< 2 n_lambda
-  Vec qh_, vh_;   ///< y^
-  Vec qt_, vt_;   ///< y~
-  Vec f1_;        ///< 2 n_v
-  Vec f2_;        ///< 2 n_lambda
-  Vec dy_;        ///< 2 n_v
-  Vec gt_;        ///< n_lambda
-  Vec w_;         ///< C^T mu, 2 n_v
-  Vec dq_, dv_;   ///< projection direction, n_v each
-  Vec rhs_;       ///< W_n F1, 2 n_v
-  Mat m_;         ///< M(q), n_v x n_v
-  Mat mn_;        ///< M(y_n), n_v x n_v
+  DenseKkt kkt_;        ///< [I C_n^T; C_n 0], 2 n_v + 2 n_lambda
+  Mat c1_;              ///< C(y_{n+1}) of the current iterate, 2 n_lambda x 2 n_v
+  Vec mu_;              ///< 2 n_lambda
+  Vec dmu_;             ///< 2 n_lambda
+  StateScratch hat_;    ///< y^
+  StateScratch tilde_;  ///< y~
+  Vec f1_;              ///< 2 n_v
+  Vec f2_;              ///< 2 n_lambda
+  Vec dy_;              ///< 2 n_v
+  Vec gt_;              ///< n_lambda
+  Vec w_;               ///< C^T mu, 2 n_v
+  Vec dq_, dv_;         ///< projection direction, n_v each
+  Vec rhs_;             ///< W_n F1, 2 n_v
+  Mat m_;               ///< M(q), n_v x n_v
+  Mat mn_;              ///< M(y_n), n_v x n_v
   Eigen::LLT<Mat> llt_;
 };
 

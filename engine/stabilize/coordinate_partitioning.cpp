@@ -13,12 +13,10 @@
 namespace rtmb {
 
 CoordinatePartitioning::CoordinatePartitioning(const System& system,
-                                               double tolerance,
-                                               int max_iterations,
+                                               NewtonLimits limits,
                                                double repartition_ratio)
     : system_(system),
-      tolerance_(tolerance),
-      max_iterations_(max_iterations),
+      limits_(limits),
       repartition_ratio_(repartition_ratio),
       g_jac_(Mat::Zero(system.n_lambda(), system.n_v())),
       work_(Mat::Zero(system.n_lambda(), system.n_v())),
@@ -101,13 +99,7 @@ void CoordinatePartitioning::apply(double t, VecRef q, VecRef v, StepStatus& sta
 
   // positions: Newton on g(z, u) = 0 in u
   bool moved = false;  // q changed since G_u was last factored
-  for (int it = 0;; ++it) {
-    system_.constraints(t, q, r_);
-    if (r_.lpNorm<Eigen::Infinity>() <= tolerance_) break;
-    if (it == max_iterations_) {
-      status.set(StepFlag::kStabilizerNotConverged);
-      break;
-    }
+  newton_on_positions(system_, t, q, r_, limits_, status, [&](int it) {
     if (it > 0) {
       system_.jacobian(t, q, g_jac_);
       (void)factor_dependent();
@@ -115,8 +107,7 @@ void CoordinatePartitioning::apply(double t, VecRef q, VecRef v, StepStatus& sta
     du_ = lu_.solve(r_);
     for (int k = 0; k < dep_.size(); ++k) q(dep_(k)) -= du_(k);
     moved = true;
-    ++status.stabilizer_iterations;
-  }
+  });
 
   // velocities: G_u v_u = -(G_z v_z + g_t) at the corrected q (G and G_u are already those of
   // q when the Newton loop took no step)

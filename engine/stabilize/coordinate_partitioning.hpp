@@ -16,7 +16,7 @@ namespace rtmb {
 ///     positions:  g(t, z, u) = 0 for u by Newton with G_u = dg/du (z fixed);
 ///     velocities: G_u v_u = -(G_z v_z + g_t) (v_z fixed), one linear solve.
 /// So the independent coordinates follow the integrated ODE and the state is on the manifold to
-/// `tolerance` (kStabilizerNotConverged after max_iterations Newton steps).
+/// `limits.tolerance` (kStabilizerNotConverged after limits.max_iterations Newton steps).
 ///
 /// The partition comes from Gaussian elimination with complete pivoting on G: the pivot columns
 /// are the dependent coordinates. It is re-chosen when it degrades: every step the smallest LU
@@ -25,10 +25,7 @@ namespace rtmb {
 /// keeps it from chattering between two near-equal choices). The number of switches is counted.
 class CoordinatePartitioning final : public Stabilizer {
  public:
-  CoordinatePartitioning(const System& system,
-                         double tolerance,
-                         int max_iterations,
-                         double repartition_ratio = 0.1);
+  CoordinatePartitioning(const System& system, NewtonLimits limits, double repartition_ratio = 0.1);
 
   [[nodiscard]] std::string_view name() const noexcept override { return "partition"; }
   void apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept override;
@@ -46,8 +43,7 @@ class CoordinatePartitioning final : public Stabilizer {
   double factor_dependent() noexcept;
 
   const System& system_;
-  double tolerance_;
-  int max_iterations_;
+  NewtonLimits limits_;
   double repartition_ratio_;
   bool have_partition_ = false;
   long repartitions_ = 0;

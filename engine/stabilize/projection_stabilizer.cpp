@@ -5,12 +5,10 @@
 namespace rtmb {
 
 ProjectionStabilizer::ProjectionStabilizer(const System& system,
-                                           double tolerance,
-                                           int max_iterations,
+                                           NewtonLimits limits,
                                            KktSolver solver)
     : system_(system),
-      tolerance_(tolerance),
-      max_iterations_(max_iterations),
+      limits_(limits),
       kkt_(system, solver),
       r_(Vec::Zero(system.n_lambda())),
       dq_(Vec::Zero(system.n_v())) {}
@@ -18,17 +16,10 @@ ProjectionStabilizer::ProjectionStabilizer(const System& system,
 void ProjectionStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept {
   // positions: simplified Newton with K frozen at q~
   if (!kkt_.factor_at(t, q, status)) return;
-  for (int it = 0;; ++it) {
-    system_.constraints(t, q, r_);
-    if (r_.lpNorm<Eigen::Infinity>() <= tolerance_) break;
-    if (it == max_iterations_) {
-      status.set(StepFlag::kStabilizerNotConverged);
-      break;
-    }
+  newton_on_positions(system_, t, q, r_, limits_, status, [&](int) {
     kkt_.solve_correction(r_, dq_);
     q -= dq_;
-    ++status.stabilizer_iterations;
-  }
+  });
 
   // velocities: exact linear projection with K at the projected q
   if (!kkt_.factor_at(t, q, status)) return;

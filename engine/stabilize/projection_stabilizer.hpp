@@ -12,7 +12,7 @@ namespace rtmb {
 ///
 ///   positions:  q = q~ - M^-1 G(q~)^T mu  with g(q) = 0, solved by simplified Newton with
 ///               K(q~) = [M G^T; G 0] factored once: q <- q - top(K^-1 [0; g(q)]) until
-///               ||g(q)||inf <= tolerance or max_iterations corrections (then the
+///               ||g(q)||inf <= limits.tolerance or limits.max_iterations corrections (then the
 ///               kStabilizerNotConverged flag is set);
 ///   velocities: the constraint is linear in v, so one solve with K refactored at the projected q
 ///               makes G(q) v + g_t = 0 exactly.
@@ -23,8 +23,7 @@ class ProjectionStabilizer final : public Stabilizer {
  public:
   /// solver: the KKT solver of both factorizations (Model::solver(), dense or sparse).
   ProjectionStabilizer(const System& system,
-                       double tolerance,
-                       int max_iterations,
+                       NewtonLimits limits,
                        KktSolver solver = KktSolver::kDense);
 
   [[nodiscard]] std::string_view name() const noexcept override { return "project"; }
@@ -32,8 +31,7 @@ class ProjectionStabilizer final : public Stabilizer {
 
  private:
   const System& system_;
-  double tolerance_;
-  int max_iterations_;
+  NewtonLimits limits_;
   KktBackend kkt_;
   Vec r_;   ///< residual, n_lambda
   Vec dq_;  ///< correction, n_v

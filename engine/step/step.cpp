@@ -4,6 +4,7 @@
 // The step pipeline (docs/architecture.md "The step in detail"):
 //   integrate -> stabilize -> guard -> monitor.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -20,46 +21,56 @@
 
 namespace rtmb {
 
+namespace {
+
+// The explicit Runge-Kutta methods by their tableaus (explicit_rk.hpp).
+struct RkMethod {
+  Method method;
+  const ButcherTableau& (*tableau)() noexcept;
+};
+constexpr std::array<RkMethod, 4> kRkMethods{{
+    {Method::kEuler, euler_tableau},
+    {Method::kHeun, heun_tableau},
+    {Method::kRk4, rk4_tableau},
+    {Method::kDopri5, dopri5_tableau},
+}};
+
+// The Adams predictor-correctors by m and the corrector output they keep (adams.hpp).
+struct AdamsMethod {
+  Method method;
+  int steps;
+  AdamsVariant variant;
+};
+constexpr std::array<AdamsMethod, 6> kAdamsMethods{{
+    {Method::kAmpc3, 3, AdamsVariant::kAmpc},
+    {Method::kAmpc4, 4, AdamsVariant::kAmpc},
+    {Method::kAmpc5, 5, AdamsVariant::kAmpc},
+    {Method::kMampc3, 3, AdamsVariant::kMampc},
+    {Method::kMampc4, 4, AdamsVariant::kMampc},
+    {Method::kMampc5, 5, AdamsVariant::kMampc},
+}};
+
+}  // namespace
+
 std::unique_ptr<Integrator> make_integrator(Method method, int n_q, int n_v, int starter_substeps) {
-  switch (method) {
-    case Method::kEuler:
-      return std::make_unique<ExplicitRk>(euler_tableau(), n_q, n_v);
-    case Method::kHeun:
-      return std::make_unique<ExplicitRk>(heun_tableau(), n_q, n_v);
-    case Method::kRk4:
-      return std::make_unique<ExplicitRk>(rk4_tableau(), n_q, n_v);
-    case Method::kDopri5:
-      return std::make_unique<ExplicitRk>(dopri5_tableau(), n_q, n_v);
-    case Method::kAmpc3:
-      return std::make_unique<AdamsPece>(3, AdamsVariant::kAmpc, starter_substeps, n_q, n_v);
-    case Method::kAmpc4:
-      return std::make_unique<AdamsPece>(4, AdamsVariant::kAmpc, starter_substeps, n_q, n_v);
-    case Method::kAmpc5:
-      return std::make_unique<AdamsPece>(5, AdamsVariant::kAmpc, starter_substeps, n_q, n_v);
-    case Method::kMampc3:
-      return std::make_unique<AdamsPece>(3, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
-    case Method::kMampc4:
-      return std::make_unique<AdamsPece>(4, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
-    case Method::kMampc5:
-      return std::make_unique<AdamsPece>(5, AdamsVariant::kMampc, starter_substeps, n_q, n_v);
-    case Method::kOdeMidpoint:
-      return std::make_unique<ImplicitMidpoint>(n_q, n_v);
-    case Method::kGsssss:  // implicit methods: Workspace::Impl::implicit instead
-    case Method::kNewmark:
-    case Method::kHht:
-    case Method::kWbz:
-    case Method::kGenAlpha:
-    case Method::kMidpoint:
-    case Method::kGgl:
-      return nullptr;
+  for (const RkMethod& rk : kRkMethods) {
+    if (rk.method == method) return std::make_unique<ExplicitRk>(rk.tableau(), n_q, n_v);
   }
-  return nullptr;
+  for (const AdamsMethod& adams : kAdamsMethods) {
+    if (adams.method == method) {
+      return std::make_unique<AdamsPece>(adams.steps, adams.variant, starter_substeps, n_q, n_v);
+    }
+  }
+  if (method == Method::kOdeMidpoint) return std::make_unique<ImplicitMidpoint>(n_q, n_v);
+  return nullptr;  // the implicit index-3 methods: Workspace::Impl::implicit instead
 }
 
 std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
                                             const Settings& settings,
                                             KktSolver solver,
                                             InputValues channels) {
+  const NewtonLimits projection_limits{settings.projection_tolerance,
+                                       settings.projection_max_iterations};
   switch (settings.stabilizer) {
     case StabilizerKind::kNone:
     case StabilizerKind::kBaumgarte:
@@ -71,14 +82,12 @@ std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
     case StabilizerKind::kSFull:
       return std::make_unique<SFullStabilizer>(system);
     case StabilizerKind::kProject:
-      return std::make_unique<ProjectionStabilizer>(system, settings.projection_tolerance,
-                                                    settings.projection_max_iterations, solver);
+      return std::make_unique<ProjectionStabilizer>(system, projection_limits, solver);
     case StabilizerKind::kSymProj:  // act around the integrator (make_pipeline_integrator)
     case StabilizerKind::kSymProjM:
       return std::make_unique<NoStabilizer>();
     case StabilizerKind::kPartition:
-      return std::make_unique<CoordinatePartitioning>(system, settings.projection_tolerance,
-                                                      settings.projection_max_iterations);
+      return std::make_unique<CoordinatePartitioning>(system, projection_limits);
     case StabilizerKind::kOrthProj:
     case StabilizerKind::kOrthProjM:
     case StabilizerKind::kDcB:
@@ -171,14 +180,16 @@ StepStatus step(const Model& model, State& s, Workspace& ws) noexcept {
   Workspace::Impl& w = ws.impl();
   const double h = model.settings().dt;
   const double t_new = s.t + h;
+  const StepFrom from{s.t, h, s.q, s.v};
+  const StepTo to{w.q_new, w.v_new};
 
   if (w.implicit) {
     // 1-2. implicit index-3 step: Newton keeps g = 0 itself, no stabilizer (engine/implicit);
     // on non-convergence the state stays at the start of the step
-    if (!w.implicit->step(s.t, s.q, s.v, h, w.q_new, w.v_new, status)) return status;
+    if (!w.implicit->step(from, to, status)) return status;
   } else {
     // 1. integrate: unstabilized one-step result (Chin eq. 3.22)
-    w.integrator->advance(w.dynamics, s.t, s.q, s.v, h, w.q_new, w.v_new, status);
+    w.integrator->advance(w.dynamics, from, to, status);
 
     // 2. stabilize at the new time (rheonomic constraints are evaluated at t + h)
     w.stabilizer->apply(t_new, w.q_new, w.v_new, status);

@@ -111,7 +111,7 @@ Errors run_to_quarter(const Settings& settings, double h) {
   const int steps = static_cast<int>(std::lround(0.25 / h));
   for (int i = 0; i < steps; ++i) {
     StepStatus st;
-    EXPECT_TRUE(integ.step(s.t, s.q, s.v, h, q_new, v_new, st)) << "step " << i;
+    EXPECT_TRUE(integ.step({s.t, h, s.q, s.v}, {q_new, v_new}, st)) << "step " << i;
     EXPECT_LE(std::fabs(eval_g(sys, 0.0, q_new)(0)), 1e-10);
     s.q = q_new;
     s.v = v_new;

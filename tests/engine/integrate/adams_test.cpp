@@ -258,7 +258,7 @@ TEST(AdamsPece, ExplicitResetStartsOverWithRk4) {
   Vec q(4), v(4);
   StepStatus st;
   for (int i = 0; i < 5; ++i) {
-    pece.advance(dyn, s.t, s.q, s.v, 1e-3, q, v, st);
+    pece.advance(dyn, {s.t, 1e-3, s.q, s.v}, {q, v}, st);
     s.q = q;
     s.v = v;
     s.t += 1e-3;
@@ -267,7 +267,7 @@ TEST(AdamsPece, ExplicitResetStartsOverWithRk4) {
   pece.reset();
   EXPECT_EQ(pece.history_size(), 0);
   const long before = dyn.evaluations();
-  pece.advance(dyn, s.t, s.q, s.v, 1e-3, q, v, st);
+  pece.advance(dyn, {s.t, 1e-3, s.q, s.v}, {q, v}, st);
   EXPECT_EQ(dyn.evaluations() - before, 1 + 4 * 4);  // E at the state, then 4 RK4 substeps
 }
 
@@ -283,22 +283,22 @@ TEST(AdamsPece, RetakingAStepReplacesTheNewestValueOnly) {
   Vec q(4), v(4), qa(4), va(4), qb(4), vb(4);
   StepStatus st;
   for (int i = 0; i < 6; ++i) {
-    a.advance(dyn, s.t, s.q, s.v, 1e-3, q, v, st);
-    b.advance(dyn, s.t, s.q, s.v, 1e-3, q, v, st);
+    a.advance(dyn, {s.t, 1e-3, s.q, s.v}, {q, v}, st);
+    b.advance(dyn, {s.t, 1e-3, s.q, s.v}, {q, v}, st);
     s.q = q;
     s.v = v;
     s.t += 1e-3;
   }
   Vec q_other = s.q + Vec::Constant(4, 1e-6);
-  a.advance(dyn, s.t, s.q, s.v, 1e-3, qa, va, st);      // first take
-  a.advance(dyn, s.t, q_other, s.v, 1e-3, qa, va, st);  // retake from another state
-  b.advance(dyn, s.t, q_other, s.v, 1e-3, qb, vb, st);
+  a.advance(dyn, {s.t, 1e-3, s.q, s.v}, {qa, va}, st);      // first take
+  a.advance(dyn, {s.t, 1e-3, q_other, s.v}, {qa, va}, st);  // retake from another state
+  b.advance(dyn, {s.t, 1e-3, q_other, s.v}, {qb, vb}, st);
   EXPECT_EQ(a.history_size(), 3);
   EXPECT_EQ((qa - qb).lpNorm<Eigen::Infinity>(), 0.0);
   EXPECT_EQ((va - vb).lpNorm<Eigen::Infinity>(), 0.0);
   // and the multistep formula was used, not the RK4 starter: 2 evaluations
   const long before = dyn.evaluations();
-  a.advance(dyn, s.t, q_other, s.v, 1e-3, qa, va, st);
+  a.advance(dyn, {s.t, 1e-3, q_other, s.v}, {qa, va}, st);
   EXPECT_EQ(dyn.evaluations() - before, 2);
 }
 

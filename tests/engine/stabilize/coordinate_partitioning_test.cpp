@@ -23,7 +23,7 @@ using testing::settings_for;
 TEST(CoordinatePartitioning, KeepsIndependentCoordinatesAndSolvesDependentOnes) {
   // pendulum at 60 deg: G = (2x, 2y) = (1.73, -1), so x is the dependent coordinate
   detail::Pendulum pendulum;
-  CoordinatePartitioning cp(pendulum, 1e-14, 20);
+  CoordinatePartitioning cp(pendulum, {1e-14, 20});
   State s(2, 2);
   pendulum.initial_state(s);
   Vec q = s.q + Vec::Constant(2, 1e-4);
