@@ -193,6 +193,12 @@ bool BlockKkt::factor_column(const Column& col) noexcept {
   return true;
 }
 
+template <int N, class F>
+void BlockKkt::for_each_below(const Column& col, bool chain, F&& f) const noexcept {
+  if (N > 0 && chain) return f(subs_[ix(col.sub_begin)], Size<N>{});
+  for (int s = col.sub_begin; s < col.sub_end; ++s) f(subs_[ix(s)], Size<0>{});
+}
+
 template <int N, int W>
 void BlockKkt::schur_forward_column(const Column& col, bool chain, double* x) noexcept {
   // forward substitution of column J: z_J is final (every earlier column has updated it), so
@@ -200,15 +206,9 @@ void BlockKkt::schur_forward_column(const Column& col, bool chain, double* x) no
   const double* lb = lblk_.data();
   const int n = dim<N>(col.n);
   double* xj = x + W * col.pos;
-  if (N > 0 && chain) {
-    const Sub& sub = subs_[ix(col.sub_begin)];
-    sub_forward<N, N, W>(lb + sub.at, x + W * sub.pos, xj, n, n);
-  } else {
-    for (int s = col.sub_begin; s < col.sub_end; ++s) {
-      const Sub& sub = subs_[ix(s)];
-      sub_forward<N, 0, W>(lb + sub.at, x + W * sub.pos, xj, sub.n, n);
-    }
-  }
+  for_each_below<N>(col, chain, [&](const Sub& sub, auto ni) {
+    sub_sweep<N, ni(), W, Sweep::kForward>(lb + sub.at, x + W * sub.pos, xj, sub.n, n);
+  });
   diag_apply<N, W>(lb + col.diag, xj, scratch_.data(), n);
 }
 
@@ -361,15 +361,9 @@ void BlockKkt::schur_backward(double* x) noexcept {
         const Column& col = columns_[ix(k)];
         const int n = dim<N>(col.n);
         double* xj = x + W * col.pos;
-        if (N > 0 && run.b != 0) {
-          const Sub& sub = subs_[ix(col.sub_begin)];
-          sub_backward<N, N, W>(lb + sub.at, x + W * sub.pos, xj, n, n);
-        } else {
-          for (int s = col.sub_begin; s < col.sub_end; ++s) {
-            const Sub& sub = subs_[ix(s)];
-            sub_backward<N, 0, W>(lb + sub.at, x + W * sub.pos, xj, sub.n, n);
-          }
-        }
+        for_each_below<N>(col, run.b != 0, [&](const Sub& sub, auto ni) {
+          sub_sweep<N, ni(), W, Sweep::kBackward>(lb + sub.at, x + W * sub.pos, xj, sub.n, n);
+        });
       }
     });
   }

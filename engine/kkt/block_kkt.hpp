@@ -129,6 +129,13 @@ class BlockKkt : public KktValues {
   [[nodiscard]] bool factor_blocks(const double* f, double* x) noexcept;
   /// The block LDL^T of A; with x, the forward substitution L z = x, w = D^-1 z alongside.
   [[nodiscard]] bool factor_columns(double* x) noexcept;
+  /// f(sub, Size<NI>{}) for every block L_IJ below column col: on a chain link (N > 0 and
+  /// chain) its one block, of the column's size (NI = N, compile-time); otherwise each block with
+  /// its size read at run time (NI = 0).
+  template <int N, class F>
+  [[gnu::always_inline]] inline void for_each_below(const Column& col,
+                                                    bool chain,
+                                                    F&& f) const noexcept;
   template <int N, int W>
   [[gnu::always_inline]] inline void schur_forward_column(const Column& col,
                                                           bool chain,

@@ -33,53 +33,29 @@ constexpr int dim(int n) noexcept {
 template <int N>
 using Size = std::integral_constant<int, N>;
 
+// f(Size<n>{}) for K <= n <= Max, else f(Size<0>{}): the run-time size n as a compile-time one
+// where a kernel has an instantiation for it. One compare per size, as a switch of this size.
+template <int Max, int K = 1, class F>
+[[gnu::always_inline]] inline void with_size_up_to(int n, F&& f) {
+  if constexpr (K > Max) {
+    return f(Size<0>{});
+  } else {
+    if (n == K) return f(Size<K>{});
+    return with_size_up_to<Max, K + 1>(n, f);
+  }
+}
+
 // f(Size<n>{}) for 1 <= n <= 8, else f(Size<0>{}).
 template <class F>
 [[gnu::always_inline]] inline void with_size(int n, F&& f) {
-  switch (n) {
-    case 1:
-      return f(Size<1>{});
-    case 2:
-      return f(Size<2>{});
-    case 3:
-      return f(Size<3>{});
-    case 4:
-      return f(Size<4>{});
-    case 5:
-      return f(Size<5>{});
-    case 6:
-      return f(Size<6>{});
-    case 7:
-      return f(Size<7>{});
-    case 8:
-      return f(Size<8>{});
-    default:
-      return f(Size<0>{});
-  }
+  with_size_up_to<8>(n, f);
 }
 
 // f(Size<s>{}, Size<nr>{}) for a body block: s = 3 (planar) or 7 (spatial) and 1 <= nr <= 6
 // compile-time, anything else at run time.
 template <class F>
 [[gnu::always_inline]] inline void with_body_shape(int s, int nr, F&& f) {
-  const auto rows = [&](auto sc) {
-    switch (nr) {
-      case 1:
-        return f(sc, Size<1>{});
-      case 2:
-        return f(sc, Size<2>{});
-      case 3:
-        return f(sc, Size<3>{});
-      case 4:
-        return f(sc, Size<4>{});
-      case 5:
-        return f(sc, Size<5>{});
-      case 6:
-        return f(sc, Size<6>{});
-      default:
-        return f(sc, Size<0>{});
-    }
-  };
+  const auto rows = [&](auto sc) { with_size_up_to<6>(nr, [&](auto rc) { f(sc, rc); }); };
   if (s == 3) return rows(Size<3>{});
   if (s == 7) return rows(Size<7>{});
   return f(Size<0>{}, Size<0>{});
@@ -165,28 +141,12 @@ template <int N, Mode M>
                                            const double* x2,
                                            int ld2,
                                            int n) noexcept {
-  switch (n1 * 4 + n2) {
-    case 5:
-      return product_fixed<N, 1, 1, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
-    case 6:
-      return product_fixed<N, 1, 2, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
-    case 7:
-      return product_fixed<N, 1, 3, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
-    case 9:
-      return product_fixed<N, 2, 1, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
-    case 10:
-      return product_fixed<N, 2, 2, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
-    case 11:
-      return product_fixed<N, 2, 3, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
-    case 13:
-      return product_fixed<N, 3, 1, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
-    case 14:
-      return product_fixed<N, 3, 2, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
-    case 15:
-      return product_fixed<N, 3, 3, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
-    default:
-      return product_fixed<N, 0, 0, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
-  }
+  const bool joint_rows = n1 >= 1 && n1 <= 3 && n2 >= 1 && n2 <= 3;
+  if (!joint_rows) return product_fixed<N, 0, 0, M>(dst, n1, n2, x1, ld1, x2, ld2, n);
+  with_size_up_to<3>(n1, [&](auto r1) {
+    with_size_up_to<3>(
+        n2, [&](auto r2) { product_fixed<N, r1(), r2(), M>(dst, n1, n2, x1, ld1, x2, ld2, n); });
+  });
 }
 
 // x_j <- L^-1 x_j (W interleaved columns), L from cholesky()
@@ -219,38 +179,33 @@ template <int N, int W>
   }
 }
 
-// x_i -= L_IJ x_j (forward) for an n_i x n block L_IJ, W interleaved columns
-template <int N, int NI, int W>
-[[gnu::always_inline]] inline void sub_forward(const double* __restrict li,
-                                               double* __restrict xi,
-                                               const double* __restrict xj,
-                                               int ni_rt,
-                                               int n_rt) noexcept {
-  const int n = dim<N>(n_rt);
-  const int ni = dim<NI>(ni_rt);
-  for (int i = 0; i < ni; ++i) {
-    for (int w = 0; w < W; ++w) {
-      double v = xi[W * i + w];
-      for (int k = 0; k < n; ++k) v -= li[i + k * ni] * xj[W * k + w];
-      xi[W * i + w] = v;
-    }
-  }
-}
+enum class Sweep { kForward, kBackward };
 
-// x_j -= L_IJ^T x_i (backward)
-template <int N, int NI, int W>
-[[gnu::always_inline]] inline void sub_backward(const double* __restrict li,
-                                                const double* __restrict xi,
-                                                double* __restrict xj,
-                                                int ni_rt,
-                                                int n_rt) noexcept {
+// One off-diagonal block L_IJ (n_i x n) in a triangular sweep, W interleaved columns: forward
+// (L z = x) x_i -= L_IJ x_j, backward (L^T y = w) x_j -= L_IJ^T x_i
+template <int N, int NI, int W, Sweep S>
+[[gnu::always_inline]] inline void sub_sweep(const double* __restrict li,
+                                             double* __restrict xi,
+                                             double* __restrict xj,
+                                             int ni_rt,
+                                             int n_rt) noexcept {
   const int n = dim<N>(n_rt);
   const int ni = dim<NI>(ni_rt);
-  for (int k = 0; k < n; ++k) {
-    for (int w = 0; w < W; ++w) {
-      double v = xj[W * k + w];
-      for (int i = 0; i < ni; ++i) v -= li[i + k * ni] * xi[W * i + w];
-      xj[W * k + w] = v;
+  if constexpr (S == Sweep::kForward) {
+    for (int i = 0; i < ni; ++i) {
+      for (int w = 0; w < W; ++w) {
+        double v = xi[W * i + w];
+        for (int k = 0; k < n; ++k) v -= li[i + k * ni] * xj[W * k + w];
+        xi[W * i + w] = v;
+      }
+    }
+  } else {
+    for (int k = 0; k < n; ++k) {
+      for (int w = 0; w < W; ++w) {
+        double v = xj[W * k + w];
+        for (int i = 0; i < ni; ++i) v -= li[i + k * ni] * xi[W * i + w];
+        xj[W * k + w] = v;
+      }
     }
   }
 }

@@ -13,8 +13,8 @@ namespace rtmb {
 ///     K = [ M  G^T ]      K [x; mu] = [a; b]
 ///         [ G   0  ]
 ///
-/// (Chin 1995 eq. 4.2 / 4.22 for the right-hand side, eq. 4.15 for post-stabilization;
-/// reference/post-stabilization-chin1995.md §1.1, §1.7).
+/// (Chin 1995, seed 000_43485023299f7749.txt: the descriptor form eq. 2.2, eq. 4.2 / 4.22 for the
+/// right-hand side, eq. 4.15 with Lemma 4.1 for post-stabilization).
 ///
 /// Why the full KKT matrix and not the Schur complement G M^-1 G^T: M may be singular as long as it
 /// is positive definite on ker G (Chin Lemma 4.1; Hoitink's double pendulum has massless angle

@@ -4,6 +4,7 @@
 
 #include <Eigen/OrderingMethods>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -242,8 +243,11 @@ bool SparseKkt::factor() noexcept {
   return true;
 }
 
-void SparseKkt::solve_in_place() noexcept {
-  double* x = x_.data();
+template <int W>
+void SparseKkt::solve_in_place(double* x) const noexcept {
+  // W right-hand sides interleaved (row i of column w at x[W i + w]): every statement applies the
+  // one-column operation to each column in turn, with the same operands in the same order, so
+  // each column is rounded exactly as if it were solved alone
   const int* l_row = l_row_.data();
   const int* l_ptr = l_ptr_.data();
   const double* l_val = l_val_.data();
@@ -251,55 +255,28 @@ void SparseKkt::solve_in_place() noexcept {
   const int n = n_;
   // L z = P b (no test for x_i == 0: it was a fifth of solve() time, mispredicted)
   for (int i = 0; i < n; ++i) {
-    const double xi = x[i];
+    std::array<double, W> xi;
+    for (int w = 0; w < W; ++w) xi[w] = x[W * i + w];
     const int end = l_ptr[i + 1];
-    for (int p = l_ptr[i]; p < end; ++p) x[l_row[p]] -= l_val[p] * xi;
+    for (int p = l_ptr[i]; p < end; ++p) {
+      double* xr = x + W * l_row[p];
+      for (int w = 0; w < W; ++w) xr[w] -= l_val[p] * xi[w];
+    }
   }
   // D w = z
-  for (int k = 0; k < n; ++k) x[k] *= inv_d[k];
+  for (int k = 0; k < n; ++k) {
+    for (int w = 0; w < W; ++w) x[W * k + w] *= inv_d[k];
+  }
   // L^T u = w
   for (int i = n - 1; i >= 0; --i) {
-    double s = x[i];
-    const int end = l_ptr[i + 1];
-    for (int p = l_ptr[i]; p < end; ++p) s -= l_val[p] * x[l_row[p]];
-    x[i] = s;
-  }
-}
-
-void SparseKkt::solve_in_place2() noexcept {
-  // solve_in_place() on columns a = x2_[2k], b = x2_[2k + 1]: each statement below is the one of
-  // solve_in_place() applied to a and to b (same operands, same order, so the same rounding)
-  double* x = x2_.data();
-  const int* l_row = l_row_.data();
-  const int* l_ptr = l_ptr_.data();
-  const double* l_val = l_val_.data();
-  const double* inv_d = inv_d_.data();
-  const int n = n_;
-  for (int i = 0; i < n; ++i) {
-    const double xa = x[2 * i];
-    const double xb = x[2 * i + 1];
+    std::array<double, W> si;
+    for (int w = 0; w < W; ++w) si[w] = x[W * i + w];
     const int end = l_ptr[i + 1];
     for (int p = l_ptr[i]; p < end; ++p) {
-      double* xr = x + 2 * l_row[p];
-      xr[0] -= l_val[p] * xa;
-      xr[1] -= l_val[p] * xb;
+      const double* xr = x + W * l_row[p];
+      for (int w = 0; w < W; ++w) si[w] -= l_val[p] * xr[w];
     }
-  }
-  for (int k = 0; k < n; ++k) {
-    x[2 * k] *= inv_d[k];
-    x[2 * k + 1] *= inv_d[k];
-  }
-  for (int i = n - 1; i >= 0; --i) {
-    double sa = x[2 * i];
-    double sb = x[2 * i + 1];
-    const int end = l_ptr[i + 1];
-    for (int p = l_ptr[i]; p < end; ++p) {
-      const double* xr = x + 2 * l_row[p];
-      sa -= l_val[p] * xr[0];
-      sb -= l_val[p] * xr[1];
-    }
-    x[2 * i] = sa;
-    x[2 * i + 1] = sb;
+    for (int w = 0; w < W; ++w) x[W * i + w] = si[w];
   }
 }
 
@@ -313,7 +290,7 @@ void SparseKkt::solve(VecCRef f, VecCRef c, VecRef a_out, VecRef lambda_out) noe
     const int src = order_[static_cast<std::size_t>(k)];
     x_[static_cast<std::size_t>(k)] = src < n_v_ ? f[src] : c[src - n_v_];
   }
-  solve_in_place();
+  solve_in_place<1>(x_.data());
   for (int k = 0; k < n_; ++k) {
     const int dst = order_[static_cast<std::size_t>(k)];
     if (dst < n_v_) {
@@ -333,7 +310,7 @@ void SparseKkt::solve_correction(VecCRef r, VecRef dx_out) noexcept {
     const int src = order_[static_cast<std::size_t>(k)];
     x_[static_cast<std::size_t>(k)] = src < n_v_ ? 0.0 : r[src - n_v_];
   }
-  solve_in_place();
+  solve_in_place<1>(x_.data());
   for (int k = 0; k < n_; ++k) {
     const int dst = order_[static_cast<std::size_t>(k)];
     if (dst < n_v_) dx_out[dst] = x_[static_cast<std::size_t>(k)];
@@ -352,7 +329,7 @@ void SparseKkt::solve_correction2(VecCRef r1, VecCRef r2, VecRef dx1_out, VecRef
     x[2 * k] = src < n_v_ ? 0.0 : r1[src - n_v_];
     x[2 * k + 1] = src < n_v_ ? 0.0 : r2[src - n_v_];
   }
-  solve_in_place2();
+  solve_in_place<2>(x);
   for (int k = 0; k < n_; ++k) {
     const int dst = order_[static_cast<std::size_t>(k)];
     if (dst < n_v_) {

@@ -82,10 +82,10 @@ class SparseKkt : public KktValues {
   [[nodiscard]] int factor_nonzeros() const noexcept { return static_cast<int>(l_row_.size()); }
 
  private:
-  /// x_ <- (P K P^T)^-1 x_ with the factors: L z = x, D w = z, L^T u = w.
-  void solve_in_place() noexcept;
-  /// The same for the two interleaved columns of x2_.
-  void solve_in_place2() noexcept;
+  /// x <- (P K P^T)^-1 x with the factors: L z = x, D w = z, L^T u = w, for W interleaved
+  /// columns of length n (x_ with W = 1, x2_ with W = 2).
+  template <int W>
+  void solve_in_place(double* x) const noexcept;
 
   int n_;  ///< n_v + n_lambda
   // values_ (KktValues) ends with one zero: it feeds the structural diagonal entries that the
