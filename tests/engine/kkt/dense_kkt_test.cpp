@@ -10,22 +10,26 @@
 namespace rtmb {
 namespace {
 
-// random SPD mass matrix and full-rank Jacobian
-void fill_random(DenseKkt& kkt, Mat& M, Mat& G, unsigned seed) {
+// An n x m DenseKkt with a random SPD mass matrix M and full-rank Jacobian G, with M and G kept
+// for the reference formulas.
+struct RandomKkt {
+  DenseKkt kkt;
+  Mat M, G;
+};
+
+RandomKkt random_kkt(int n, int m, unsigned seed) {
   std::srand(seed);
-  const int n = kkt.n_v();
-  const int m = kkt.n_lambda();
+  RandomKkt r{DenseKkt(n, m), Mat(), Mat()};
   const Mat A = Mat::Random(n, n);
-  M = A * A.transpose() + n * Mat::Identity(n, n);
-  G = Mat::Random(m, n);
-  kkt.mass_block() = M;
-  kkt.jacobian_block() = G;
+  r.M = A * A.transpose() + n * Mat::Identity(n, n);
+  r.G = Mat::Random(m, n);
+  r.kkt.mass_block() = r.M;
+  r.kkt.jacobian_block() = r.G;
+  return r;
 }
 
 TEST(DenseKkt, SolveMatchesRangeSpaceFormula) {
-  DenseKkt kkt(7, 6);
-  Mat M, G;
-  fill_random(kkt, M, G, 3);
+  auto [kkt, M, G] = random_kkt(7, 6, 3);
   ASSERT_TRUE(kkt.factor());
   const Vec a = Vec::Random(7);
   const Vec b = Vec::Random(6);
@@ -41,9 +45,7 @@ TEST(DenseKkt, SolveMatchesRangeSpaceFormula) {
 }
 
 TEST(DenseKkt, CorrectionRemovesLinearizedResidualWithMinimumMNorm) {
-  DenseKkt kkt(5, 2);
-  Mat M, G;
-  fill_random(kkt, M, G, 5);
+  auto [kkt, M, G] = random_kkt(5, 2, 5);
   ASSERT_TRUE(kkt.factor());
   const Vec r = Vec::Random(2);
   Vec dx(5);

@@ -62,14 +62,25 @@ struct Errors {
   double residual = 0.0;    ///< |K x - rhs|_inf / (|K|_inf |x|_inf + |rhs|_inf)
 };
 
+// Options of a chain of n_bodies, its tip pinned (closing the loop) or free.
+ChainOptions chain_options(int n_bodies, bool pinned_tip, bool full_blocks = false) {
+  return ChainOptions{n_bodies, pinned_tip, full_blocks, {}, {}};
+}
+
+// The chain's K in a DenseKkt (not yet factored): the reference the sparse solvers are held to.
+DenseKkt dense_reference(const PlanarChainKkt& chain) {
+  DenseKkt dense(chain.n_v(), chain.n_lambda());
+  dense.mass_block() = chain.mass_dense();
+  dense.jacobian_block() = chain.jacobian_dense();
+  return dense;
+}
+
 // Solves one random right-hand side with both solvers and measures the disagreement.
 template <class Kkt>
 Errors compare_with_dense(PlanarChainKkt& chain, Kkt& sparse, unsigned seed) {
   chain.write_values(sparse);
   EXPECT_TRUE(sparse.factor());
-  DenseKkt dense(chain.n_v(), chain.n_lambda());
-  dense.mass_block() = chain.mass_dense();
-  dense.jacobian_block() = chain.jacobian_dense();
+  DenseKkt dense = dense_reference(chain);
   EXPECT_TRUE(dense.factor());
 
   std::srand(seed);
@@ -102,11 +113,7 @@ class KktSolverChain : public ::testing::TestWithParam<ChainCase> {};
 
 template <class Kkt>
 void check_chain_against_dense(const ChainCase& cc) {
-  ChainOptions opt;
-  opt.n_bodies = cc.n;
-  opt.pinned_tip = cc.pinned;
-  opt.full_blocks = cc.full_blocks;
-  PlanarChainKkt chain(opt, 1);
+  PlanarChainKkt chain(chain_options(cc.n, cc.pinned, cc.full_blocks), 1);
   Kkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
   chain.bind(sparse);
   ASSERT_EQ(sparse.n_v(), 3 * cc.n);
@@ -158,17 +165,12 @@ TYPED_TEST(KktSolver, CorrectionMatchesDenseAndSatisfiesTheLinearizedConstraint)
   // Chin eq. 4.15: dx = top(K^-1 [0; r]) solves G dx = r with minimum M-norm, i.e. M dx lies in
   // range(G^T). Checked directly and against DenseKkt::solve_correction.
   for (int n : {2, 10, 100}) {
-    ChainOptions opt;
-    opt.n_bodies = n;
-    opt.pinned_tip = true;
-    PlanarChainKkt chain(opt, 21);
+    PlanarChainKkt chain(chain_options(n, true), 21);
     TypeParam sparse(chain.mass_pattern(), chain.jacobian_pattern());
     chain.bind(sparse);
     chain.write_values(sparse);
     ASSERT_TRUE(sparse.factor());
-    DenseKkt dense(chain.n_v(), chain.n_lambda());
-    dense.mass_block() = chain.mass_dense();
-    dense.jacobian_block() = chain.jacobian_dense();
+    DenseKkt dense = dense_reference(chain);
     ASSERT_TRUE(dense.factor());
 
     std::srand(static_cast<unsigned>(n));
@@ -197,11 +199,7 @@ TYPED_TEST(KktSolver, TwoColumnCorrectionEqualsTwoSingleCorrectionsBitwise) {
   // solve_correction2 (PStab's q and v corrections in one sweep) must do exactly the arithmetic
   // of two solve_correction calls: compared for equality, not within a tolerance
   for (int n : {1, 10, 100}) {
-    ChainOptions opt;
-    opt.n_bodies = n;
-    opt.pinned_tip = n > 1;
-    opt.full_blocks = n == 10;
-    PlanarChainKkt chain(opt, 31);
+    PlanarChainKkt chain(chain_options(n, n > 1, n == 10), 31);
     TypeParam sparse(chain.mass_pattern(), chain.jacobian_pattern());
     chain.bind(sparse);
     chain.write_values(sparse);
@@ -220,9 +218,7 @@ TYPED_TEST(KktSolver, TwoColumnCorrectionEqualsTwoSingleCorrectionsBitwise) {
     }
   }
   // after a failed factorization both outputs are NaN, as for solve_correction
-  ChainOptions opt;
-  opt.n_bodies = 3;
-  PlanarChainKkt chain(opt, 1);
+  PlanarChainKkt chain(chain_options(3, false), 1);
   TypeParam sparse(chain.mass_pattern(), chain.jacobian_pattern());
   for (double& v : sparse.jacobian_values()) v = 0.0;
   EXPECT_FALSE(sparse.factor());
@@ -294,11 +290,7 @@ TEST(BlockKkt, FactorSolveEqualsFactorThenSolveBitwise) {
   // the dynamics' fused factor + solve must do exactly the arithmetic of the two calls, and
   // leave a factorization that later solves use as after factor()
   for (const bool full : {false, true}) {
-    ChainOptions opt;
-    opt.n_bodies = 30;
-    opt.pinned_tip = true;
-    opt.full_blocks = full;
-    PlanarChainKkt chain(opt, 41);
+    PlanarChainKkt chain(chain_options(30, true, full), 41);
     BlockKkt a(chain.mass_pattern(), chain.jacobian_pattern());
     BlockKkt b(chain.mass_pattern(), chain.jacobian_pattern());
     chain.bind(a);
@@ -320,9 +312,7 @@ TEST(BlockKkt, FactorSolveEqualsFactorThenSolveBitwise) {
     EXPECT_EQ(d1, d2);
   }
   // a failed factorization gives NaN, as factor() then solve() would
-  ChainOptions opt;
-  opt.n_bodies = 3;
-  PlanarChainKkt chain(opt, 1);
+  PlanarChainKkt chain(chain_options(3, false), 1);
   BlockKkt kkt(chain.mass_pattern(), chain.jacobian_pattern());
   for (double& v : kkt.jacobian_values()) v = 0.0;
   Vec x(chain.n_v()), l(chain.n_lambda());
@@ -337,10 +327,7 @@ TEST(BlockKkt, FindsBodiesAndJointsAndKeepsAChainFreeOfFill) {
   // and also with the middle cut the ordering uses to split the chain), so the factor holds one
   // 2 x 2 D^-1 per joint and one 2 x 2 L block per joint but the last: 8 N entries (N + 1 joints).
   for (const int n : {10, 100, 1000}) {
-    ChainOptions opt;
-    opt.n_bodies = n;
-    opt.pinned_tip = true;
-    PlanarChainKkt chain(opt, 1);
+    PlanarChainKkt chain(chain_options(n, true), 1);
     BlockKkt kkt(chain.mass_pattern(), chain.jacobian_pattern());
     ASSERT_EQ(kkt.n_blocks(), n);
     for (int b = 0; b < n; ++b) ASSERT_EQ(kkt.block_size(b), 3) << "body " << b;
@@ -350,10 +337,7 @@ TEST(BlockKkt, FindsBodiesAndJointsAndKeepsAChainFreeOfFill) {
 }
 
 TEST(SparseKkt, EachConstraintIsEliminatedAfterTheCoordinatesItCouples) {
-  ChainOptions opt;
-  opt.n_bodies = 50;
-  opt.pinned_tip = true;
-  PlanarChainKkt chain(opt, 3);
+  PlanarChainKkt chain(chain_options(50, true), 3);
   const SparseKkt::Pattern g = chain.jacobian_pattern();
   SparseKkt sparse(chain.mass_pattern(), g);
   const auto& order = sparse.elimination_order();
@@ -386,10 +370,7 @@ TEST(SparseKkt, FillGrowsLinearlyAlongAPinnedChain) {
   double per_body[2];
   const int sizes[2] = {100, 1000};
   for (int s = 0; s < 2; ++s) {
-    ChainOptions opt;
-    opt.n_bodies = sizes[s];
-    opt.pinned_tip = true;
-    PlanarChainKkt chain(opt, 1);
+    PlanarChainKkt chain(chain_options(sizes[s], true), 1);
     SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
     per_body[s] = double(sparse.factor_nonzeros()) / sizes[s];
   }
@@ -411,9 +392,7 @@ TYPED_TEST(KktSolver, SingularMassWithInvertibleKktIsReportedNotSolved) {
   const Mat k = chain.kkt_dense();
   Eigen::FullPivLU<Mat> lu(k);
   ASSERT_EQ(lu.rank(), k.rows());  // K invertible
-  DenseKkt dense(chain.n_v(), chain.n_lambda());
-  dense.mass_block() = chain.mass_dense();
-  dense.jacobian_block() = chain.jacobian_dense();
+  DenseKkt dense = dense_reference(chain);
   ASSERT_TRUE(dense.factor());
   EXPECT_TRUE(dense.used_pivoting());
 
@@ -490,10 +469,7 @@ INSTANTIATE_TEST_SUITE_P(Chains,
 TYPED_TEST(KktSolver, RecoversAfterAFailedFactorization) {
   // factor() leaves its scratch clean on the early return: a good matrix after a bad one must
   // factor to the same answer as on a fresh object.
-  ChainOptions opt;
-  opt.n_bodies = 20;
-  opt.pinned_tip = true;
-  PlanarChainKkt chain(opt, 5);
+  PlanarChainKkt chain(chain_options(20, true), 5);
   TypeParam fresh(chain.mass_pattern(), chain.jacobian_pattern());
   TypeParam reused(chain.mass_pattern(), chain.jacobian_pattern());
   chain.bind(fresh);
@@ -521,9 +497,7 @@ TYPED_TEST(KktSolver, RecoversAfterAFailedFactorization) {
 }
 
 TYPED_TEST(KktSolver, NonFiniteValuesAreReported) {
-  ChainOptions opt;
-  opt.n_bodies = 5;
-  PlanarChainKkt chain(opt, 2);
+  PlanarChainKkt chain(chain_options(5, false), 2);
   TypeParam sparse(chain.mass_pattern(), chain.jacobian_pattern());
   chain.bind(sparse);
   chain.write_values(sparse);
