@@ -13,8 +13,8 @@ namespace rtmb {
 
 /// Pipeline stage 1: the right-hand side of the index-1 (KKT) form.
 ///
-/// At every evaluation it assembles and solves (Chin 1995 eq. 4.2/4.22,
-/// reference/post-stabilization-chin1995.md §1.1, §1.8)
+/// At every evaluation it assembles and solves (Chin 1995 eq. 4.2/4.22, the descriptor form
+/// eq. 2.2-2.3 differentiated twice; seed 000_43485023299f7749.txt)
 ///
 ///     [ M  G^T ] [ v'     ]   [ f(t,q,v) + u                            ]
 ///     [ G   0  ] [ lambda ] = [ -L(t,q,v) - g1 (G v + g_t) - g2 g(t,q)  ]
