@@ -107,6 +107,18 @@ IndependentRowsSystem::IndependentRowsSystem(std::shared_ptr<const System> full,
   values_full_.assign(static_cast<std::size_t>(full_jacobian.nonzeros()), 0.0);
 }
 
+void IndependentRowsSystem::initial_state(State& out) const {
+  full_->initial_state(out);
+}
+
+bool IndependentRowsSystem::has_energy() const noexcept {
+  return full_->has_energy();
+}
+
+double IndependentRowsSystem::energy(double t, VecCRef q, VecCRef v, InputValues u) const noexcept {
+  return full_->energy(t, q, v, u);
+}
+
 void IndependentRowsSystem::mass(double t, VecCRef q, MatRef out_M) const noexcept {
   full_->mass(t, q, out_M);
 }

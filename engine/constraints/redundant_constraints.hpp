@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rtmb/system.hpp"
+#include "rtmb/system_overrides.hpp"
 
 namespace rtmb {
 
@@ -53,51 +54,22 @@ class IndependentRowsSystem final : public System {
   [[nodiscard]] const std::vector<int>& rows() const noexcept { return rows_; }
 
   [[nodiscard]] std::string_view name() const noexcept override { return full_->name(); }
-  void initial_state(State& out) const override { full_->initial_state(out); }
-  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
-  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
-  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
+  RTMB_SYSTEM_EVALUATION_OVERRIDES;
   void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept override;
-  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
-  void velocity_constraint_jacobian(double t,
-                                    VecCRef q,
-                                    VecCRef v,
-                                    MatRef out_Gv_q) const noexcept override;
-  bool force_jacobians(
-      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
-  bool constraint_force_jacobian(double t,
-                                 VecCRef q,
-                                 VecCRef lambda,
-                                 MatRef out_H) const noexcept override;
-  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
-  bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const override;
-  void mass_values(double t, VecCRef q, std::span<double> out) const noexcept override;
-  void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept override;
-  /// The full system's fused evaluation, then the kept entries and rows.
-  void jacobian_values_and_curvature(double t,
-                                     VecCRef q,
-                                     VecCRef v,
-                                     std::span<double> out_jacobian,
-                                     VecRef out_L) const noexcept override;
-  /// The full system's fused evaluation, then the kept entries and rows.
-  void jacobian_values_and_constraints(double t,
-                                       VecCRef q,
-                                       std::span<double> out_jacobian,
-                                       VecRef out_g) const noexcept override;
+  RTMB_SYSTEM_ITERATION_BLOCK_OVERRIDES;
+  // the fused evaluations make the full system's fused call, then select the kept entries and rows
+  RTMB_SYSTEM_SPARSE_OVERRIDES;
   /// A new IndependentRowsSystem over the same full system and rows, with its own scratch.
   [[nodiscard]] std::unique_ptr<const System> for_simulation() const override;
   [[nodiscard]] int n_inputs() const noexcept override { return full_->n_inputs(); }
   [[nodiscard]] double initial_input(int i) const noexcept override {
     return full_->initial_input(i);
   }
-  [[nodiscard]] bool has_energy() const noexcept override { return full_->has_energy(); }
+  [[nodiscard]] bool has_energy() const noexcept override;
   [[nodiscard]] double energy(double t,
                               VecCRef q,
                               VecCRef v,
-                              InputValues u) const noexcept override {
-    return full_->energy(t, q, v, u);
-  }
+                              InputValues u) const noexcept override;
 
  private:
   /// The kept entries of values_full_ and rows of g_full_ (after a fused evaluation). RT-safe.

@@ -24,71 +24,17 @@
 #include <array>
 #include <cmath>
 
+#include "engine/mechanisms/andrews_data.hpp"
 #include "engine/mechanisms/mechanisms_impl.hpp"
 
 namespace rtmb::detail {
 namespace {
 
-// masses [kg] and inertias [kg m^2]
-constexpr double kM1 = 0.04325;
-constexpr double kM2 = 0.00365;
-constexpr double kM3 = 0.02373;
-constexpr double kM4 = 0.00706;
-constexpr double kM5 = 0.07050;
-constexpr double kM6 = 0.00706;
-constexpr double kM7 = 0.05498;
-constexpr double kI1 = 2.194e-6;
-constexpr double kI2 = 4.410e-7;
-constexpr double kI3 = 5.255e-6;
-constexpr double kI4 = 5.667e-7;
-constexpr double kI5 = 1.169e-5;
-constexpr double kI6 = 5.667e-7;
-constexpr double kI7 = 1.912e-5;
+// the Hairer-Wanner data
+using namespace andrews_data;  // NOLINT(google-build-using-namespace): the file's vocabulary
 
-// fixed points [m]
-constexpr double kXa = -0.06934;
-constexpr double kYa = -0.00227;
-constexpr double kXb = -0.03635;
-constexpr double kYb = 0.03273;
-constexpr double kXc = 0.014;
-constexpr double kYc = 0.072;
-
-// lengths [m]; tb = 0.00916 is the Hairer-Wanner value (Hoitink prints 0.009416, an OCR/typo)
-constexpr double kD = 0.028;
-constexpr double kDa = 0.0115;
-constexpr double kE = 0.02;
-constexpr double kEa = 0.01421;
-constexpr double kRr = 0.007;
-constexpr double kRa = 0.00092;
-constexpr double kSs = 0.035;
-constexpr double kSa = 0.01874;
-constexpr double kSb = 0.01043;
-constexpr double kSc = 0.018;
-constexpr double kSd = 0.02;
-constexpr double kTa = 0.02308;
-constexpr double kTb = 0.00916;
-constexpr double kU = 0.04;
-constexpr double kUa = 0.01228;
-constexpr double kUb = 0.00449;
-constexpr double kZf = 0.02;
-constexpr double kZt = 0.04;
-constexpr double kFa = 0.01421;
-
-// drive torque [N m] and spring: stiffness [N/m], unstretched length [m]
-constexpr double kMom = 0.033;
-constexpr double kC0 = 4530.0;
-constexpr double kL0 = 0.07785;
-
-// coordinate indices
-constexpr int kBeta = 0;
-constexpr int kTheta = 1;
-constexpr int kGamma = 2;
-constexpr int kPhi = 3;
-constexpr int kDelta = 4;
-constexpr int kOmega = 5;
-constexpr int kEps = 6;
-
-constexpr int kDof = 7;
+// coordinate indices, in the order of q; kDof: their number
+enum Coordinate : int { kBeta, kTheta, kGamma, kPhi, kDelta, kOmega, kEps, kDof };
 using Mat7 = Eigen::Matrix<double, kDof, kDof>;
 
 // The seven angle sums psi that occur in the constraint rows; each is q[first] + ... +
@@ -148,6 +94,15 @@ struct AngleTrig {
   return sum;
 }
 
+// d psi/dq is 1 on each coordinate of the angle sum psi and 0 elsewhere, so the q-derivative of
+// a term adds the same value in every column of psi: out(row, j) += value for j in psi.
+void add_on_angle_columns(MatRef out, int row, Angle angle, double value) noexcept {
+  const AngleSum a = kAngles[static_cast<std::size_t>(angle)];
+  for (int j = a.first; j < a.first + a.count; ++j) {
+    out(row, j) += value;
+  }
+}
+
 [[nodiscard]] AngleTrig angle_trig(const VecCRef& q) noexcept {
   AngleTrig t{};
   for (int k = 0; k < kAngleCount; ++k) {
@@ -156,6 +111,17 @@ struct AngleTrig {
     t.s[static_cast<std::size_t>(k)] = std::sin(psi);
   }
   return t;
+}
+
+// out = 0, then every term adds weight(term, trig) in its row, on the columns of its angle sum:
+// G (weight = a trig'(psi)) and d(G v)/dq (weight = -term psi') have this shape.
+template <class Weight>
+void fill_term_columns(const VecCRef& q, MatRef out, Weight weight) noexcept {
+  const AngleTrig trig = angle_trig(q);
+  out.setZero();
+  for (const Term& term : kTerms) {
+    add_on_angle_columns(out, term.row, term.angle, weight(term, trig));
+  }
 }
 
 // Value of a term and its derivative with respect to psi.
@@ -275,15 +241,8 @@ void Andrews::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept 
 }
 
 void Andrews::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
-  const AngleTrig trig = angle_trig(q);
-  out_G.setZero();
-  for (const Term& term : kTerms) {
-    const double slope = evaluate(term, trig).slope;
-    const AngleSum a = kAngles[static_cast<std::size_t>(term.angle)];
-    for (int j = a.first; j < a.first + a.count; ++j) {
-      out_G(term.row, j) += slope;
-    }
-  }
+  fill_term_columns(
+      q, out_G, [](const Term& term, const AngleTrig& trig) { return evaluate(term, trig).slope; });
 }
 
 void Andrews::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
@@ -299,15 +258,9 @@ void Andrews::velocity_constraint_jacobian(double /*t*/,
                                            VecCRef q,
                                            VecCRef v,
                                            MatRef out_Gv_q) const noexcept {
-  const AngleTrig trig = angle_trig(q);
-  out_Gv_q.setZero();
-  for (const Term& term : kTerms) {
-    const double d = -evaluate(term, trig).value * sum_over(term.angle, v);
-    const AngleSum a = kAngles[static_cast<std::size_t>(term.angle)];
-    for (int j = a.first; j < a.first + a.count; ++j) {
-      out_Gv_q(term.row, j) += d;
-    }
-  }
+  fill_term_columns(q, out_Gv_q, [&v](const Term& term, const AngleTrig& trig) {
+    return -evaluate(term, trig).value * sum_over(term.angle, v);
+  });
 }
 
 double Andrews::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) const noexcept {
@@ -327,27 +280,22 @@ double Andrews::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) co
 
 bool Andrews::force_jacobians(
     double /*t*/, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept {
-  // derivatives of forces() term by term
+  // derivatives of forces() term by term (bd, td, pd, dd, od, ed in the comments: the rates v of
+  // beta, Theta, Phi, delta, Omega, epsilon)
   const double c12 = kM2 * kDa * kRr * std::sin(q(kTheta));
   const double c12_q = kM2 * kDa * kRr * std::cos(q(kTheta));
   const double c45 = kM4 * kZt * (kE - kEa) * std::cos(q(kPhi));
   const double c45_q = -kM4 * kZt * (kE - kEa) * std::sin(q(kPhi));
   const double c67 = kM6 * kU * (kZf - kFa) * std::cos(q(kOmega));
   const double c67_q = -kM6 * kU * (kZf - kFa) * std::sin(q(kOmega));
-  const double bd = v(kBeta);
-  const double td = v(kTheta);
-  const double pd = v(kPhi);
-  const double dd = v(kDelta);
-  const double od = v(kOmega);
-  const double ed = v(kEps);
   out_fq.setZero();
   out_fv.setZero();
   // f_beta = mom - c12 td (td + 2 bd),  f_theta = c12 bd^2
-  out_fq(kBeta, kTheta) = -c12_q * td * (td + 2.0 * bd);
-  out_fv(kBeta, kBeta) = -2.0 * c12 * td;
-  out_fv(kBeta, kTheta) = -2.0 * c12 * (td + bd);
-  out_fq(kTheta, kTheta) = c12_q * bd * bd;
-  out_fv(kTheta, kBeta) = 2.0 * c12 * bd;
+  out_fq(kBeta, kTheta) = -c12_q * v(kTheta) * (v(kTheta) + 2.0 * v(kBeta));
+  out_fv(kBeta, kBeta) = -2.0 * c12 * v(kTheta);
+  out_fv(kBeta, kTheta) = -2.0 * c12 * (v(kTheta) + v(kBeta));
+  out_fq(kTheta, kTheta) = c12_q * v(kBeta) * v(kBeta);
+  out_fv(kTheta, kBeta) = 2.0 * c12 * v(kBeta);
   // f_gamma = s(l) P with s = -c0 (l - l0)/l, P = dx dx' + dy dy' = l dl/dgamma
   const SpringGeometry sg = spring_geometry(q(kGamma));
   const double c = std::cos(q(kGamma));
@@ -360,17 +308,17 @@ bool Andrews::force_jacobians(
   const double spring_g = -kC0 * kL0 * p / (sg.length * sg.length * sg.length);
   out_fq(kGamma, kGamma) = spring_g * p + spring * p_g;
   // f_phi = c45 dd^2,  f_delta = -c45 pd (pd + 2 dd)
-  out_fq(kPhi, kPhi) = c45_q * dd * dd;
-  out_fv(kPhi, kDelta) = 2.0 * c45 * dd;
-  out_fq(kDelta, kPhi) = -c45_q * pd * (pd + 2.0 * dd);
-  out_fv(kDelta, kPhi) = -2.0 * c45 * (pd + dd);
-  out_fv(kDelta, kDelta) = -2.0 * c45 * pd;
+  out_fq(kPhi, kPhi) = c45_q * v(kDelta) * v(kDelta);
+  out_fv(kPhi, kDelta) = 2.0 * c45 * v(kDelta);
+  out_fq(kDelta, kPhi) = -c45_q * v(kPhi) * (v(kPhi) + 2.0 * v(kDelta));
+  out_fv(kDelta, kPhi) = -2.0 * c45 * (v(kPhi) + v(kDelta));
+  out_fv(kDelta, kDelta) = -2.0 * c45 * v(kPhi);
   // f_omega = -c67 ed^2,  f_eps = c67 od (od + 2 ed)
-  out_fq(kOmega, kOmega) = -c67_q * ed * ed;
-  out_fv(kOmega, kEps) = -2.0 * c67 * ed;
-  out_fq(kEps, kOmega) = c67_q * od * (od + 2.0 * ed);
-  out_fv(kEps, kOmega) = 2.0 * c67 * (od + ed);
-  out_fv(kEps, kEps) = 2.0 * c67 * od;
+  out_fq(kOmega, kOmega) = -c67_q * v(kEps) * v(kEps);
+  out_fv(kOmega, kEps) = -2.0 * c67 * v(kEps);
+  out_fq(kEps, kOmega) = c67_q * v(kOmega) * (v(kOmega) + 2.0 * v(kEps));
+  out_fv(kEps, kOmega) = 2.0 * c67 * (v(kOmega) + v(kEps));
+  out_fv(kEps, kEps) = 2.0 * c67 * v(kOmega);
   return true;
 }
 
@@ -386,7 +334,7 @@ bool Andrews::constraint_force_jacobian(double /*t*/,
     const double d = -lambda(term.row) * evaluate(term, trig).value;
     const AngleSum a = kAngles[static_cast<std::size_t>(term.angle)];
     for (int j = a.first; j < a.first + a.count; ++j) {
-      for (int k = a.first; k < a.first + a.count; ++k) out_H(j, k) += d;
+      add_on_angle_columns(out_H, j, term.angle, d);
     }
   }
   return true;

@@ -67,12 +67,35 @@ constexpr int kMaxLinks = 100000;
                      static_cast<double>(links - 1);
 }
 
+// Difference x_i - x_{i-1} of the point pairs of x (positions q or velocities v) across link i
+// (0-based), x_0 = 0 for the fixed origin: d_i for q, w_i for v. Subtracting the 0 of the
+// origin keeps the value bit-for-bit what the first link's x gives.
+[[nodiscard]] Eigen::Vector2d link_difference(VecCRef x, Eigen::Index i) noexcept {
+  const double px = i > 0 ? x(2 * i - 2) : 0.0;
+  const double py = i > 0 ? x(2 * i - 1) : 0.0;
+  return {x(2 * i) - px, x(2 * i + 1) - py};
+}
+
+// The link rows of G (x = q, entries d_i) or of d(G v)/dq (x = v, entries w_i): +diff^T on p_i,
+// -diff^T on p_{i-1}; p_0 is fixed, so link 1 has no left block. out is zero on entry.
+void write_link_rows(VecCRef x, Eigen::Index links, MatRef out) noexcept {
+  for (Eigen::Index i = 0; i < links; ++i) {
+    const Eigen::Vector2d d = link_difference(x, i);
+    out(i, 2 * i) = d.x();
+    out(i, 2 * i + 1) = d.y();
+    if (i > 0) {
+      out(i, 2 * i - 2) = -d.x();
+      out(i, 2 * i - 1) = -d.y();
+    }
+  }
+}
+
 }  // namespace
 
 Chain::Chain(int links, bool loop)
-    : System(checked_coordinates(links, loop),
-             checked_coordinates(links, loop),
-             checked_constraints(links, loop)),
+    : ConstantMassAndForceSystem(checked_coordinates(links, loop),
+                                 checked_coordinates(links, loop),
+                                 checked_constraints(links, loop)),
       links_(links),
       loop_(loop),
       tip_x_(0.0),
@@ -118,14 +141,9 @@ void Chain::forces(
 
 void Chain::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
   const Eigen::Index n = links_;
-  double px = 0.0;
-  double py = 0.0;
   for (Eigen::Index i = 0; i < n; ++i) {
-    const double dx = q(2 * i) - px;
-    const double dy = q(2 * i + 1) - py;
-    out_g(i) = 0.5 * (dx * dx + dy * dy - kLength * kLength);
-    px = q(2 * i);
-    py = q(2 * i + 1);
+    const Eigen::Vector2d d = link_difference(q, i);
+    out_g(i) = 0.5 * (d.x() * d.x() + d.y() * d.y() - kLength * kLength);
   }
   if (loop_) {
     out_g(n) = q(2 * n - 2) - tip_x_;
@@ -136,21 +154,7 @@ void Chain::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
 void Chain::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
   const Eigen::Index n = links_;
   out_G.setZero();
-  double px = 0.0;
-  double py = 0.0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double dx = q(2 * i) - px;
-    const double dy = q(2 * i + 1) - py;
-    out_G(i, 2 * i) = dx;
-    out_G(i, 2 * i + 1) = dy;
-    // p_0 is fixed, so link 1 has no left block
-    if (i > 0) {
-      out_G(i, 2 * i - 2) = -dx;
-      out_G(i, 2 * i - 1) = -dy;
-    }
-    px = q(2 * i);
-    py = q(2 * i + 1);
-  }
+  write_link_rows(q, n, out_G);
   if (loop_) {
     out_G(n, 2 * n - 2) = 1.0;
     out_G(n + 1, 2 * n - 1) = 1.0;
@@ -159,14 +163,9 @@ void Chain::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
 
 void Chain::curvature(double /*t*/, VecCRef /*q*/, VecCRef v, VecRef out_L) const noexcept {
   const Eigen::Index n = links_;
-  double ux = 0.0;
-  double uy = 0.0;
   for (Eigen::Index i = 0; i < n; ++i) {
-    const double wx = v(2 * i) - ux;
-    const double wy = v(2 * i + 1) - uy;
-    out_L(i) = wx * wx + wy * wy;
-    ux = v(2 * i);
-    uy = v(2 * i + 1);
+    const Eigen::Vector2d w = link_difference(v, i);
+    out_L(i) = w.x() * w.x() + w.y() * w.y();
   }
   // the pin rows are linear in q
   if (loop_) {
@@ -179,24 +178,10 @@ void Chain::velocity_constraint_jacobian(double /*t*/,
                                          VecCRef /*q*/,
                                          VecCRef v,
                                          MatRef out_Gv_q) const noexcept {
-  const Eigen::Index n = links_;
   // G v = sum_i d_i . w_i is bilinear, so its q-derivative has the pattern of G with w for d;
   // the constant pin rows contribute nothing
   out_Gv_q.setZero();
-  double ux = 0.0;
-  double uy = 0.0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double wx = v(2 * i) - ux;
-    const double wy = v(2 * i + 1) - uy;
-    out_Gv_q(i, 2 * i) = wx;
-    out_Gv_q(i, 2 * i + 1) = wy;
-    if (i > 0) {
-      out_Gv_q(i, 2 * i - 2) = -wx;
-      out_Gv_q(i, 2 * i - 1) = -wy;
-    }
-    ux = v(2 * i);
-    uy = v(2 * i + 1);
-  }
+  write_link_rows(v, links_, out_Gv_q);
 }
 
 double Chain::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) const noexcept {
@@ -210,13 +195,6 @@ double Chain::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) cons
 }
 
 // ---- iteration-matrix blocks for the implicit methods (system.hpp) --------------------------
-
-bool Chain::force_jacobians(
-    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, MatRef out_fq, MatRef out_fv) const noexcept {
-  out_fq.setZero();  // gravity only
-  out_fv.setZero();
-  return true;
-}
 
 bool Chain::constraint_force_jacobian(double /*t*/,
                                       VecCRef /*q*/,
@@ -237,14 +215,6 @@ bool Chain::constraint_force_jacobian(double /*t*/,
       }
     }
   }
-  return true;
-}
-
-bool Chain::inertia_jacobian(double /*t*/,
-                             VecCRef /*q*/,
-                             VecCRef /*a*/,
-                             MatRef out_K) const noexcept {
-  out_K.setZero();  // constant M
   return true;
 }
 

@@ -32,13 +32,8 @@ constexpr double kLength1 = 1.0;   // L1 [m]
 constexpr double kLength2 = 1.0;   // L2 [m]
 constexpr double kGravity = 10.0;  // g [m/s^2], as in Hoitink §4.1
 
-// coordinate indices
-constexpr int kX1 = 0;
-constexpr int kY1 = 1;
-constexpr int kTh1 = 2;
-constexpr int kX2 = 3;
-constexpr int kY2 = 4;
-constexpr int kTh2 = 5;
+// coordinate indices, in the order of q
+enum Coordinate : int { kX1, kY1, kTh1, kX2, kY2, kTh2 };
 
 }  // namespace
 
@@ -50,10 +45,7 @@ void DoublePendulum::initial_state(State& out) const {
 
 void DoublePendulum::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexcept {
   out_M.setZero();
-  out_M(kX1, kX1) = kMass1;
-  out_M(kY1, kY1) = kMass1;
-  out_M(kX2, kX2) = kMass2;
-  out_M(kY2, kY2) = kMass2;
+  out_M.diagonal() << kMass1, kMass1, 0.0, kMass2, kMass2, 0.0;
 }
 
 void DoublePendulum::forces(
@@ -124,22 +116,6 @@ bool DoublePendulum::constraint_force_jacobian(double /*t*/,
   out_H.setZero();
   out_H(kTh1, kTh1) = kLength1 * (std::sin(q(kTh1)) * lambda(0) - std::cos(q(kTh1)) * lambda(1));
   out_H(kTh2, kTh2) = kLength2 * (std::sin(q(kTh2)) * lambda(2) - std::cos(q(kTh2)) * lambda(3));
-  return true;
-}
-
-bool DoublePendulum::force_jacobians(
-    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, MatRef out_fq, MatRef out_fv) const noexcept {
-  // f is constant (gravity only)
-  out_fq.setZero();
-  out_fv.setZero();
-  return true;
-}
-
-bool DoublePendulum::inertia_jacobian(double /*t*/,
-                                      VecCRef /*q*/,
-                                      VecCRef /*a*/,
-                                      MatRef out_K) const noexcept {
-  out_K.setZero();  // constant M
   return true;
 }
 

@@ -13,145 +13,91 @@
 // variants that the registry does not expose (robot path frequency, chain length and loop).
 //
 // All evaluation methods write straight into the caller's storage and use only scalars and
-// fixed-size Eigen types as scratch, so they never allocate.
+// fixed-size Eigen types as scratch, so they never allocate. The override lists come from
+// rtmb/system_overrides.hpp (one spelling of the System signatures for every class).
 
 #include <string_view>
 
 #include "rtmb/state.hpp"
 #include "rtmb/system.hpp"
+#include "rtmb/system_overrides.hpp"
 #include "rtmb/types.hpp"
 
 namespace rtmb::detail {
 
+/// Base of the mechanisms whose mass matrix is constant and whose applied force is gravity alone:
+/// f depends on neither q nor v and M not on q, so df/dq = df/dv = 0 and d(M a)/dq = 0, and the
+/// Newton matrix of the implicit methods (Hoitink 2011 eq. 3.22) keeps only M and the constraint
+/// blocks. One definition of those zero blocks for every such mechanism.
+class ConstantMassAndForceSystem : public System {
+ public:
+  using System::System;
+
+  /// f is constant (gravity only).
+  bool force_jacobians(double /*t*/,
+                       VecCRef /*q*/,
+                       VecCRef /*v*/,
+                       MatRef out_fq,
+                       MatRef out_fv) const noexcept final {
+    out_fq.setZero();
+    out_fv.setZero();
+    return true;
+  }
+  /// M is constant.
+  bool inertia_jacobian(double /*t*/,
+                        VecCRef /*q*/,
+                        VecCRef /*a*/,
+                        MatRef out_K) const noexcept final {
+    out_K.setZero();
+    return true;
+  }
+};
+
+/// What a ConstantMassAndForceSystem mechanism defines in its .cpp: the evaluations,
+/// d(G^T lambda)/dq (its one iteration-matrix block that is not zero) and the energy T + V.
+#define RTMB_GRAVITY_MECHANISM_OVERRIDES                                            \
+  RTMB_SYSTEM_EVALUATION_OVERRIDES;                                                 \
+  bool constraint_force_jacobian(double t, VecCRef q, VecCRef lambda, MatRef out_H) \
+      const noexcept override;                                                      \
+  RTMB_SYSTEM_ENERGY_OVERRIDES
+
+/// Declares Class, a ConstantMassAndForceSystem mechanism without parameters: sizes (nq, nv, nl),
+/// name() `id`, and RTMB_GRAVITY_MECHANISM_OVERRIDES defined in its .cpp. Why a macro: the
+/// parameterless mechanisms differ only in these values, so one line each says all there is.
+#define RTMB_GRAVITY_MECHANISM(Class, id, nq, nv, nl)                            \
+  class Class final : public ConstantMassAndForceSystem {                        \
+   public:                                                                       \
+    Class() noexcept : ConstantMassAndForceSystem(nq, nv, nl) {}                 \
+    [[nodiscard]] std::string_view name() const noexcept override { return id; } \
+    RTMB_GRAVITY_MECHANISM_OVERRIDES;                                            \
+  }
+
 /// Cartesian point-mass pendulum: q = (x, y) [m], M = m I, f = (0, -m g),
 /// one constraint g = x^2 + y^2 - l^2. Starts at rest 60 degrees from the downward vertical.
-class Pendulum final : public System {
- public:
-  Pendulum() noexcept : System(2, 2, 1) {}
-
-  [[nodiscard]] std::string_view name() const noexcept override { return "pendulum"; }
-  void initial_state(State& out) const override;
-  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
-  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
-  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
-  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
-  void velocity_constraint_jacobian(double t,
-                                    VecCRef q,
-                                    VecCRef v,
-                                    MatRef out_Gv_q) const noexcept override;
-  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
-  bool force_jacobians(
-      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
-  bool constraint_force_jacobian(double t,
-                                 VecCRef q,
-                                 VecCRef lambda,
-                                 MatRef out_H) const noexcept override;
-  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
-  [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  [[nodiscard]] double energy(double t,
-                              VecCRef q,
-                              VecCRef v,
-                              InputValues u) const noexcept override;
-};
+RTMB_GRAVITY_MECHANISM(Pendulum, "pendulum", 2, 2, 1);
 
 /// Rigid double pendulum in redundant coordinates q = (x1, y1, theta1, x2, y2, theta2) with a
 /// singular mass matrix diag(M1, M1, 0, M2, M2, 0) (Hoitink 2011 §4.1, after Géradin & Cardona;
 /// reference/gsssss-hoitink2011.md).
-class DoublePendulum final : public System {
- public:
-  DoublePendulum() noexcept : System(6, 6, 4) {}
-
-  [[nodiscard]] std::string_view name() const noexcept override { return "double_pendulum"; }
-  void initial_state(State& out) const override;
-  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
-  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
-  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
-  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
-  void velocity_constraint_jacobian(double t,
-                                    VecCRef q,
-                                    VecCRef v,
-                                    MatRef out_Gv_q) const noexcept override;
-  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
-  bool force_jacobians(
-      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
-  bool constraint_force_jacobian(double t,
-                                 VecCRef q,
-                                 VecCRef lambda,
-                                 MatRef out_H) const noexcept override;
-  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
-  [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  [[nodiscard]] double energy(double t,
-                              VecCRef q,
-                              VecCRef v,
-                              InputValues u) const noexcept override;
-};
+RTMB_GRAVITY_MECHANISM(DoublePendulum, "double_pendulum", 6, 6, 4);
 
 /// Slider-crank in absolute coordinates q = (theta, phi, x, y), constant M = diag(J1, J2, m, m)
 /// (Wu, Chiou & Lin 2000 §9, eq. 35-37; reference/adams-moulton-pc-wu2000.md).
-class SliderCrank final : public System {
- public:
-  SliderCrank() noexcept : System(4, 4, 3) {}
-
-  [[nodiscard]] std::string_view name() const noexcept override { return "slider_crank"; }
-  void initial_state(State& out) const override;
-  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
-  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
-  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
-  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
-  void velocity_constraint_jacobian(double t,
-                                    VecCRef q,
-                                    VecCRef v,
-                                    MatRef out_Gv_q) const noexcept override;
-  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
-  bool force_jacobians(
-      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
-  bool constraint_force_jacobian(double t,
-                                 VecCRef q,
-                                 VecCRef lambda,
-                                 MatRef out_H) const noexcept override;
-  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
-  [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  [[nodiscard]] double energy(double t,
-                              VecCRef q,
-                              VecCRef v,
-                              InputValues u) const noexcept override;
-};
+RTMB_GRAVITY_MECHANISM(SliderCrank, "slider_crank", 4, 4, 3);
 
 /// Andrews' squeezing mechanism, Hairer-Wanner data: q = (beta, Theta, gamma, Phi, delta, Omega,
 /// epsilon) [rad], 6 loop-closure constraints, q-dependent M, spring and drive torque
-/// (Chin 1995 §3.7; reference/post-stabilization-chin1995.md).
+/// (Chin 1995 §3.7; reference/post-stabilization-chin1995.md). Energy: kinetic 1/2 v^T M v +
+/// spring potential 1/2 c0 (l - l0)^2 - mom * beta [J].
 class Andrews final : public System {
  public:
   Andrews() noexcept : System(7, 7, 6) {}
 
   [[nodiscard]] std::string_view name() const noexcept override { return "andrews"; }
-  void initial_state(State& out) const override;
-  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
-  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
-  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
-  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
-  void velocity_constraint_jacobian(double t,
-                                    VecCRef q,
-                                    VecCRef v,
-                                    MatRef out_Gv_q) const noexcept override;
+  RTMB_SYSTEM_EVALUATION_OVERRIDES;
   // analytic iteration-matrix blocks for engine/implicit (system.hpp)
-  bool force_jacobians(
-      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
-  bool constraint_force_jacobian(double t,
-                                 VecCRef q,
-                                 VecCRef lambda,
-                                 MatRef out_H) const noexcept override;
-  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
-  [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  /// Kinetic energy 1/2 v^T M v + spring potential 1/2 c0 (l - l0)^2 - mom * beta [J].
-  [[nodiscard]] double energy(double t,
-                              VecCRef q,
-                              VecCRef v,
-                              InputValues u) const noexcept override;
+  RTMB_SYSTEM_ITERATION_BLOCK_OVERRIDES;
+  RTMB_SYSTEM_ENERGY_OVERRIDES;
 };
 
 /// Which end-effector path the two-link robot follows (Chin 1995 §3.6).
@@ -162,7 +108,8 @@ enum class RobotPath {
 
 /// Two-link planar manipulator (two uniform rods) whose tip is constrained to a prescribed path;
 /// q = (theta1, theta2) [rad], theta2 relative to link 1 (Chin 1995 §3.6, Ex. 3.3;
-/// reference/post-stabilization-chin1995.md).
+/// reference/post-stabilization-chin1995.md). Energy: T + V with gravity; not conserved for the
+/// rheonomic case II (the path does work).
 class TwoLinkRobot final : public System {
  public:
   /// omega: path frequency [rad/s] of case II (ignored for the parabola).
@@ -170,31 +117,11 @@ class TwoLinkRobot final : public System {
       : System(2, 2, 1), path_(path), omega_(omega) {}
 
   [[nodiscard]] std::string_view name() const noexcept override;
-  void initial_state(State& out) const override;
-  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
-  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
-  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
+  RTMB_SYSTEM_EVALUATION_OVERRIDES;
   void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept override;
-  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
-  void velocity_constraint_jacobian(double t,
-                                    VecCRef q,
-                                    VecCRef v,
-                                    MatRef out_Gv_q) const noexcept override;
   // analytic iteration-matrix blocks for engine/implicit (system.hpp)
-  bool force_jacobians(
-      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
-  bool constraint_force_jacobian(double t,
-                                 VecCRef q,
-                                 VecCRef lambda,
-                                 MatRef out_H) const noexcept override;
-  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
-  [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  /// T + V with gravity; not conserved for the rheonomic case II (the path does work).
-  [[nodiscard]] double energy(double t,
-                              VecCRef q,
-                              VecCRef v,
-                              InputValues u) const noexcept override;
+  RTMB_SYSTEM_ITERATION_BLOCK_OVERRIDES;
+  RTMB_SYSTEM_ENERGY_OVERRIDES;
 
  private:
   RobotPath path_;
@@ -204,7 +131,7 @@ class TwoLinkRobot final : public System {
 /// N-link planar pendulum of unit point masses in Cartesian coordinates q = (x1, y1, ..., xN, yN)
 /// [m]; link i joins p_{i-1} and p_i (p_0 = origin) with g_i = 1/2 (|p_i - p_{i-1}|^2 - l^2).
 /// With `loop`, two more rows pin the tip p_N at its initial position (a closed loop).
-class Chain final : public System {
+class Chain final : public ConstantMassAndForceSystem {
  public:
   /// Throws std::invalid_argument when links is outside [1, 100000], or links < 3 with loop (a
   /// loop of fewer links has no degree of freedom left). Setup-only.
@@ -213,29 +140,7 @@ class Chain final : public System {
   [[nodiscard]] std::string_view name() const noexcept override { return "chain"; }
   [[nodiscard]] int links() const noexcept { return links_; }
   [[nodiscard]] bool loop() const noexcept { return loop_; }
-  void initial_state(State& out) const override;
-  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
-  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
-  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
-  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
-  void velocity_constraint_jacobian(double t,
-                                    VecCRef q,
-                                    VecCRef v,
-                                    MatRef out_Gv_q) const noexcept override;
-  // analytic iteration-matrix blocks for engine/implicit (system.hpp)
-  bool force_jacobians(
-      double t, VecCRef q, VecCRef v, MatRef out_fq, MatRef out_fv) const noexcept override;
-  bool constraint_force_jacobian(double t,
-                                 VecCRef q,
-                                 VecCRef lambda,
-                                 MatRef out_H) const noexcept override;
-  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
-  [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  [[nodiscard]] double energy(double t,
-                              VecCRef q,
-                              VecCRef v,
-                              InputValues u) const noexcept override;
+  RTMB_GRAVITY_MECHANISM_OVERRIDES;
 
  private:
   int links_;
@@ -248,27 +153,15 @@ class Chain final : public System {
 /// q = (crank angle, coupler angle relative to the crank, rocker angle) [rad], one pin cut joint
 /// (2 rows), q-dependent M, gravity (reference/direct-correction-energy-2023.md §8). ground: the
 /// distance between the ground pivots [m]; 1 (the paper's "identical link dimensions", a rhombus
-/// with change points at q1 = 0, pi) by default.
+/// with change points at q1 = 0, pi) by default. No analytic iteration-matrix blocks (the
+/// implicit methods take finite differences).
 class FourBar final : public System {
  public:
   explicit FourBar(double ground = 1.0);
 
   [[nodiscard]] std::string_view name() const noexcept override { return "four_bar"; }
-  void initial_state(State& out) const override;
-  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
-  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
-  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
-  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
-  void velocity_constraint_jacobian(double t,
-                                    VecCRef q,
-                                    VecCRef v,
-                                    MatRef out_Gv_q) const noexcept override;
-  [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  [[nodiscard]] double energy(double t,
-                              VecCRef q,
-                              VecCRef v,
-                              InputValues u) const noexcept override;
+  RTMB_SYSTEM_EVALUATION_OVERRIDES;
+  RTMB_SYSTEM_ENERGY_OVERRIDES;
 
  private:
   double ground_;  ///< ground-link length [m]

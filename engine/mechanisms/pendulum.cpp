@@ -76,20 +76,4 @@ bool Pendulum::constraint_force_jacobian(double /*t*/,
   return true;
 }
 
-bool Pendulum::force_jacobians(
-    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, MatRef out_fq, MatRef out_fv) const noexcept {
-  // f is constant (gravity only)
-  out_fq.setZero();
-  out_fv.setZero();
-  return true;
-}
-
-bool Pendulum::inertia_jacobian(double /*t*/,
-                                VecCRef /*q*/,
-                                VecCRef /*a*/,
-                                MatRef out_K) const noexcept {
-  out_K.setZero();  // constant M
-  return true;
-}
-
 }  // namespace rtmb::detail

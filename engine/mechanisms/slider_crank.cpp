@@ -35,6 +35,19 @@ constexpr int kPhi = 1;
 constexpr int kX = 2;
 constexpr int kY = 3;
 
+// sin and cos of the crank angle theta and the rod angle phi, which G, d(G v)/dq and
+// d(G^T lambda)/dq all take.
+struct AngleTrig {
+  double st;  // sin theta
+  double ct;  // cos theta
+  double sp;  // sin phi
+  double cp;  // cos phi
+};
+
+[[nodiscard]] AngleTrig angle_trig(VecCRef q) noexcept {
+  return {std::sin(q(kTheta)), std::cos(q(kTheta)), std::sin(q(kPhi)), std::cos(q(kPhi))};
+}
+
 }  // namespace
 
 void SliderCrank::initial_state(State& out) const {
@@ -49,10 +62,7 @@ void SliderCrank::initial_state(State& out) const {
 
 void SliderCrank::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexcept {
   out_M.setZero();
-  out_M(kTheta, kTheta) = kCrankInertia;
-  out_M(kPhi, kPhi) = kRodInertia;
-  out_M(kX, kX) = kRodMass;
-  out_M(kY, kY) = kRodMass;
+  out_M.diagonal() << kCrankInertia, kRodInertia, kRodMass, kRodMass;
 }
 
 void SliderCrank::forces(
@@ -69,10 +79,7 @@ void SliderCrank::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexc
 
 void SliderCrank::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
   // reference §9, "Jacobian B"
-  const double st = std::sin(q(kTheta));
-  const double ct = std::cos(q(kTheta));
-  const double sp = std::sin(q(kPhi));
-  const double cp = std::cos(q(kPhi));
+  const auto [st, ct, sp, cp] = angle_trig(q);
   out_G.setZero();
   out_G(0, kTheta) = -kCrank * st;
   out_G(0, kPhi) = -kPinToCm * sp;
@@ -97,17 +104,14 @@ void SliderCrank::velocity_constraint_jacobian(double /*t*/,
                                                VecCRef q,
                                                VecCRef v,
                                                MatRef out_Gv_q) const noexcept {
-  // G v depends on q only through the angle columns
-  const double st = std::sin(q(kTheta));
-  const double ct = std::cos(q(kTheta));
-  const double sp = std::sin(q(kPhi));
-  const double cp = std::cos(q(kPhi));
-  out_Gv_q.setZero();
-  out_Gv_q(0, kTheta) = -kCrank * ct * v(kTheta);
-  out_Gv_q(0, kPhi) = -kPinToCm * cp * v(kPhi);
-  out_Gv_q(1, kTheta) = -kCrank * st * v(kTheta);
-  out_Gv_q(1, kPhi) = -kPinToCm * sp * v(kPhi);
-  out_Gv_q(2, kPhi) = -kCmToSlider * sp * v(kPhi);
+  // G v depends on q only through the angles: column k is (dG/dq_k) v for k = theta, phi; the
+  // x and y columns are zero
+  const auto [st, ct, sp, cp] = angle_trig(q);
+  out_Gv_q.col(kTheta) << -kCrank * ct * v(kTheta), -kCrank * st * v(kTheta), 0.0;
+  out_Gv_q.col(kPhi) << -kPinToCm * cp * v(kPhi), -kPinToCm * sp * v(kPhi),
+      -kCmToSlider * sp * v(kPhi);
+  out_Gv_q.col(kX).setZero();
+  out_Gv_q.col(kY).setZero();
 }
 
 double SliderCrank::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) const noexcept {
@@ -123,29 +127,10 @@ bool SliderCrank::constraint_force_jacobian(double /*t*/,
                                             MatRef out_H) const noexcept {
   // (G^T lambda)_theta = r (-sin th l0 + cos th l1),
   // (G^T lambda)_phi = l1 (-sin ph l0 + cos ph l1) + (l - l1) cos ph l2; x, y rows are constant
-  const double st = std::sin(q(kTheta));
-  const double ct = std::cos(q(kTheta));
-  const double sp = std::sin(q(kPhi));
-  const double cp = std::cos(q(kPhi));
+  const auto [st, ct, sp, cp] = angle_trig(q);
   out_H.setZero();
   out_H(kTheta, kTheta) = -kCrank * (ct * lambda(0) + st * lambda(1));
   out_H(kPhi, kPhi) = -kPinToCm * (cp * lambda(0) + sp * lambda(1)) - kCmToSlider * sp * lambda(2);
-  return true;
-}
-
-bool SliderCrank::force_jacobians(
-    double /*t*/, VecCRef /*q*/, VecCRef /*v*/, MatRef out_fq, MatRef out_fv) const noexcept {
-  // f is constant (gravity only)
-  out_fq.setZero();
-  out_fv.setZero();
-  return true;
-}
-
-bool SliderCrank::inertia_jacobian(double /*t*/,
-                                   VecCRef /*q*/,
-                                   VecCRef /*a*/,
-                                   MatRef out_K) const noexcept {
-  out_K.setZero();  // constant M
   return true;
 }
 

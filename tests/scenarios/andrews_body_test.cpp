@@ -24,10 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/mechanisms/andrews_data.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
+#include "tests/engine/mechanisms/mechanism_test_support.hpp"
 #include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
@@ -37,25 +39,7 @@ using testing::joint_index;
 using testing::rk4_pstab;
 
 // Hairer-Wanner data (reference/post-stabilization-chin1995.md §3.7), tb = 0.00916
-constexpr double kRa = 0.00092;
-constexpr double kRr = 0.007;
-constexpr double kDa = 0.0115;
-constexpr double kE = 0.02;
-constexpr double kEa = 0.01421;
-constexpr double kSa = 0.01874;
-constexpr double kSb = 0.01043;
-constexpr double kTa = 0.02308;
-constexpr double kTb = 0.00916;
-constexpr double kU = 0.04;
-constexpr double kUa = 0.01228;
-constexpr double kUb = 0.00449;
-constexpr double kZf = 0.02;
-constexpr double kZt = 0.04;
-constexpr double kFa = 0.01421;
-constexpr double kXa = -0.06934;
-constexpr double kYa = -0.00227;
-constexpr double kXb = -0.03635;
-constexpr double kYb = 0.03273;
+using namespace detail::andrews_data;  // NOLINT(google-build-using-namespace)
 
 std::string andrews_file() {
   return std::string(RTMB_SOURCE_DIR) + "/configs/andrews.yaml";
@@ -103,16 +87,7 @@ Vec relative_angles(const Vec& q) {
 
 // d/dr body_coordinates(r) by central differences
 Mat body_jacobian(const Vec& r) {
-  const double h = 1e-7;
-  Mat J(21, 7);
-  for (int k = 0; k < 7; ++k) {
-    Vec rp = r;
-    Vec rm = r;
-    rp(k) += h;
-    rm(k) -= h;
-    J.col(k) = (body_coordinates(rp) - body_coordinates(rm)) / (2.0 * h);
-  }
-  return J;
+  return test::central_differences(21, r, 1e-7, body_coordinates);
 }
 
 TEST(AndrewsBody, FilePoseIsTheBuiltInInitialStateInBodyCoordinates) {

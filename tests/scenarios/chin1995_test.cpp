@@ -30,6 +30,12 @@ using testing::settings_for;
 //   h = .01   B(12,70) .72e-2 / .14e-2   S-full .12e-7 / .61e-9   PStab .67e-8 / .15e-13
 //   h = .001  B(12,70) .70e-4 / .14e-4   S-full .15e-13 / .40e-14 PStab .18e-13 / .31e-14
 
+// A drift against its printed two-digit value: the same leading digit, and within tol of it.
+void expect_printed(double drift, int digit, double printed, double tol) {
+  EXPECT_EQ(leading_digit(drift), digit) << drift;
+  EXPECT_NEAR(drift, printed, tol);
+}
+
 RunSummary table31_run(StabilizerKind kind, double h) {
   const bool baumgarte = kind == StabilizerKind::kBaumgarte;
   return run_fixed(
@@ -39,24 +45,18 @@ RunSummary table31_run(StabilizerKind kind, double h) {
 
 TEST(ChinTable31, BaumgarteB12_70MatchesPrintedLeadingDigits) {
   const RunSummary r01 = table31_run(StabilizerKind::kBaumgarte, 0.01);
-  EXPECT_EQ(leading_digit(r01.max_velocity_drift), 7) << r01.max_velocity_drift;
-  EXPECT_NEAR(r01.max_velocity_drift, 0.72e-2, 0.1e-2);
-  EXPECT_EQ(leading_digit(r01.max_position_drift), 1) << r01.max_position_drift;
-  EXPECT_NEAR(r01.max_position_drift, 0.14e-2, 0.1e-2);
+  expect_printed(r01.max_velocity_drift, 7, 0.72e-2, 0.1e-2);
+  expect_printed(r01.max_position_drift, 1, 0.14e-2, 0.1e-2);
 
   const RunSummary r001 = table31_run(StabilizerKind::kBaumgarte, 0.001);
-  EXPECT_EQ(leading_digit(r001.max_velocity_drift), 7) << r001.max_velocity_drift;
-  EXPECT_NEAR(r001.max_velocity_drift, 0.70e-4, 0.1e-4);
-  EXPECT_EQ(leading_digit(r001.max_position_drift), 1) << r001.max_position_drift;
-  EXPECT_NEAR(r001.max_position_drift, 0.14e-4, 0.1e-4);
+  expect_printed(r001.max_velocity_drift, 7, 0.70e-4, 0.1e-4);
+  expect_printed(r001.max_position_drift, 1, 0.14e-4, 0.1e-4);
 }
 
 TEST(ChinTable31, SFullMatchesPrintedLeadingDigits) {
   const RunSummary r = table31_run(StabilizerKind::kSFull, 0.01);
-  EXPECT_EQ(leading_digit(r.max_velocity_drift), 1) << r.max_velocity_drift;
-  EXPECT_NEAR(r.max_velocity_drift, 0.12e-7, 0.1e-7);
-  EXPECT_EQ(leading_digit(r.max_position_drift), 6) << r.max_position_drift;
-  EXPECT_NEAR(r.max_position_drift, 0.61e-9, 0.1e-9);
+  expect_printed(r.max_velocity_drift, 1, 0.12e-7, 0.1e-7);
+  expect_printed(r.max_position_drift, 6, 0.61e-9, 0.1e-9);
   // h = .001 is at round-off (.15e-13 / .40e-14 printed)
   const RunSummary r001 = table31_run(StabilizerKind::kSFull, 0.001);
   EXPECT_LT(r001.max_velocity_drift, 1e-13);

@@ -85,14 +85,16 @@ struct Rig {
   std::unique_ptr<OutputEvaluator> outputs;
 };
 
-// output layout of configs/five_bar.yaml
-constexpr int kHandleX = 0;
-constexpr int kHandleY = 1;
-constexpr int kMotorL = 4;
-constexpr int kMotorR = 5;
-constexpr int kForceX = 6;
-constexpr int kForceY = 7;
-constexpr int kDrift = 8;
+// output layout of configs/five_bar.yaml (indices of the named outputs)
+enum Output : int {
+  kHandleX = 0,
+  kHandleY = 1,
+  kMotorL = 4,
+  kMotorR = 5,
+  kForceX = 6,
+  kForceY = 7,
+  kDrift = 8,
+};
 
 TEST(FiveBar, LoadsWithNamedChannels) {
   const ModelFile f = five_bar();

@@ -13,15 +13,13 @@
 #include "engine/step/workspace_impl.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/run_helpers.hpp"
 
 namespace rtmb {
 namespace {
 
 Settings hoitink_settings(Method method, int option) {
-  Settings s;
-  s.method = method;
-  s.stabilizer = StabilizerKind::kNone;
-  s.dt = 0.01;
+  Settings s = testing::settings_for(method, StabilizerKind::kNone, 0.01);
   s.implicit.option = option;
   s.implicit.newton_tolerance = 1e-8;
   s.implicit.newton_max_iterations = 100;

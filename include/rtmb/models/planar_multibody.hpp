@@ -27,6 +27,7 @@
 #include "rtmb/models/force_output_filter.hpp"
 #include "rtmb/models/time_function.hpp"
 #include "rtmb/system.hpp"
+#include "rtmb/system_overrides.hpp"
 
 namespace rtmb {
 
@@ -179,35 +180,17 @@ class PlanarMultibody final : public System {
   /// First constraint row of joint k.
   [[nodiscard]] int joint_row(std::size_t k) const noexcept { return rows_[k]; }
 
-  void initial_state(State& out) const override;
-  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
-  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
-  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
+  // curvature: L = g_qq(v, v) + g_tt with g_tt = -f''(t) on the driver rows (g_tq = 0).
+  RTMB_SYSTEM_EVALUATION_OVERRIDES;
   /// g_t: -f'(t) on every driver row, 0 elsewhere.
   void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept override;
-  /// L = g_qq(v, v) + g_tt with g_tt = -f''(t) on the driver rows (g_tq = 0).
-  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
-  void velocity_constraint_jacobian(double t,
-                                    VecCRef q,
-                                    VecCRef v,
-                                    MatRef out_Gv_q) const noexcept override;
   bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
-  [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  /// T + V of the model's elements, the coupling springs' k |p - p*|^2 / 2 relative to their
-  /// current targets included; the work of input forces, torques and motors is external.
-  [[nodiscard]] double energy(double t,
-                              VecCRef q,
-                              VecCRef v,
-                              InputValues u) const noexcept override;
+  // energy: T + V of the model's elements, the coupling springs' k |p - p*|^2 / 2 relative to
+  // their current targets included; the work of input forces, torques and motors is external.
+  RTMB_SYSTEM_ENERGY_OVERRIDES;
 
-  [[nodiscard]] int n_inputs() const noexcept override {
-    return static_cast<int>(spec_.inputs.size());
-  }
-  /// The channel's `initial` value of the spec.
-  [[nodiscard]] double initial_input(int i) const noexcept override {
-    return spec_.inputs[static_cast<std::size_t>(i)].initial;
-  }
+  // named input channels: spec().inputs, their values per simulation (System::forces)
+  RTMB_SYSTEM_INPUT_CHANNELS(spec_.inputs);
 
   /// Target p* of the kCoupling force element k at the channel values u [m, world]. RT-safe.
   [[nodiscard]] Eigen::Vector2d coupling_target(std::size_t k, InputValues u) const noexcept;
@@ -220,22 +203,11 @@ class PlanarMultibody final : public System {
   [[nodiscard]] Eigen::Vector2d wall_force(std::size_t k, VecCRef q, VecCRef v) const noexcept;
 
   // Sparse structure (engine/multibody/planar_sparse.cpp): M = diag(m, m, J) per body, and per
-  // joint a rows x 3 block of G for each of its (non-ground) bodies. False when a body has zero
-  // mass or inertia: the sparse KKT cannot factor a massless coordinate (sparse_kkt.hpp).
-  bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const override;
-  void mass_values(double t, VecCRef q, std::span<double> out) const noexcept override;
-  void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept override;
-  /// One pass over the joints, each body's cos/sin once; bit-identical to the separate calls.
-  void jacobian_values_and_curvature(double t,
-                                     VecCRef q,
-                                     VecCRef v,
-                                     std::span<double> out_jacobian,
-                                     VecRef out_L) const noexcept override;
-  /// One pass over the joints, each body's cos/sin once; bit-identical to the separate calls.
-  void jacobian_values_and_constraints(double t,
-                                       VecCRef q,
-                                       std::span<double> out_jacobian,
-                                       VecRef out_g) const noexcept override;
+  // joint a rows x 3 block of G for each of its (non-ground) bodies. sparse_structure() is false
+  // when a body has zero mass or inertia: the sparse KKT cannot factor a massless coordinate
+  // (sparse_kkt.hpp). The fused evaluations make one pass over the joints, each body's cos/sin
+  // once; bit-identical to the separate calls.
+  RTMB_SYSTEM_SPARSE_OVERRIDES;
 
  private:
   void build_sparse_slots();  // planar_sparse.cpp
@@ -246,11 +218,6 @@ class PlanarMultibody final : public System {
   /// (entries 0..2) and body_j (3..5); the joint's rows follow contiguously. -1 for the ground.
   std::vector<std::array<int, 6>> jacobian_slots_;
   void add_input_forces(VecCRef q, InputValues channels, VecRef out_f) const noexcept;
-
-  /// Value of channel i in u, or its initial value when u is shorter (System::forces). RT-safe.
-  [[nodiscard]] double input(InputValues u, std::size_t i) const noexcept {
-    return i < u.size() ? u[i] : spec_.inputs[i].initial;
-  }
   // per force element: the input channels of its target x and y (-1: `vector` holds)
   std::vector<std::array<int, 2>> target_channels_;
 };

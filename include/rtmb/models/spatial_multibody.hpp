@@ -21,6 +21,7 @@
 
 #include "rtmb/models/planar_multibody.hpp"  // kGround, AssemblyError
 #include "rtmb/system.hpp"
+#include "rtmb/system_overrides.hpp"
 
 namespace rtmb {
 
@@ -161,47 +162,17 @@ class SpatialMultibody final : public System {
   /// The c of the added term c e e^T in body b's mass block [kg m^2].
   [[nodiscard]] double normalization_inertia(std::size_t b) const noexcept { return c_[b]; }
 
-  void initial_state(State& out) const override;
-  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
-  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
-  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
-  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
-  void velocity_constraint_jacobian(double t,
-                                    VecCRef q,
-                                    VecCRef v,
-                                    MatRef out_Gv_q) const noexcept override;
-  bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const override;
-  void mass_values(double t, VecCRef q, std::span<double> out) const noexcept override;
-  void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept override;
-  /// One evaluate_joint per joint for G and L; bit-identical to the separate calls.
-  void jacobian_values_and_curvature(double t,
-                                     VecCRef q,
-                                     VecCRef v,
-                                     std::span<double> out_jacobian,
-                                     VecRef out_L) const noexcept override;
-  /// One evaluate_joint per joint for G and g; bit-identical to the separate calls.
-  void jacobian_values_and_constraints(double t,
-                                       VecCRef q,
-                                       std::span<double> out_jacobian,
-                                       VecRef out_g) const noexcept override;
-  [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  /// T + V: kinetic energy (m r'.r' + omega'.J' omega')/2 and the potentials of gravity, springs
-  /// and world-frame point forces; torques and body-frame forces have none (not conservative).
-  [[nodiscard]] double energy(double t,
-                              VecCRef q,
-                              VecCRef v,
-                              InputValues u) const noexcept override;
+  RTMB_SYSTEM_EVALUATION_OVERRIDES;
+  // The fused evaluations make one evaluate_joint per joint for G and L (or g); bit-identical to
+  // the separate calls.
+  RTMB_SYSTEM_SPARSE_OVERRIDES;
+  // energy: T + V: kinetic energy (m r'.r' + omega'.J' omega')/2 and the potentials of gravity,
+  // springs and world-frame point forces; torques and body-frame forces have none (not
+  // conservative).
+  RTMB_SYSTEM_ENERGY_OVERRIDES;
 
-  /// Named input channels (issue 4): SpatialModelSpec::inputs, their values per simulation
-  /// (System::forces).
-  [[nodiscard]] int n_inputs() const noexcept override {
-    return static_cast<int>(spec_.inputs.size());
-  }
-  /// The channel's `initial` value of the spec.
-  [[nodiscard]] double initial_input(int i) const noexcept override {
-    return spec_.inputs[static_cast<std::size_t>(i)].initial;
-  }
+  // Named input channels (issue 4): spec().inputs, their values per simulation (System::forces).
+  RTMB_SYSTEM_INPUT_CHANNELS(spec_.inputs);
   /// Target p* of the kCoupling force element k at the channel values u [m, world]. RT-safe.
   [[nodiscard]] Eigen::Vector3d coupling_target(std::size_t k, InputValues u) const noexcept;
   /// Force F = -k (p - p*) - c p' the kCoupling element k exerts on its body [N, world]. RT-safe.
@@ -241,10 +212,6 @@ class SpatialMultibody final : public System {
   std::vector<int> joint_slots_;  // per joint, rows x 14 slots into the G values (-1: ground)
   std::vector<int> joint_slot_base_;
   std::vector<int> norm_slots_;  // 4 per body
-  /// Value of channel i in u, or its initial value when u is shorter (System::forces). RT-safe.
-  [[nodiscard]] double input(InputValues u, std::size_t i) const noexcept {
-    return i < u.size() ? u[i] : spec_.inputs[i].initial;
-  }
   // per force element: the input channels of its target x, y, z (-1: `vector` holds)
   std::vector<std::array<int, 3>> target_channels_;
 };

@@ -13,22 +13,16 @@
 #include <cmath>
 #include <random>
 
+#include "engine/mechanisms/andrews_data.hpp"
 #include "engine/mechanisms/mechanisms_impl.hpp"
 #include "tests/engine/mechanisms/mechanism_test_support.hpp"
 
 namespace rtmb::test {
 namespace {
 
-// data restated from §3.7 for the independent spring potential (not shared with the engine)
-constexpr double kXb = -0.03635;
-constexpr double kYb = 0.03273;
-constexpr double kXc = 0.014;
-constexpr double kYc = 0.072;
-constexpr double kSc = 0.018;
-constexpr double kSd = 0.02;
-constexpr double kC0 = 4530.0;
-constexpr double kL0 = 0.07785;
-constexpr double kMom = 0.033;
+// the Hairer-Wanner data of §3.7 (kXb, kSc, kC0, ...); the spring potential below is written
+// from it independently of the engine's forces
+using namespace detail::andrews_data;  // NOLINT(google-build-using-namespace)
 
 constexpr int kBeta = 0;
 constexpr int kGamma = 2;

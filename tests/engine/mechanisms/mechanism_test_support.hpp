@@ -64,17 +64,24 @@ inline Mat eval_Gv_q(const System& s, double t, const Vec& q, const Vec& v) {
 
 // ---- finite differences ---------------------------------------------------------------------
 
-/// Central differences of g with respect to q (step h per coordinate).
-inline Mat fd_jacobian(const System& s, double t, const Vec& q, double h) {
-  Mat out(s.n_lambda(), s.n_q());
-  for (int j = 0; j < s.n_q(); ++j) {
-    Vec qp = q;
-    Vec qm = q;
-    qp(j) += h;
-    qm(j) -= h;
-    out.col(j) = (eval_g(s, t, qp) - eval_g(s, t, qm)) / (2.0 * h);
+/// Central differences (f(x + h e_j) - f(x - h e_j)) / (2 h) of a vector function f (rows
+/// entries) over the coordinates of x: column j of the result is the derivative along x_j.
+template <class F>
+Mat central_differences(int rows, const Vec& x, double h, F&& f) {
+  Mat out(rows, x.size());
+  for (int j = 0; j < x.size(); ++j) {
+    Vec xp = x;
+    Vec xm = x;
+    xp(j) += h;
+    xm(j) -= h;
+    out.col(j) = (Vec(f(xp)) - Vec(f(xm))) / (2.0 * h);
   }
   return out;
+}
+
+/// Central differences of g with respect to q (step h per coordinate).
+inline Mat fd_jacobian(const System& s, double t, const Vec& q, double h) {
+  return central_differences(s.n_lambda(), q, h, [&](const Vec& x) { return eval_g(s, t, x); });
 }
 
 /// Central difference of g with respect to t.
@@ -92,29 +99,16 @@ inline Vec fd_curvature(const System& s, double t, const Vec& q, const Vec& v, d
 /// Central differences of G(t,q) v + g_t(t,q) with respect to q.
 inline Mat fd_velocity_constraint_jacobian(
     const System& s, double t, const Vec& q, const Vec& v, double h) {
-  auto rate = [&](const Vec& x) { return Vec(eval_G(s, t, x) * v + eval_gt(s, t, x)); };
-  Mat out(s.n_lambda(), s.n_q());
-  for (int j = 0; j < s.n_q(); ++j) {
-    Vec qp = q;
-    Vec qm = q;
-    qp(j) += h;
-    qm(j) -= h;
-    out.col(j) = (rate(qp) - rate(qm)) / (2.0 * h);
-  }
-  return out;
+  return central_differences(s.n_lambda(), q, h, [&](const Vec& x) {
+    return Vec(eval_G(s, t, x) * v + eval_gt(s, t, x));
+  });
 }
 
 /// Central differences of the scalar energy(t, q, v) with respect to q.
 inline Vec fd_energy_gradient(const System& s, double t, const Vec& q, const Vec& v, double h) {
-  Vec out(s.n_q());
-  for (int j = 0; j < s.n_q(); ++j) {
-    Vec qp = q;
-    Vec qm = q;
-    qp(j) += h;
-    qm(j) -= h;
-    out(j) = (s.energy(t, qp, v, {}) - s.energy(t, qm, v, {})) / (2.0 * h);
-  }
-  return out;
+  return central_differences(1, q, h,
+                             [&](const Vec& x) { return Vec::Constant(1, s.energy(t, x, v, {})); })
+      .transpose();
 }
 
 /// Velocity-dependent generalized forces that the Lagrange equations of T = 1/2 v^T M(q) v
@@ -123,14 +117,9 @@ inline Vec fd_energy_gradient(const System& s, double t, const Vec& q, const Vec
 inline Vec fd_lagrange_velocity_forces(
     const System& s, double t, const Vec& q, const Vec& v, double h) {
   const Mat m_dot = (eval_mass(s, t, q + h * v) - eval_mass(s, t, q - h * v)) / (2.0 * h);
-  Vec grad(s.n_q());
-  for (int j = 0; j < s.n_q(); ++j) {
-    Vec qp = q;
-    Vec qm = q;
-    qp(j) += h;
-    qm(j) -= h;
-    grad(j) = 0.5 * (v.dot(eval_mass(s, t, qp) * v) - v.dot(eval_mass(s, t, qm) * v)) / (2.0 * h);
-  }
+  const Vec grad = central_differences(1, q, h, [&](const Vec& x) {
+                     return Vec::Constant(1, 0.5 * v.dot(eval_mass(s, t, x) * v));
+                   }).transpose();
   return -m_dot * v + grad;
 }
 

@@ -140,6 +140,21 @@ class MechanismTest : public ::testing::TestWithParam<MechanismCase> {
     return out;
   }
 
+  // At every sample, the analytic value against its finite-difference estimate: scaled_error
+  // <= 1 for the tolerances (rtol, atol).
+  template <class Analytic, class Estimate>
+  void expect_matches_estimate(
+      const char* what, Analytic analytic, Estimate estimate, double rtol, double atol) const {
+    for (const Sample& s : samples()) {
+      const Mat value = analytic(s);
+      const Mat fd = estimate(s);
+      EXPECT_LE(scaled_error(value, fd, rtol, atol), 1.0) << "t = " << s.t << "\n"
+                                                          << what << " =\n"
+                                                          << value << "\nfinite differences =\n"
+                                                          << fd;
+    }
+  }
+
   std::unique_ptr<System> sys_;
   State x0_;
 };
@@ -195,41 +210,33 @@ TEST_P(MechanismTest, InitialStateIsConsistent) {
 }
 
 TEST_P(MechanismTest, JacobianMatchesFiniteDifferences) {
-  for (const Sample& s : samples()) {
-    const Mat jac = eval_G(*sys_, s.t, s.q);
-    const Mat fd = fd_jacobian(*sys_, s.t, s.q, GetParam().fd_step);
-    EXPECT_LE(scaled_error(jac, fd, kFdRtol, kFdAtol), 1.0) << "t = " << s.t << "\nG =\n"
-                                                            << jac << "\nfinite differences =\n"
-                                                            << fd;
-  }
+  const double h = GetParam().fd_step;
+  expect_matches_estimate(
+      "G", [&](const Sample& s) { return eval_G(*sys_, s.t, s.q); },
+      [&](const Sample& s) { return fd_jacobian(*sys_, s.t, s.q, h); }, kFdRtol, kFdAtol);
 }
 
 TEST_P(MechanismTest, ConstraintRateMatchesFiniteDifferences) {
-  for (const Sample& s : samples()) {
-    const Vec gt = eval_gt(*sys_, s.t, s.q);
-    const Vec fd = fd_constraint_rate(*sys_, s.t, s.q, GetParam().fd_step);
-    EXPECT_LE(scaled_error(gt, fd, kFdRtol, kFdAtol), 1.0)
-        << "t = " << s.t << "\ng_t = " << gt.transpose() << "\nfd  = " << fd.transpose();
-  }
+  const double h = GetParam().fd_step;
+  expect_matches_estimate(
+      "g_t", [&](const Sample& s) { return eval_gt(*sys_, s.t, s.q); },
+      [&](const Sample& s) { return fd_constraint_rate(*sys_, s.t, s.q, h); }, kFdRtol, kFdAtol);
 }
 
 TEST_P(MechanismTest, CurvatureMatchesSecondDerivativeAlongLine) {
-  for (const Sample& s : samples()) {
-    const Vec l = eval_L(*sys_, s.t, s.q, s.v);
-    const Vec fd = fd_curvature(*sys_, s.t, s.q, s.v, GetParam().curvature_step);
-    EXPECT_LE(scaled_error(l, fd, kCurvatureRtol, kCurvatureAtol), 1.0)
-        << "t = " << s.t << "\nL  = " << l.transpose() << "\nfd = " << fd.transpose();
-  }
+  const double h = GetParam().curvature_step;
+  expect_matches_estimate(
+      "L", [&](const Sample& s) { return eval_L(*sys_, s.t, s.q, s.v); },
+      [&](const Sample& s) { return fd_curvature(*sys_, s.t, s.q, s.v, h); }, kCurvatureRtol,
+      kCurvatureAtol);
 }
 
 TEST_P(MechanismTest, VelocityConstraintJacobianMatchesFiniteDifferences) {
-  for (const Sample& s : samples()) {
-    const Mat gv_q = eval_Gv_q(*sys_, s.t, s.q, s.v);
-    const Mat fd = fd_velocity_constraint_jacobian(*sys_, s.t, s.q, s.v, GetParam().fd_step);
-    EXPECT_LE(scaled_error(gv_q, fd, kFdRtol, kFdAtol), 1.0) << "t = " << s.t << "\nGv_q =\n"
-                                                             << gv_q << "\nfd =\n"
-                                                             << fd;
-  }
+  const double h = GetParam().fd_step;
+  expect_matches_estimate(
+      "Gv_q", [&](const Sample& s) { return eval_Gv_q(*sys_, s.t, s.q, s.v); },
+      [&](const Sample& s) { return fd_velocity_constraint_jacobian(*sys_, s.t, s.q, s.v, h); },
+      kFdRtol, kFdAtol);
 }
 
 TEST_P(MechanismTest, MassIsSymmetricPositiveSemidefinite) {
