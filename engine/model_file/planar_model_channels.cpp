@@ -32,41 +32,6 @@ int axis_index(const Reader& r, const YAML::Node& n, const std::string& key) {
   r.fail(n, key, "unknown axis '" + a + "' (valid: x, y)");
 }
 
-// Index of the element of `items` whose name is at n, or fail with `what`.
-template <typename Items, typename Accept>
-int find_named(const Reader& r,
-               const YAML::Node& n,
-               const std::string& key,
-               const Items& items,
-               Accept accept,
-               const std::string& what) {
-  const std::string name = r.string(n, key);
-  for (std::size_t k = 0; k < items.size(); ++k) {
-    if (items[k].name == name && accept(items[k])) return static_cast<int>(k);
-  }
-  r.fail(n, key, "'" + name + "' is not " + what + " of this model");
-}
-
-int revolute_joint_ref(const Reader& r,
-                       const YAML::Node& n,
-                       const std::string& key,
-                       const PlanarModelSpec& spec) {
-  return find_named(
-      r, n, key, spec.joints,
-      [](const PlanarJointSpec& j) { return j.type == PlanarJointType::kRevolute; },
-      "a revolute joint");
-}
-
-int coupling_ref(const Reader& r,
-                 const YAML::Node& n,
-                 const std::string& key,
-                 const PlanarModelSpec& spec) {
-  return find_named(
-      r, n, key, spec.forces,
-      [](const PlanarForceSpec& f) { return f.type == PlanarForceType::kCoupling; },
-      "a coupling force element");
-}
-
 }  // namespace
 
 // forces[k].safety of a coupling: the ForceOutputFilter of its haptic_force outputs
@@ -158,8 +123,9 @@ PlanarInputSpec read_drive(const Reader& r,
   } else if (t == "motor") {
     r.check_keys(d, p, {"type", "joint", "limit"});
     in.type = PlanarInputType::kMotor;
-    in.joint = revolute_joint_ref(r, r.required(d, p, "joint", "a revolute joint's name"),
-                                  p + ".joint", spec);
+    in.joint = joint_ref<PlanarJointType::kRevolute>(
+        r, r.required(d, p, "joint", "a revolute joint's name"), p + ".joint", spec,
+        "a revolute joint");
     if (const YAML::Node m = d["limit"]) in.limit = r.positive(m, p + ".limit");
   } else if (t == "coupling") {
     r.check_keys(d, p, {"type", "element", "axis"});

@@ -30,64 +30,6 @@ namespace {
 
 using Reader = YamlReader;
 
-}  // namespace
-
-// Index of the body a key names: kGround for "ground", else its position in `bodies`.
-int body_ref(const Reader& r,
-             const YAML::Node& n,
-             const std::string& key,
-             const PlanarModelSpec& spec,
-             bool ground_allowed) {
-  const std::string name = r.string(n, key);
-  if (name == "ground") {
-    if (!ground_allowed) r.fail(n, key, "cannot act on the ground");
-    return kGround;
-  }
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    if (spec.bodies[b].name == name) return static_cast<int>(b);
-  }
-  std::string valid = "ground";
-  for (const PlanarBodySpec& b : spec.bodies) valid += ", " + b.name;
-  r.fail(n, key, "unknown body '" + name + "' (bodies: " + valid + ")");
-}
-
-namespace {
-
-std::string item_name(const Reader& r,
-                      const YAML::Node& n,
-                      const std::string& p,
-                      const std::string& fallback) {
-  if (const YAML::Node m = n["name"]) {
-    std::string name = r.string(m, p + ".name");
-    if (name.empty() || name == "ground" || name.find_first_of(", ") != std::string::npos) {
-      r.fail(m, p + ".name", "must be non-empty, not 'ground', without spaces or commas");
-    }
-    return name;
-  }
-  return fallback;
-}
-
-// The two bodies a joint or spring-damper connects (body_i, body_j: required, ground allowed,
-// distinct; `itself` is the message when they are the same) and its optional attachment points
-// point_i, point_j in their frames (left as they are when absent).
-void read_body_pair(const Reader& r,
-                    const YAML::Node& n,
-                    const std::string& p,
-                    const PlanarModelSpec& spec,
-                    const char* itself,
-                    int& body_i,
-                    int& body_j,
-                    Eigen::Vector2d& point_i,
-                    Eigen::Vector2d& point_j) {
-  const YAML::Node bi = r.required(n, p, "body_i", "first body or ground");
-  const YAML::Node bj = r.required(n, p, "body_j", "second body or ground");
-  body_i = body_ref(r, bi, p + ".body_i", spec, true);
-  body_j = body_ref(r, bj, p + ".body_j", spec, true);
-  if (body_i == body_j) r.fail(bj, p + ".body_j", itself);
-  if (const YAML::Node m = n["point_i"]) point_i = r.vec<2>(m, p + ".point_i");
-  if (const YAML::Node m = n["point_j"]) point_j = r.vec<2>(m, p + ".point_j");
-}
-
 void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   if (!n.IsSequence() || n.size() == 0) r.fail(n, "bodies", "expected a non-empty list of bodies");
   for (std::size_t k = 0; k < n.size(); ++k) {
@@ -250,16 +192,11 @@ void read_axial_spring(const Reader& r,
                        PlanarForceSpec& f) {
   r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_position"});
   f.type = PlanarForceType::kAxialSpring;
-  const YAML::Node jn = r.required(e, p, "joint", "a prismatic joint's name");
-  const std::string joint = r.string(jn, p + ".joint");
-  const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
-                               [&joint](const PlanarJointSpec& j) { return j.name == joint; });
-  if (it == spec.joints.end() || it->type != PlanarJointType::kPrismatic) {
-    r.fail(jn, p + ".joint", "'" + joint + "' is not a prismatic joint of this model");
-  }
-  f.joint = static_cast<int>(it - spec.joints.begin());
-  f.body_i = it->body_i;
-  f.body_j = it->body_j;
+  f.joint = joint_ref<PlanarJointType::kPrismatic>(
+      r, r.required(e, p, "joint", "a prismatic joint's name"), p + ".joint", spec,
+      "a prismatic joint");
+  f.body_i = spec.joints[static_cast<std::size_t>(f.joint)].body_i;
+  f.body_j = spec.joints[static_cast<std::size_t>(f.joint)].body_j;
   if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
   if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
   if (const YAML::Node m = e["rest_position"]) f.rest = r.number(m, p + ".rest_position");
@@ -311,15 +248,12 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     } else if (t == "rotational_spring_damper") {
       r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
       f.type = PlanarForceType::kRotationalSpring;
-      const YAML::Node jn = r.required(e, p, "joint", "a revolute joint's name");
-      const std::string joint = r.string(jn, p + ".joint");
-      const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
-                                   [&joint](const PlanarJointSpec& j) { return j.name == joint; });
-      if (it == spec.joints.end() || it->type != PlanarJointType::kRevolute) {
-        r.fail(jn, p + ".joint", "'" + joint + "' is not a revolute joint of this model");
-      }
-      f.body_i = it->body_i;
-      f.body_j = it->body_j;
+      const PlanarJointSpec& jt =
+          spec.joints[static_cast<std::size_t>(joint_ref<PlanarJointType::kRevolute>(
+              r, r.required(e, p, "joint", "a revolute joint's name"), p + ".joint", spec,
+              "a revolute joint"))];
+      f.body_i = jt.body_i;
+      f.body_j = jt.body_j;
       if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
       if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
       if (const YAML::Node m = e["rest_angle"]) f.rest = r.number(m, p + ".rest_angle");

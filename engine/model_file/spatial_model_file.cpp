@@ -9,6 +9,7 @@
 #include "engine/model_file/spatial_model_file.hpp"
 
 #include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/spec_refs.hpp"
 #include "engine/model_file/yaml_reader.hpp"
 
 // GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329).
@@ -34,36 +35,12 @@ namespace {
 
 using In = YamlReader;
 
-std::string item_name(const In& in,
-                      const YAML::Node& n,
-                      const std::string& p,
-                      std::string fallback) {
-  if (const YAML::Node m = n["name"]) {
-    std::string name = in.string(m, p + ".name");
-    if (name.empty() || name == "ground" || name.find_first_of(", ") != std::string::npos) {
-      in.fail(m, p + ".name", "must be non-empty, not 'ground', without spaces or commas");
-    }
-    return name;
-  }
-  return fallback;
-}
-
-int body_ref(const In& in,
-             const YAML::Node& n,
-             const std::string& key,
-             const SpatialModelSpec& spec,
-             bool ground_allowed) {
-  const std::string name = in.string(n, key);
-  if (name == "ground") {
-    if (!ground_allowed) in.fail(n, key, "cannot act on the ground");
-    return kGround;
-  }
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    if (spec.bodies[b].name == name) return static_cast<int>(b);
-  }
-  std::string valid = "ground";
-  for (const SpatialBodySpec& b : spec.bodies) valid += ", " + b.name;
-  in.fail(n, key, "unknown body '" + name + "' (bodies: " + valid + ")");
+// the revolute joint named at n (rotational springs, motors and joint outputs act on one)
+int revolute_joint(const In& in,
+                   const YAML::Node& n,
+                   const std::string& key,
+                   const SpatialModelSpec& spec) {
+  return joint_ref<SpatialJointType::kRevolute>(in, n, key, spec, "a revolute joint");
 }
 
 Eigen::Matrix3d read_inertia(const In& in, const YAML::Node& n, const std::string& key) {
@@ -147,13 +124,8 @@ void read_joints(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
       if (other.name == jt.name) in.fail(j["name"], p + ".name", "duplicate joint name");
     }
     jt.type = joint_type(in, in.required(j, p, "type", "joint type"), p + ".type");
-    const YAML::Node bi = in.required(j, p, "body_i", "first body or ground");
-    const YAML::Node bj = in.required(j, p, "body_j", "second body or ground");
-    jt.body_i = body_ref(in, bi, p + ".body_i", spec, true);
-    jt.body_j = body_ref(in, bj, p + ".body_j", spec, true);
-    if (jt.body_i == jt.body_j) in.fail(bj, p + ".body_j", "joins a body to itself");
-    if (const YAML::Node m = j["point_i"]) jt.point_i = in.vec3(m, p + ".point_i");
-    if (const YAML::Node m = j["point_j"]) jt.point_j = in.vec3(m, p + ".point_j");
+    read_body_pair(in, j, p, spec, "joins a body to itself", jt.body_i, jt.body_j, jt.point_i,
+                   jt.point_j);
     const bool axes =
         jt.type != SpatialJointType::kSpherical && jt.type != SpatialJointType::kDistance;
     for (const char* key : {"axis_i", "axis_j", "ref_i", "ref_j"}) {
@@ -209,13 +181,8 @@ void read_forces(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
                     {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
                      "damping", "rest_length", "actuator_force"});
       f.type = SpatialForceType::kSpringDamper;
-      const YAML::Node bi = in.required(e, p, "body_i", "first body or ground");
-      const YAML::Node bj = in.required(e, p, "body_j", "second body or ground");
-      f.body_i = body_ref(in, bi, p + ".body_i", spec, true);
-      f.body_j = body_ref(in, bj, p + ".body_j", spec, true);
-      if (f.body_i == f.body_j) in.fail(bj, p + ".body_j", "connects a body to itself");
-      if (const YAML::Node m = e["point_i"]) f.point_i = in.vec3(m, p + ".point_i");
-      if (const YAML::Node m = e["point_j"]) f.point_j = in.vec3(m, p + ".point_j");
+      read_body_pair(in, e, p, spec, "connects a body to itself", f.body_i, f.body_j, f.point_i,
+                     f.point_j);
       if (const YAML::Node m = e["stiffness"]) f.stiffness = in.non_negative(m, p + ".stiffness");
       if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
       if (const YAML::Node m = e["rest_length"]) f.rest = in.non_negative(m, p + ".rest_length");
@@ -239,16 +206,10 @@ void read_forces(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
     } else if (t == "rotational_spring_damper") {
       in.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
       f.type = SpatialForceType::kRotationalSpring;
-      const YAML::Node jn = in.required(e, p, "joint", "a revolute joint's name");
-      const std::string joint = in.string(jn, p + ".joint");
-      const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
-                                   [&joint](const SpatialJointSpec& j) { return j.name == joint; });
-      if (it == spec.joints.end() || it->type != SpatialJointType::kRevolute) {
-        in.fail(jn, p + ".joint", "'" + joint + "' is not a revolute joint of this model");
-      }
-      f.joint = static_cast<int>(it - spec.joints.begin());
-      f.body_i = it->body_i;
-      f.body_j = it->body_j;
+      f.joint = revolute_joint(in, in.required(e, p, "joint", "a revolute joint's name"),
+                               p + ".joint", spec);
+      f.body_i = spec.joints[static_cast<std::size_t>(f.joint)].body_i;
+      f.body_j = spec.joints[static_cast<std::size_t>(f.joint)].body_j;
       if (const YAML::Node m = e["stiffness"]) f.stiffness = in.non_negative(m, p + ".stiffness");
       if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
       if (const YAML::Node m = e["rest_angle"]) f.rest = in.number(m, p + ".rest_angle");
@@ -281,30 +242,6 @@ int axis_index(const In& in, const YAML::Node& n, const std::string& key) {
   if (a == "y") return 1;
   if (a == "z") return 2;
   in.fail(n, key, "expected x, y or z");
-}
-
-template <class T, class Pred>
-int find_named(const In& in,
-               const YAML::Node& n,
-               const std::string& key,
-               const std::vector<T>& items,
-               Pred ok,
-               const std::string& what) {
-  const std::string name = in.string(n, key);
-  for (std::size_t k = 0; k < items.size(); ++k) {
-    if (items[k].name == name && ok(items[k])) return static_cast<int>(k);
-  }
-  in.fail(n, key, "'" + name + "' is not " + what + " of this model");
-}
-
-int coupling_ref(const In& in,
-                 const YAML::Node& n,
-                 const std::string& key,
-                 const SpatialModelSpec& spec) {
-  return find_named(
-      in, n, key, spec.forces,
-      [](const SpatialForceSpec& f) { return f.type == SpatialForceType::kCoupling; },
-      "a coupling force element");
 }
 
 // world direction: `axis: x|y|z` or `direction: [x, y, z]` (default x)
@@ -341,10 +278,8 @@ SpatialInputSpec read_drive(const In& in,
   } else if (t == "motor") {
     in.check_keys(d, p, {"type", "joint", "limit"});
     u.type = SpatialInputType::kMotor;
-    u.joint = find_named(
-        in, in.required(d, p, "joint", "a revolute joint's name"), p + ".joint", spec.joints,
-        [](const SpatialJointSpec& j) { return j.type == SpatialJointType::kRevolute; },
-        "a revolute joint");
+    u.joint = revolute_joint(in, in.required(d, p, "joint", "a revolute joint's name"),
+                             p + ".joint", spec);
     if (const YAML::Node m = d["limit"]) u.limit = in.positive(m, p + ".limit");
   } else if (t == "coupling") {
     in.check_keys(d, p, {"type", "element", "axis"});
@@ -565,10 +500,7 @@ std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
     if (body_kind) o.body = body_ref(in, n["body"], p + ".body", spec, false);
     if (point_kind && n["point"]) o.point = in.vec3(n["point"], p + ".point");
     if (joint_kind) {
-      o.joint = find_named(
-          in, n["joint"], p + ".joint", spec.joints,
-          [](const SpatialJointSpec& j) { return j.type == SpatialJointType::kRevolute; },
-          "a revolute joint");
+      o.joint = revolute_joint(in, n["joint"], p + ".joint", spec);
     }
     if (element_kind) o.element = coupling_ref(in, n["element"], p + ".element", spec);
     o.units = default_output_units(o.type);

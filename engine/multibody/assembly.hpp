@@ -42,4 +42,15 @@ std::vector<std::string> assemble_state(const System& sys,
                                         double tolerance,
                                         int max_iterations);
 
+/// assemble_state for a body model: s starts as sys's initial state and is made consistent with
+/// the rows of its spec's joints.
+template <class BodyModel>
+std::vector<std::string> assemble_initial_state(const BodyModel& sys,
+                                                State& s,
+                                                double tolerance,
+                                                int max_iterations) {
+  sys.initial_state(s);
+  return assemble_state(sys, joint_rows(sys, sys.spec().joints), s, tolerance, max_iterations);
+}
+
 }  // namespace rtmb::detail

@@ -5,59 +5,36 @@
 // range, every joint and force of a known type with its parameters, every named input bound to
 // an element that exists. Setup-only; the System's evaluations (planar_multibody.cpp) rely on it
 // and check nothing at run time.
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "engine/model/enum_names.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
+#include "engine/multibody/spec_checks.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 
 namespace rtmb {
 
 namespace {
 
-void check_body(int b, int n_bodies, const std::string& what) {
-  if (b < kGround || b >= n_bodies) {
-    throw std::invalid_argument(what + ": body index " + std::to_string(b) + " out of range");
-  }
-}
+// Rows per joint type, in PlanarJointType order: revolute and prismatic 2, fixed 3, distance and
+// the two drivers 1.
+constexpr std::array<int, 6> kJointRows{2, 2, 3, 1, 1, 1};
+constexpr std::array<std::string_view, 6> kJointNames{
+    "revolute", "prismatic", "fixed", "distance", "revolute_driver", "prismatic_driver"};
+static_assert(static_cast<std::size_t>(PlanarJointType::kPrismaticDriver) + 1 == kJointRows.size());
 
 }  // namespace
 
 int constraint_rows(PlanarJointType type) noexcept {
-  switch (type) {
-    case PlanarJointType::kRevolute:
-    case PlanarJointType::kPrismatic:
-      return 2;
-    case PlanarJointType::kFixed:
-      return 3;
-    case PlanarJointType::kDistance:
-    case PlanarJointType::kRevoluteDriver:
-    case PlanarJointType::kPrismaticDriver:
-      return 1;
-  }
-  return 0;
+  return detail::enum_lookup(kJointRows, type, 0);
 }
 
 std::string_view to_string(PlanarJointType type) noexcept {
-  switch (type) {
-    case PlanarJointType::kRevolute:
-      return "revolute";
-    case PlanarJointType::kPrismatic:
-      return "prismatic";
-    case PlanarJointType::kFixed:
-      return "fixed";
-    case PlanarJointType::kDistance:
-      return "distance";
-    case PlanarJointType::kRevoluteDriver:
-      return "revolute_driver";
-    case PlanarJointType::kPrismaticDriver:
-      return "prismatic_driver";
-  }
-  return "?";
+  return detail::enum_name(kJointNames, type);
 }
-
-namespace {}  // namespace
 
 int planar_detail::constraint_row_count(const PlanarModelSpec& spec) {
   int rows = 0;
@@ -82,20 +59,18 @@ void validate_inputs(PlanarModelSpec& spec) {
           }
           in.direction /= a;
         }
-        check_body(in.body, n, what);
+        detail::check_body(in.body, n, what);
         if (in.body == kGround) throw std::invalid_argument(what + " acts on the ground");
         break;
       case PlanarInputType::kMotor:
-        if (in.joint < 0 || in.joint >= static_cast<int>(spec.joints.size()) ||
-            spec.joints[static_cast<std::size_t>(in.joint)].type != PlanarJointType::kRevolute) {
+        if (!detail::is_of_type(spec.joints, in.joint, PlanarJointType::kRevolute)) {
           throw std::invalid_argument(what + ": a motor needs a revolute joint");
         }
         if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
         break;
       case PlanarInputType::kCouplingX:
       case PlanarInputType::kCouplingY:
-        if (in.element < 0 || in.element >= static_cast<int>(spec.forces.size()) ||
-            spec.forces[static_cast<std::size_t>(in.element)].type != PlanarForceType::kCoupling) {
+        if (!detail::is_of_type(spec.forces, in.element, PlanarForceType::kCoupling)) {
           throw std::invalid_argument(what + ": needs a coupling force element");
         }
         break;
@@ -121,8 +96,8 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
   }
   for (PlanarJointSpec& j : spec.joints) {
     const std::string what = "joint '" + j.name + "'";
-    check_body(j.body_i, n, what);
-    check_body(j.body_j, n, what);
+    detail::check_body(j.body_i, n, what);
+    detail::check_body(j.body_j, n, what);
     if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
     if (j.type == PlanarJointType::kPrismatic || j.type == PlanarJointType::kPrismaticDriver) {
       const double a = j.axis.norm();
@@ -136,15 +111,14 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
   for (PlanarForceSpec& f : spec.forces) {
     const std::string what = "force '" + f.name + "'";
     if (f.type == PlanarForceType::kAxialSpring) {
-      if (f.joint < 0 || f.joint >= static_cast<int>(spec.joints.size()) ||
-          spec.joints[static_cast<std::size_t>(f.joint)].type != PlanarJointType::kPrismatic) {
+      if (!detail::is_of_type(spec.joints, f.joint, PlanarJointType::kPrismatic)) {
         throw std::invalid_argument(what + ": joint index is not a prismatic joint");
       }
       f.body_i = spec.joints[static_cast<std::size_t>(f.joint)].body_i;
       f.body_j = spec.joints[static_cast<std::size_t>(f.joint)].body_j;
     }
-    check_body(f.body_i, n, what);
-    check_body(f.body_j, n, what);
+    detail::check_body(f.body_i, n, what);
+    detail::check_body(f.body_j, n, what);
     if ((f.type == PlanarForceType::kSpringDamper ||
          f.type == PlanarForceType::kRotationalSpring) &&
         f.body_i == f.body_j) {

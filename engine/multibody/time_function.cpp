@@ -5,28 +5,21 @@
 #include "rtmb/models/time_function.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "engine/model/enum_names.hpp"
+
 namespace rtmb {
 
 std::string_view to_string(TimeFunctionType type) noexcept {
-  switch (type) {
-    case TimeFunctionType::kConstant:
-      return "constant";
-    case TimeFunctionType::kRamp:
-      return "ramp";
-    case TimeFunctionType::kSine:
-      return "sine";
-    case TimeFunctionType::kPolynomial:
-      return "polynomial";
-    case TimeFunctionType::kTable:
-      return "table";
-  }
-  return "?";
+  static constexpr std::array<std::string_view, 5> kNames{"constant", "ramp", "sine", "polynomial",
+                                                          "table"};
+  return detail::enum_name(kNames, type);
 }
 
 namespace {
