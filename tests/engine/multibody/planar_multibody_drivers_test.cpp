@@ -28,11 +28,13 @@
 #include "rtmb/models/time_function.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/model_lookup.hpp"
+#include "tests/support/planar_test_models.hpp"
 
 namespace rtmb {
 namespace {
 
 using testing::body_index;
+using testing::test_body;
 
 // ---- time functions -------------------------------------------------------------------------
 
@@ -129,32 +131,15 @@ TEST(TimeFunction, InvalidParametersAreRefused) {
 
 // ---- driver rows ----------------------------------------------------------------------------
 
-PlanarBodySpec body(const std::string& name, double m, double inertia) {
-  PlanarBodySpec b;
-  b.name = name;
-  b.mass = m;
-  b.inertia = inertia;
-  return b;
-}
-
 PlanarJointSpec joint(
     const std::string& name, PlanarJointType type, int i, int j, TimeFunction motion = {}) {
-  PlanarJointSpec jt;
-  jt.name = name;
-  jt.type = type;
-  jt.body_i = i;
-  jt.body_j = j;
-  jt.point_i = {0.3, -0.2};
-  jt.point_j = {-0.4, 0.15};
-  jt.axis = {0.6, 0.8};
-  jt.motion = std::move(motion);
-  return jt;
+  return testing::test_joint(name, type, i, j, {0.3, -0.2}, {-0.4, 0.15}, std::move(motion));
 }
 
 // Every driver type body-to-ground and body-to-body, each with a different time function.
 PlanarModelSpec driven_rig() {
   PlanarModelSpec s;
-  s.bodies = {body("a", 1.5, 0.2), body("b", 0.7, 0.05), body("c", 0.4, 0.02)};
+  s.bodies = {test_body("a", 1.5, 0.2), test_body("b", 0.7, 0.05), test_body("c", 0.4, 0.02)};
   s.joints = {
       joint("ra", PlanarJointType::kRevoluteDriver, kGround, 0,
             TimeFunction::sine(0.4, 1.5, 0.3, -0.2)),
@@ -238,7 +223,7 @@ TEST(Drivers, RheonomicRowsMatchFiniteDifferencesInTimeAndPosition) {
 TEST(Drivers, DriverCoordinatesAreTheRelativeAngleAndTheAxialDisplacement) {
   // independent of the Jacobians: place the bodies so that the coordinate is known
   PlanarModelSpec s;
-  s.bodies = {body("a", 1, 1), body("b", 1, 1)};
+  s.bodies = {test_body("a", 1, 1), test_body("b", 1, 1)};
   s.joints = {joint("r", PlanarJointType::kRevoluteDriver, 0, 1, TimeFunction::constant(0.0)),
               joint("p", PlanarJointType::kPrismaticDriver, 0, 1, TimeFunction::constant(0.0))};
   const PlanarMultibody sys(s);

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// Test-only helpers for the body models (planar_multibody_test.cpp, spatial_multibody_test.cpp):
+// central finite differences, a matrix comparison that prints both sides, random (inconsistent)
+// states and the check of a System's constraint derivatives G, H = d(G v)/dq and L against
+// finite differences of its own g. Written independently of engine/ so the tests cross-check it.
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <functional>
+#include <random>
+#include <string>
+
+#include "rtmb/system.hpp"
+#include "rtmb/types.hpp"
+
+namespace rtmb::multibody_test {
+
+inline constexpr double kFdStep = 1e-6;
+
+/// d fun / dx by central differences of step h.
+inline Mat fd_jacobian(const std::function<Vec(const Vec&)>& fun,
+                       const Vec& x,
+                       double h = kFdStep) {
+  const Vec f0 = fun(x);
+  Mat J(f0.size(), x.size());
+  for (Eigen::Index k = 0; k < x.size(); ++k) {
+    Vec xp = x;
+    Vec xm = x;
+    xp(k) += h;
+    xm(k) -= h;
+    J.col(k) = (fun(xp) - fun(xm)) / (2.0 * h);
+  }
+  return J;
+}
+
+/// |a - b|inf <= tol (1 + |b|inf), printing both on failure.
+inline void expect_near(const Mat& a, const Mat& b, double tol, const std::string& what) {
+  ASSERT_EQ(a.rows(), b.rows()) << what;
+  ASSERT_EQ(a.cols(), b.cols()) << what;
+  const double err = (a - b).lpNorm<Eigen::Infinity>();
+  EXPECT_LE(err, tol * (1.0 + b.lpNorm<Eigen::Infinity>())) << what << "\n" << a << "\nvs\n" << b;
+}
+
+struct Sample {
+  Vec q;
+  Vec v;
+};
+
+/// q and v of size n, every entry uniform in [-range, range] (mt19937 seeded with seed).
+inline Sample random_state(int n, unsigned seed, double range) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-range, range);
+  Sample s{Vec(n), Vec(n)};
+  for (int k = 0; k < n; ++k) {
+    s.q(k) = u(rng);
+    s.v(k) = u(rng);
+  }
+  return s;
+}
+
+/// At the random state (seed, range): G vs dg/dq, H = d(G v)/dq vs the difference quotient of
+/// G(q) v, L vs d/dt (G(q) v) along q' = v and vs d^2/dt^2 g(q + t v), and g_t = 0 (scleronomic).
+inline void check_constraint_derivatives(const System& sys, unsigned seed, double range) {
+  const Sample s = random_state(sys.n_q(), seed, range);
+  const int nl = sys.n_lambda();
+  const int n = sys.n_q();
+  auto g_of = [&](const Vec& q) {
+    Vec g(nl);
+    sys.constraints(0.0, q, g);
+    return g;
+  };
+  auto gv_of = [&](const Vec& q) {
+    Mat G(nl, n);
+    sys.jacobian(0.0, q, G);
+    return Vec(G * s.v);
+  };
+  Mat G(nl, n);
+  sys.jacobian(0.0, s.q, G);
+  expect_near(G, fd_jacobian(g_of, s.q), 1e-7, "G vs dg/dq");
+
+  Mat H(nl, n);
+  sys.velocity_constraint_jacobian(0.0, s.q, s.v, H);
+  expect_near(H, fd_jacobian(gv_of, s.q), 1e-7, "d(Gv)/dq vs FD");
+
+  // L = d/dt (G(q(t)) v) at fixed v along q(t) = q + t v
+  Vec L(nl);
+  sys.curvature(0.0, s.q, s.v, L);
+  const Vec L_fd = (gv_of(s.q + kFdStep * s.v) - gv_of(s.q - kFdStep * s.v)) / (2.0 * kFdStep);
+  expect_near(L, L_fd, 1e-7, "L vs d/dt(G v)");
+
+  // ... and d^2/dt^2 g(q + t v) = L for the straight path (second difference)
+  const double h2 = 1e-4;
+  const Vec g2 = (g_of(s.q + h2 * s.v) - 2.0 * g_of(s.q) + g_of(s.q - h2 * s.v)) / (h2 * h2);
+  expect_near(L, g2, 1e-5, "L vs d2g/dt2");
+
+  Vec gt(nl);
+  sys.constraint_rate(0.0, s.q, gt);
+  EXPECT_EQ(gt.lpNorm<Eigen::Infinity>(), 0.0);
+}
+
+}  // namespace rtmb::multibody_test
