@@ -9,17 +9,6 @@
 // spatial_model_file.cpp.
 #include "rtmb/models/model_file.hpp"
 
-#include "engine/model_file/driven_channels.hpp"
-#include "engine/model_file/planar_model_file.hpp"
-#include "engine/model_file/yaml_reader.hpp"
-#include "rtmb/runtime/simulation_runner.hpp"
-
-// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
-// the messages built here are plain `std::string + literal` expressions.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
-#pragma GCC diagnostic ignored "-Wrestrict"
-#endif
-
 #include <yaml-cpp/yaml.h>
 
 #include <Eigen/Core>
@@ -36,7 +25,11 @@
 #include <utility>
 
 #include "engine/constraints/redundant_constraints.hpp"
+#include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/planar_model_file.hpp"
 #include "engine/model_file/spatial_model_file.hpp"
+#include "engine/model_file/yaml_reader.hpp"
+#include "rtmb/runtime/simulation_runner.hpp"
 
 namespace rtmb {
 

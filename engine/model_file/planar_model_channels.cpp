@@ -4,19 +4,14 @@
 // Model-file loader, named channels of planar body models (docs/model-format.md, "Named
 // channels" and "Haptic safety"): the `inputs` drives, the `outputs.channels` and a coupling's
 // `safety` filter. Every error is a ModelFileError with file, line, column and key.
-#include "engine/model_file/driven_channels.hpp"
-#include "engine/model_file/planar_model_file.hpp"
-#include "rtmb/runtime/simulation_runner.hpp"
-
-// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
-// the messages built here are plain `std::string + literal` expressions.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
-#pragma GCC diagnostic ignored "-Wrestrict"
-#endif
-
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/output_channel_readers.hpp"
+#include "engine/model_file/planar_model_file.hpp"
+#include "rtmb/runtime/simulation_runner.hpp"
 
 namespace rtmb::detail {
 
@@ -214,35 +209,11 @@ void read_output_channels(const Reader& r,
     }
     if (element_kind) o.element = coupling_ref(r, n["element"], p + ".element", spec);
     o.units = default_output_units(o, spec);
-    if (const YAML::Node m = n["unit"]) {
-      if (m.IsSequence()) {
-        if (m.size() != o.units.size()) {
-          r.fail(m, p + ".unit", "expected " + std::to_string(o.units.size()) + " units");
-        }
-        for (std::size_t c = 0; c < m.size(); ++c) {
-          o.units[c] = r.string(m[c], p + ".unit[" + std::to_string(c) + "]");
-        }
-      } else {
-        std::fill(o.units.begin(), o.units.end(), r.string(m, p + ".unit"));
-      }
-    }
+    read_output_units(r, n, p, o.units);
     out.push_back(std::move(o));
-    // names must be unique channel by channel, as hello announces them
-    const auto all = output_channels(out);
-    for (std::size_t a = 0; a + 1 < all.size(); ++a) {
-      for (std::size_t b =
-               all.size() - static_cast<std::size_t>(output_components(out.back().type));
-           b < all.size(); ++b) {
-        if (a < b && all[a].first == all[b].first) {
-          r.fail(n["name"], p + ".name", "channel '" + all[b].first + "' is already defined");
-        }
-      }
-    }
+    check_new_channels_unique(r, n, p, out);
   }
-  if (output_channels(out).size() > static_cast<std::size_t>(kSnapshotMaxOutputs)) {
-    r.fail(channels, key,
-           "at most " + std::to_string(kSnapshotMaxOutputs) + " scalar output channels");
-  }
+  check_output_count(r, channels, key, out);
 }
 
 }  // namespace rtmb::detail

@@ -7,14 +7,6 @@
 // model_file.cpp. Every error is a ModelFileError with file, line, column and key.
 #include "engine/model_file/planar_model_file.hpp"
 
-#include "engine/model_file/driven_channels.hpp"
-
-// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
-// the messages built here are plain `std::string + literal` expressions.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
-#pragma GCC diagnostic ignored "-Wrestrict"
-#endif
-
 #include <Eigen/Core>
 #include <filesystem>
 #include <limits>
@@ -23,6 +15,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/element_readers.hpp"
 
 namespace rtmb::detail {
 
@@ -211,90 +206,62 @@ void read_coupling(const Reader& r,
   r.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target", "safety"});
   f.type = PlanarForceType::kCoupling;
   if (const YAML::Node m = e["safety"]) read_safety(r, m, p + ".safety", f.safety);
-  f.body_i = body_ref(r, r.required(e, p, "body", "the body coupled"), p + ".body", spec, false);
-  if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
-  f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
-  if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
-  // NaN: the point's assembled start position (default_coupling_targets)
-  f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
-  if (const YAML::Node m = e["target"]) f.vector = r.vec<2>(m, p + ".target");
+  // NaN target: the point's assembled start position (default_coupling_targets)
+  read_coupling_spring(r, e, p, spec, f);
 }
 
 void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
-  if (!n.IsSequence()) r.fail(n, "forces", "expected a list of force elements");
-  for (std::size_t k = 0; k < n.size(); ++k) {
-    const YAML::Node e = n[k];
-    const std::string p = "forces[" + std::to_string(k) + "]";
-    if (!e.IsMap()) r.fail(e, p, "expected a mapping");
-    PlanarForceSpec f;
-    f.name = item_name(r, e, p, p);
-    const YAML::Node type = r.required(e, p, "type", "force element type");
-    const std::string t = r.string(type, p + ".type");
-    if (t == "gravity") {
-      r.check_keys(e, p, {"name", "type", "vector"});
-      f.type = PlanarForceType::kGravity;
-      f.vector = r.vec<2>(r.required(e, p, "vector", "m/s^2"), p + ".vector");
-    } else if (t == "spring_damper") {
-      r.check_keys(e, p,
-                   {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
-                    "damping", "rest_length", "actuator_force"});
-      f.type = PlanarForceType::kSpringDamper;
-      read_body_pair(r, e, p, spec, "connects a body to itself", f.body_i, f.body_j, f.point_i,
-                     f.point_j);
-      if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
-      if (const YAML::Node m = e["rest_length"]) f.rest = r.non_negative(m, p + ".rest_length");
-      if (const YAML::Node m = e["actuator_force"]) f.actuator = r.number(m, p + ".actuator_force");
-    } else if (t == "rotational_spring_damper") {
-      r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
-      f.type = PlanarForceType::kRotationalSpring;
-      const PlanarJointSpec& jt =
-          spec.joints[static_cast<std::size_t>(joint_ref<PlanarJointType::kRevolute>(
-              r, r.required(e, p, "joint", "a revolute joint's name"), p + ".joint", spec,
-              "a revolute joint"))];
-      f.body_i = jt.body_i;
-      f.body_j = jt.body_j;
-      if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
-      if (const YAML::Node m = e["rest_angle"]) f.rest = r.number(m, p + ".rest_angle");
-    } else if (t == "prismatic_spring_damper") {
-      read_axial_spring(r, e, p, spec, f);
-    } else if (t == "force") {
-      r.check_keys(e, p, {"name", "type", "body", "point", "force"});
-      f.type = PlanarForceType::kForce;
-      const YAML::Node b = r.required(e, p, "body", "the body pushed");
-      f.body_i = body_ref(r, b, p + ".body", spec, false);
-      if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
-      f.vector = r.vec<2>(r.required(e, p, "force", "N, world frame"), p + ".force");
-    } else if (t == "torque") {
-      r.check_keys(e, p, {"name", "type", "body", "torque"});
-      f.type = PlanarForceType::kTorque;
-      const YAML::Node b = r.required(e, p, "body", "the body turned");
-      f.body_i = body_ref(r, b, p + ".body", spec, false);
-      f.torque = r.number(r.required(e, p, "torque", "N*m"), p + ".torque");
-    } else if (t == "coupling") {
-      read_coupling(r, e, p, spec, f);
-    } else if (t == "wall") {
-      r.check_keys(e, p,
-                   {"name", "type", "body", "point", "origin", "normal", "stiffness", "damping"});
-      f.type = PlanarForceType::kWall;
-      f.body_i =
-          body_ref(r, r.required(e, p, "body", "the body kept out"), p + ".body", spec, false);
-      if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
-      if (const YAML::Node m = e["origin"]) f.point_j = r.vec<2>(m, p + ".origin");
-      const YAML::Node nn = r.required(e, p, "normal", "the wall's outward normal, world");
-      f.vector = r.vec<2>(nn, p + ".normal");
-      if (!(f.vector.norm() > 0.0)) r.fail(nn, p + ".normal", "must be a non-zero vector");
-      f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
-    } else {
-      r.fail(type, p + ".type",
-             "unknown force type '" + t +
-                 "' (valid: gravity, spring_damper, rotational_spring_damper, "
-                 "prismatic_spring_damper, force, torque, coupling, wall)");
-    }
-    spec.forces.push_back(std::move(f));
-  }
+  read_force_list(
+      r, n, spec.forces,
+      [&](const YAML::Node& e, const std::string& p, const std::string& t, const YAML::Node& type,
+          PlanarForceSpec& f) {
+        if (t == "gravity") {
+          r.check_keys(e, p, {"name", "type", "vector"});
+          f.type = PlanarForceType::kGravity;
+          f.vector = r.vec<2>(r.required(e, p, "vector", "m/s^2"), p + ".vector");
+        } else if (t == "spring_damper") {
+          f.type = PlanarForceType::kSpringDamper;
+          read_spring_damper(r, e, p, spec, f);
+        } else if (t == "rotational_spring_damper") {
+          f.type = PlanarForceType::kRotationalSpring;
+          (void)read_rotational_spring<PlanarJointType::kRevolute>(r, e, p, spec, f);
+        } else if (t == "prismatic_spring_damper") {
+          read_axial_spring(r, e, p, spec, f);
+        } else if (t == "force") {
+          r.check_keys(e, p, {"name", "type", "body", "point", "force"});
+          f.type = PlanarForceType::kForce;
+          const YAML::Node b = r.required(e, p, "body", "the body pushed");
+          f.body_i = body_ref(r, b, p + ".body", spec, false);
+          if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
+          f.vector = r.vec<2>(r.required(e, p, "force", "N, world frame"), p + ".force");
+        } else if (t == "torque") {
+          r.check_keys(e, p, {"name", "type", "body", "torque"});
+          f.type = PlanarForceType::kTorque;
+          const YAML::Node b = r.required(e, p, "body", "the body turned");
+          f.body_i = body_ref(r, b, p + ".body", spec, false);
+          f.torque = r.number(r.required(e, p, "torque", "N*m"), p + ".torque");
+        } else if (t == "coupling") {
+          read_coupling(r, e, p, spec, f);
+        } else if (t == "wall") {
+          r.check_keys(
+              e, p, {"name", "type", "body", "point", "origin", "normal", "stiffness", "damping"});
+          f.type = PlanarForceType::kWall;
+          f.body_i =
+              body_ref(r, r.required(e, p, "body", "the body kept out"), p + ".body", spec, false);
+          if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
+          if (const YAML::Node m = e["origin"]) f.point_j = r.vec<2>(m, p + ".origin");
+          const YAML::Node nn = r.required(e, p, "normal", "the wall's outward normal, world");
+          f.vector = r.vec<2>(nn, p + ".normal");
+          if (!(f.vector.norm() > 0.0)) r.fail(nn, p + ".normal", "must be a non-zero vector");
+          f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
+          if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+        } else {
+          r.fail(type, p + ".type",
+                 "unknown force type '" + t +
+                     "' (valid: gravity, spring_damper, rotational_spring_damper, "
+                     "prismatic_spring_damper, force, torque, coupling, wall)");
+        }
+      });
 }
 
 void default_coupling_targets(PlanarModelSpec& spec) {

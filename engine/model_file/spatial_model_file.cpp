@@ -8,15 +8,6 @@
 // numbers, lists of N numbers, every problem a ModelFileError at the value's position).
 #include "engine/model_file/spatial_model_file.hpp"
 
-#include "engine/model_file/driven_channels.hpp"
-#include "engine/model_file/spec_refs.hpp"
-#include "engine/model_file/yaml_reader.hpp"
-
-// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329).
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
-#pragma GCC diagnostic ignored "-Wrestrict"
-#endif
-
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -27,6 +18,11 @@
 #include <utility>
 
 #include "engine/constraints/redundant_constraints.hpp"
+#include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/element_readers.hpp"
+#include "engine/model_file/output_channel_readers.hpp"
+#include "engine/model_file/spec_refs.hpp"
+#include "engine/model_file/yaml_reader.hpp"
 #include "rtmb/runtime/simulation_runner.hpp"
 #include "rtmb/state.hpp"
 
@@ -163,76 +159,46 @@ bool read_frame(const In& in, const YAML::Node& e, const std::string& p) {
 }
 
 void read_forces(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
-  if (!n.IsSequence()) in.fail(n, "forces", "expected a list of force elements");
-  for (std::size_t k = 0; k < n.size(); ++k) {
-    const YAML::Node e = n[k];
-    const std::string p = "forces[" + std::to_string(k) + "]";
-    if (!e.IsMap()) in.fail(e, p, "expected a mapping");
-    SpatialForceSpec f;
-    f.name = item_name(in, e, p, p);
-    const YAML::Node type = in.required(e, p, "type", "force element type");
-    const std::string t = in.string(type, p + ".type");
-    if (t == "gravity") {
-      in.check_keys(e, p, {"name", "type", "vector"});
-      f.type = SpatialForceType::kGravity;
-      f.vector = in.vec3(in.required(e, p, "vector", "m/s^2"), p + ".vector");
-    } else if (t == "spring_damper") {
-      in.check_keys(e, p,
-                    {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
-                     "damping", "rest_length", "actuator_force"});
-      f.type = SpatialForceType::kSpringDamper;
-      read_body_pair(in, e, p, spec, "connects a body to itself", f.body_i, f.body_j, f.point_i,
-                     f.point_j);
-      if (const YAML::Node m = e["stiffness"]) f.stiffness = in.non_negative(m, p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
-      if (const YAML::Node m = e["rest_length"]) f.rest = in.non_negative(m, p + ".rest_length");
-      if (const YAML::Node m = e["actuator_force"])
-        f.actuator = in.number(m, p + ".actuator_force");
-    } else if (t == "force") {
-      in.check_keys(e, p, {"name", "type", "body", "point", "force", "frame"});
-      f.type = SpatialForceType::kForce;
-      f.body_i =
-          body_ref(in, in.required(e, p, "body", "the body pushed"), p + ".body", spec, false);
-      if (const YAML::Node m = e["point"]) f.point_i = in.vec3(m, p + ".point");
-      f.vector = in.vec3(in.required(e, p, "force", "N"), p + ".force");
-      f.body_frame = read_frame(in, e, p);
-    } else if (t == "torque") {
-      in.check_keys(e, p, {"name", "type", "body", "torque", "frame"});
-      f.type = SpatialForceType::kTorque;
-      f.body_i =
-          body_ref(in, in.required(e, p, "body", "the body turned"), p + ".body", spec, false);
-      f.vector = in.vec3(in.required(e, p, "torque", "N*m"), p + ".torque");
-      f.body_frame = read_frame(in, e, p);
-    } else if (t == "rotational_spring_damper") {
-      in.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
-      f.type = SpatialForceType::kRotationalSpring;
-      f.joint = revolute_joint(in, in.required(e, p, "joint", "a revolute joint's name"),
-                               p + ".joint", spec);
-      f.body_i = spec.joints[static_cast<std::size_t>(f.joint)].body_i;
-      f.body_j = spec.joints[static_cast<std::size_t>(f.joint)].body_j;
-      if (const YAML::Node m = e["stiffness"]) f.stiffness = in.non_negative(m, p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
-      if (const YAML::Node m = e["rest_angle"]) f.rest = in.number(m, p + ".rest_angle");
-    } else if (t == "coupling") {
-      // virtual coupling (issue 4): spring-damper from a body point to a target that input
-      // channels may move; no target: the point's assembled start position
-      in.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target"});
-      f.type = SpatialForceType::kCoupling;
-      f.body_i =
-          body_ref(in, in.required(e, p, "body", "the body coupled"), p + ".body", spec, false);
-      if (const YAML::Node m = e["point"]) f.point_i = in.vec3(m, p + ".point");
-      f.stiffness = in.non_negative(in.required(e, p, "stiffness", "N/m"), p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
-      f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
-      if (const YAML::Node m = e["target"]) f.vector = in.vec3(m, p + ".target");
-    } else {
-      in.fail(type, p + ".type",
-              "unknown force type '" + t +
-                  "' (valid: gravity, spring_damper, force, torque, rotational_spring_damper, "
-                  "coupling)");
-    }
-    spec.forces.push_back(std::move(f));
-  }
+  read_force_list(
+      in, n, spec.forces,
+      [&](const YAML::Node& e, const std::string& p, const std::string& t, const YAML::Node& type,
+          SpatialForceSpec& f) {
+        if (t == "gravity") {
+          in.check_keys(e, p, {"name", "type", "vector"});
+          f.type = SpatialForceType::kGravity;
+          f.vector = in.vec3(in.required(e, p, "vector", "m/s^2"), p + ".vector");
+        } else if (t == "spring_damper") {
+          f.type = SpatialForceType::kSpringDamper;
+          read_spring_damper(in, e, p, spec, f);
+        } else if (t == "force") {
+          in.check_keys(e, p, {"name", "type", "body", "point", "force", "frame"});
+          f.type = SpatialForceType::kForce;
+          f.body_i =
+              body_ref(in, in.required(e, p, "body", "the body pushed"), p + ".body", spec, false);
+          if (const YAML::Node m = e["point"]) f.point_i = in.vec3(m, p + ".point");
+          f.vector = in.vec3(in.required(e, p, "force", "N"), p + ".force");
+          f.body_frame = read_frame(in, e, p);
+        } else if (t == "torque") {
+          in.check_keys(e, p, {"name", "type", "body", "torque", "frame"});
+          f.type = SpatialForceType::kTorque;
+          f.body_i =
+              body_ref(in, in.required(e, p, "body", "the body turned"), p + ".body", spec, false);
+          f.vector = in.vec3(in.required(e, p, "torque", "N*m"), p + ".torque");
+          f.body_frame = read_frame(in, e, p);
+        } else if (t == "rotational_spring_damper") {
+          f.type = SpatialForceType::kRotationalSpring;
+          f.joint = read_rotational_spring<SpatialJointType::kRevolute>(in, e, p, spec, f);
+        } else if (t == "coupling") {
+          in.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target"});
+          f.type = SpatialForceType::kCoupling;
+          read_coupling_spring(in, e, p, spec, f);
+        } else {
+          in.fail(type, p + ".type",
+                  "unknown force type '" + t +
+                      "' (valid: gravity, spring_damper, force, torque, rotational_spring_damper, "
+                      "coupling)");
+        }
+      });
 }
 
 // x, y or z
@@ -504,33 +470,11 @@ std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
     }
     if (element_kind) o.element = coupling_ref(in, n["element"], p + ".element", spec);
     o.units = default_output_units(o.type);
-    if (const YAML::Node m = n["unit"]) {
-      if (m.IsSequence()) {
-        if (m.size() != o.units.size()) {
-          in.fail(m, p + ".unit", "expected " + std::to_string(o.units.size()) + " units");
-        }
-        for (std::size_t c = 0; c < m.size(); ++c) {
-          o.units[c] = in.string(m[c], p + ".unit[" + std::to_string(c) + "]");
-        }
-      } else {
-        std::fill(o.units.begin(), o.units.end(), in.string(m, p + ".unit"));
-      }
-    }
+    read_output_units(in, n, p, o.units);
     out.push_back(std::move(o));
-    const auto all = output_channels(out);
-    const std::size_t added = static_cast<std::size_t>(output_components(out.back().type));
-    for (std::size_t a = 0; a + added < all.size(); ++a) {
-      for (std::size_t b = all.size() - added; b < all.size(); ++b) {
-        if (all[a].first == all[b].first) {
-          in.fail(n["name"], p + ".name", "channel '" + all[b].first + "' is already defined");
-        }
-      }
-    }
+    check_new_channels_unique(in, n, p, out);
   }
-  if (output_channels(out).size() > static_cast<std::size_t>(kSnapshotMaxOutputs)) {
-    in.fail(channels, key,
-            "at most " + std::to_string(kSnapshotMaxOutputs) + " scalar output channels");
-  }
+  check_output_count(in, channels, key, out);
   return out;
 }
 

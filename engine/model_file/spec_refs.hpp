@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -64,10 +65,10 @@ template <typename Items, typename Accept>
                              Accept accept,
                              const std::string& what) {
   const std::string name = r.string(n, key);
-  for (std::size_t k = 0; k < items.size(); ++k) {
-    if (items[k].name == name && accept(items[k])) return static_cast<int>(k);
-  }
-  r.fail(n, key, "'" + name + "' is not " + what + " of this model");
+  const auto it = std::find_if(items.begin(), items.end(),
+                               [&](const auto& item) { return item.name == name && accept(item); });
+  if (it == items.end()) r.fail(n, key, "'" + name + "' is not " + what + " of this model");
+  return static_cast<int>(it - items.begin());
 }
 
 /// Index of the joint of spec named at n whose type is `Type` (kRevolute, kPrismatic of the

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <initializer_list>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,16 @@ void require_finite(double x, const char* what) {
   if (!std::isfinite(x)) throw std::invalid_argument(std::string(what) + " must be finite");
 }
 
+// Every named parameter of a `kind` of time function finite ("ramp: rate must be finite").
+void require_finite(const char* kind,
+                    std::initializer_list<std::pair<const char*, double>> parameters) {
+  for (const auto& [name, x] : parameters) {
+    if (!std::isfinite(x)) {
+      throw std::invalid_argument(std::string(kind) + ": " + name + " must be finite");
+    }
+  }
+}
+
 }  // namespace
 
 TimeFunction TimeFunction::constant(double value) {
@@ -39,9 +50,7 @@ TimeFunction TimeFunction::constant(double value) {
 }
 
 TimeFunction TimeFunction::ramp(double value, double start, double rate) {
-  require_finite(value, "ramp: value");
-  require_finite(start, "ramp: start");
-  require_finite(rate, "ramp: rate");
+  require_finite("ramp", {{"value", value}, {"start", start}, {"rate", rate}});
   TimeFunction f;
   f.type_ = TimeFunctionType::kRamp;
   f.a_ = value;
@@ -51,10 +60,9 @@ TimeFunction TimeFunction::ramp(double value, double start, double rate) {
 }
 
 TimeFunction TimeFunction::sine(double amplitude, double frequency, double phase, double offset) {
-  require_finite(amplitude, "sine: amplitude");
-  require_finite(frequency, "sine: frequency");
-  require_finite(phase, "sine: phase");
-  require_finite(offset, "sine: offset");
+  require_finite(
+      "sine",
+      {{"amplitude", amplitude}, {"frequency", frequency}, {"phase", phase}, {"offset", offset}});
   TimeFunction f;
   f.type_ = TimeFunctionType::kSine;
   f.a_ = amplitude;

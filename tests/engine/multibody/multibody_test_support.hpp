@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <random>
 #include <string>
@@ -101,5 +103,35 @@ inline void check_constraint_derivatives(const System& sys, unsigned seed, doubl
   sys.constraint_rate(0.0, s.q, gt);
   EXPECT_EQ(gt.lpNorm<Eigen::Infinity>(), 0.0);
 }
+
+/// d fun / dx of a scalar function by central differences of step h.
+inline Vec central_gradient(const std::function<double(const Vec&)>& fun,
+                            const Vec& x,
+                            double h = kFdStep) {
+  Vec out(x.size());
+  for (Eigen::Index k = 0; k < x.size(); ++k) {
+    Vec xp = x;
+    Vec xm = x;
+    xp(k) += h;
+    xm(k) -= h;
+    out(k) = (fun(xp) - fun(xm)) / (2.0 * h);
+  }
+  return out;
+}
+
+/// The energy of a run, step by step: its largest deviation from the start and whether it
+/// never rose (by more than 1e-12 J: a damped model only loses energy).
+struct EnergyTrace {
+  explicit EnergyTrace(double e0) : start(e0), last(e0) {}
+  void add(double e) {
+    worst = std::max(worst, std::abs(e - start));
+    monotone = monotone && e <= last + 1e-12;
+    last = e;
+  }
+  double start;
+  double last;
+  double worst = 0.0;  ///< max |E - E0|
+  bool monotone = true;
+};
 
 }  // namespace rtmb::multibody_test

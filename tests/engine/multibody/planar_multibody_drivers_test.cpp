@@ -34,6 +34,7 @@ namespace rtmb {
 namespace {
 
 using testing::body_index;
+using testing::rk4_pstab;
 using testing::test_body;
 
 // ---- time functions -------------------------------------------------------------------------
@@ -246,14 +247,6 @@ TEST(Drivers, DriverCoordinatesAreTheRelativeAngleAndTheAxialDisplacement) {
 }
 
 // ---- driven mechanisms ----------------------------------------------------------------------
-
-Settings rk4_pstab(double dt) {
-  Settings st;
-  st.method = Method::kRk4;
-  st.stabilizer = StabilizerKind::kPStab;
-  st.dt = dt;
-  return st;
-}
 
 TEST(Drivers, DrivenSliderCrankFollowsTheRampAndTheClosedFormSlider) {
   const ModelFile f =

@@ -26,6 +26,7 @@
 #include "rtmb/runtime/simulation_runner.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/model_file_errors.hpp"
+#include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
 namespace {
@@ -205,10 +206,8 @@ TEST(HapticWall, BounceConservesEnergyWithoutDampingAndLosesItWithDamping) {
     spec.bodies[0].pose.head<2>() += 0.2 * Vec2(-0.6, -0.8);
     spec.bodies[0].velocity = {0.6, 0.8, 0.0};
     const auto sys = std::make_shared<const PlanarMultibody>(spec);
-    Settings st;
-    st.method = Method::kRk4;
+    Settings st = testing::rk4_pstab(1e-5);
     st.stabilizer = StabilizerKind::kNone;
-    st.dt = 1e-5;
     const Model model(sys, st);
     Workspace ws(model);
     State s = initial_state(model);

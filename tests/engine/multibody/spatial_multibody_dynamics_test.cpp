@@ -16,6 +16,7 @@
 
 #include "rtmb/models/spatial_multibody.hpp"
 #include "rtmb/step.hpp"
+#include "tests/engine/multibody/multibody_test_support.hpp"
 #include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
@@ -209,30 +210,25 @@ TEST(SpatialDynamics, RotationalSpringOnARevoluteJointIsAHarmonicOscillator) {
     State s = initial_state(model);
     const double e0 = sys->energy(0.0, s.q, s.v, {});
     double worst_phi = 0.0;
-    double worst_e = 0.0;
-    double prev_e = e0;
-    bool monotone = true;
+    multibody_test::EnergyTrace energy(e0);
     for (int k = 0; k < 2000; ++k) {
       ASSERT_TRUE(step(model, s, ws).ok());
       const Eigen::AngleAxisd turn(rotation(s.q.segment<4>(3)));
       const double phi = turn.angle() * (turn.axis().dot(a) >= 0.0 ? 1.0 : -1.0);
-      const double e = sys->energy(s.t, s.q, s.v, {});
-      monotone = monotone && e <= prev_e + 1e-12;
-      prev_e = e;
+      energy.add(sys->energy(s.t, s.q, s.v, {}));
       if (damping == 0.0) {
         worst_phi = std::max(worst_phi, std::abs(phi - spring.rest * (1.0 - std::cos(w * s.t))));
-        worst_e = std::max(worst_e, std::abs(e - e0));
       }
     }
     if (damping == 0.0) {
       EXPECT_LE(worst_phi, 1e-9);
-      EXPECT_LE(worst_e, 1e-10 * std::abs(e0));
+      EXPECT_LE(energy.worst, 1e-10 * std::abs(e0));
       std::printf("rotational spring: |phi - phi_exact| <= %.3e rad, |dE| <= %.3e J over 2 s\n",
-                  worst_phi, worst_e);
+                  worst_phi, energy.worst);
     } else {
-      EXPECT_TRUE(monotone);
-      EXPECT_LT(prev_e, 0.9 * e0);
-      std::printf("rotational damper: E %.6f -> %.6f J, never rising\n", e0, prev_e);
+      EXPECT_TRUE(energy.monotone);
+      EXPECT_LT(energy.last, 0.9 * e0);
+      std::printf("rotational damper: E %.6f -> %.6f J, never rising\n", e0, energy.last);
     }
   }
 }

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// Internal to the model-file loader: what planar and spatial body models read alike
+// (docs/model-format.md, "Bodies, joints and forces", "Spatial bodies"): the `forces` list and
+// its spring-damper elements, whose keys and rules are the same in both dimensions. Vectors
+// have the model's dimension (Eigen::Matrix<double, N, 1>). Setup-only; every failure is a
+// ModelFileError at the value's position.
+
+#include <yaml-cpp/yaml.h>
+
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "engine/model_file/spec_refs.hpp"
+#include "engine/model_file/yaml_reader.hpp"
+
+namespace rtmb::detail {
+
+/// `forces`: a list of mappings, each with an optional `name` (default "forces[k]") and a
+/// `type`; read_element(e, p, t, type, f) reads element e at key p of type name t (node `type`)
+/// into f, which is then appended to `forces`.
+template <class Force, class ReadElement>
+void read_force_list(const YamlReader& r,
+                     const YAML::Node& n,
+                     std::vector<Force>& forces,
+                     ReadElement read_element) {
+  if (!n.IsSequence()) r.fail(n, "forces", "expected a list of force elements");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node e = n[k];
+    const std::string p = "forces[" + std::to_string(k) + "]";
+    if (!e.IsMap()) r.fail(e, p, "expected a mapping");
+    Force f;
+    f.name = item_name(r, e, p, p);
+    const YAML::Node type = r.required(e, p, "type", "force element type");
+    read_element(e, p, r.string(type, p + ".type"), type, f);
+    forces.push_back(std::move(f));
+  }
+}
+
+/// A `spring_damper`: a translational spring-damper-actuator between points of two bodies
+/// (stiffness, damping, rest_length, actuator_force).
+template <class Spec, class Force>
+void read_spring_damper(
+    const YamlReader& r, const YAML::Node& e, const std::string& p, const Spec& spec, Force& f) {
+  r.check_keys(e, p,
+               {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness", "damping",
+                "rest_length", "actuator_force"});
+  read_body_pair(r, e, p, spec, "connects a body to itself", f.body_i, f.body_j, f.point_i,
+                 f.point_j);
+  if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
+  if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+  if (const YAML::Node m = e["rest_length"]) f.rest = r.non_negative(m, p + ".rest_length");
+  if (const YAML::Node m = e["actuator_force"]) f.actuator = r.number(m, p + ".actuator_force");
+}
+
+/// A `rotational_spring_damper` on revolute joint `joint` (of the spec's joint type Revolute)
+/// between its two bodies (stiffness, damping, rest_angle). Returns the joint's index.
+template <auto Revolute, class Spec, class Force>
+int read_rotational_spring(
+    const YamlReader& r, const YAML::Node& e, const std::string& p, const Spec& spec, Force& f) {
+  r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
+  const int joint = joint_ref<Revolute>(r, r.required(e, p, "joint", "a revolute joint's name"),
+                                        p + ".joint", spec, "a revolute joint");
+  f.body_i = spec.joints[static_cast<std::size_t>(joint)].body_i;
+  f.body_j = spec.joints[static_cast<std::size_t>(joint)].body_j;
+  if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
+  if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+  if (const YAML::Node m = e["rest_angle"]) f.rest = r.number(m, p + ".rest_angle");
+  return joint;
+}
+
+/// The spring-damper of a `coupling` (virtual coupling, issue 4): from a point of `body` to a
+/// target that input channels may move (stiffness, damping, target). Without a target the
+/// vector is NaN: the point's assembled start position, filled in after assembly.
+template <class Spec, class Force>
+void read_coupling_spring(
+    const YamlReader& r, const YAML::Node& e, const std::string& p, const Spec& spec, Force& f) {
+  constexpr int N = std::decay_t<decltype(f.point_i)>::RowsAtCompileTime;
+  f.body_i = body_ref(r, r.required(e, p, "body", "the body coupled"), p + ".body", spec, false);
+  if (const YAML::Node m = e["point"]) f.point_i = r.vec<N>(m, p + ".point");
+  f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
+  if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+  f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
+  if (const YAML::Node m = e["target"]) f.vector = r.vec<N>(m, p + ".target");
+}
+
+}  // namespace rtmb::detail

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// Internal to the model-file loader: the rules every `outputs.channels` entry follows in planar
+// and spatial body models alike (docs/model-format.md, "Named channels"): its `unit`, names that
+// stay unique channel by channel and the snapshot's limit on scalar channels. OutputSpec is
+// PlanarOutputSpec or SpatialOutputSpec (output_channels found by ADL). Setup-only.
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "engine/model_file/yaml_reader.hpp"
+#include "rtmb/runtime/simulation_runner.hpp"
+
+namespace rtmb::detail {
+
+/// `unit` of the channel at n (key p): one unit for every component, or a list of one unit per
+/// component; `units` holds the kind's defaults (and their count) on entry.
+inline void read_output_units(const YamlReader& r,
+                              const YAML::Node& n,
+                              const std::string& p,
+                              std::vector<std::string>& units) {
+  const YAML::Node m = n["unit"];
+  if (!m) return;
+  if (!m.IsSequence()) {
+    std::fill(units.begin(), units.end(), r.string(m, p + ".unit"));
+    return;
+  }
+  if (m.size() != units.size()) {
+    r.fail(m, p + ".unit", "expected " + std::to_string(units.size()) + " units");
+  }
+  for (std::size_t c = 0; c < m.size(); ++c) {
+    units[c] = r.string(m[c], p + ".unit[" + std::to_string(c) + "]");
+  }
+}
+
+/// After out.back() was read from n (key p): fails at its name when one of its scalar channels
+/// repeats an earlier one (hello announces them channel by channel, so names must be unique).
+template <class OutputSpec>
+void check_new_channels_unique(const YamlReader& r,
+                               const YAML::Node& n,
+                               const std::string& p,
+                               const std::vector<OutputSpec>& out) {
+  const auto all = output_channels(out);
+  const std::size_t added = static_cast<std::size_t>(output_components(out.back().type));
+  for (std::size_t a = 0; a + added < all.size(); ++a) {
+    for (std::size_t b = all.size() - added; b < all.size(); ++b) {
+      if (all[a].first == all[b].first) {
+        r.fail(n["name"], p + ".name", "channel '" + all[b].first + "' is already defined");
+      }
+    }
+  }
+}
+
+/// Fails at `channels` (key) when `out` has more scalar channels than a snapshot carries.
+template <class OutputSpec>
+void check_output_count(const YamlReader& r,
+                        const YAML::Node& channels,
+                        const std::string& key,
+                        const std::vector<OutputSpec>& out) {
+  if (output_channels(out).size() > static_cast<std::size_t>(kSnapshotMaxOutputs)) {
+    r.fail(channels, key,
+           "at most " + std::to_string(kSnapshotMaxOutputs) + " scalar output channels");
+  }
+}
+
+}  // namespace rtmb::detail
