@@ -53,26 +53,19 @@ void validate_inputs(PlanarModelSpec& spec) {
       case PlanarInputType::kForce:
       case PlanarInputType::kTorque:
         if (in.type == PlanarInputType::kForce) {
-          const double a = in.direction.norm();
-          if (!(a > 0.0) || !std::isfinite(a)) {
-            throw std::invalid_argument(what + ": zero direction");
-          }
-          in.direction /= a;
+          detail::normalize_or_throw(in.direction, what + ": zero direction");
         }
-        detail::check_body(in.body, n, what);
-        if (in.body == kGround) throw std::invalid_argument(what + " acts on the ground");
+        detail::check_acted_on_body(in.body, n, what);
         break;
       case PlanarInputType::kMotor:
-        if (!detail::is_of_type(spec.joints, in.joint, PlanarJointType::kRevolute)) {
-          throw std::invalid_argument(what + ": a motor needs a revolute joint");
-        }
+        detail::require_of_type(spec.joints, in.joint, PlanarJointType::kRevolute,
+                                what + ": a motor needs a revolute joint");
         if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
         break;
       case PlanarInputType::kCouplingX:
       case PlanarInputType::kCouplingY:
-        if (!detail::is_of_type(spec.forces, in.element, PlanarForceType::kCoupling)) {
-          throw std::invalid_argument(what + ": needs a coupling force element");
-        }
+        detail::require_of_type(spec.forces, in.element, PlanarForceType::kCoupling,
+                                what + ": needs a coupling force element");
         break;
     }
     if (!std::isfinite(in.initial)) throw std::invalid_argument(what + ": initial value");
@@ -100,9 +93,7 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
     detail::check_body(j.body_j, n, what);
     if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
     if (j.type == PlanarJointType::kPrismatic || j.type == PlanarJointType::kPrismaticDriver) {
-      const double a = j.axis.norm();
-      if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero axis");
-      j.axis /= a;
+      detail::normalize_or_throw(j.axis, what + ": zero axis");
     }
     if (j.type == PlanarJointType::kDistance && !(j.length > 0.0)) {
       throw std::invalid_argument(what + ": length must be > 0");
@@ -111,9 +102,8 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
   for (PlanarForceSpec& f : spec.forces) {
     const std::string what = "force '" + f.name + "'";
     if (f.type == PlanarForceType::kAxialSpring) {
-      if (!detail::is_of_type(spec.joints, f.joint, PlanarJointType::kPrismatic)) {
-        throw std::invalid_argument(what + ": joint index is not a prismatic joint");
-      }
+      detail::require_of_type(spec.joints, f.joint, PlanarJointType::kPrismatic,
+                              what + ": joint index is not a prismatic joint");
       f.body_i = spec.joints[static_cast<std::size_t>(f.joint)].body_i;
       f.body_j = spec.joints[static_cast<std::size_t>(f.joint)].body_j;
     }
@@ -125,9 +115,7 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
       throw std::invalid_argument(what + " connects a body to itself");
     }
     if (f.type == PlanarForceType::kWall) {
-      const double a = f.vector.norm();
-      if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero normal");
-      f.vector /= a;
+      detail::normalize_or_throw(f.vector, what + ": zero normal");
       if (!(f.stiffness >= 0.0) || !(f.damping >= 0.0)) {
         throw std::invalid_argument(what + ": stiffness and damping must be >= 0");
       }

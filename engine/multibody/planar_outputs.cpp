@@ -176,9 +176,8 @@ PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOu
       case PlanarOutputType::kHapticForce:
       case PlanarOutputType::kCouplingLinearization:
         if (o.type == PlanarOutputType::kCouplingLinearization) needs_kkt_ = true;
-        if (!detail::is_of_type(spec.forces, o.element, PlanarForceType::kCoupling)) {
-          throw std::invalid_argument(what + ": needs a coupling force element");
-        }
+        detail::require_of_type(spec.forces, o.element, PlanarForceType::kCoupling,
+                                what + ": needs a coupling force element");
         break;
       case PlanarOutputType::kPositionDrift:
       case PlanarOutputType::kVelocityDrift:

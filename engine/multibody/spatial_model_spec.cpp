@@ -77,26 +77,21 @@ void validate_inputs(SpatialModelSpec& spec) {
     switch (in.type) {
       case SpatialInputType::kForce:
       case SpatialInputType::kTorque: {
-        const double a = in.direction.norm();
-        if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero direction");
-        in.direction /= a;
-        detail::check_body(in.body, n, what);
-        if (in.body == kGround) throw std::invalid_argument(what + " acts on the ground");
+        detail::normalize_or_throw(in.direction, what + ": zero direction");
+        detail::check_acted_on_body(in.body, n, what);
         if (!in.point.allFinite()) throw std::invalid_argument(what + ": point must be finite");
         break;
       }
       case SpatialInputType::kMotor:
-        if (!detail::is_of_type(spec.joints, in.joint, SpatialJointType::kRevolute)) {
-          throw std::invalid_argument(what + ": a motor needs a revolute joint");
-        }
+        detail::require_of_type(spec.joints, in.joint, SpatialJointType::kRevolute,
+                                what + ": a motor needs a revolute joint");
         if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
         break;
       case SpatialInputType::kCouplingX:
       case SpatialInputType::kCouplingY:
       case SpatialInputType::kCouplingZ:
-        if (!detail::is_of_type(spec.forces, in.element, SpatialForceType::kCoupling)) {
-          throw std::invalid_argument(what + ": needs a coupling force element");
-        }
+        detail::require_of_type(spec.forces, in.element, SpatialForceType::kCoupling,
+                                what + ": needs a coupling force element");
         break;
     }
     if (!std::isfinite(in.initial)) throw std::invalid_argument(what + ": initial value");
@@ -188,21 +183,19 @@ std::string_view to_string(SpatialJointType type) noexcept {
 
 std::vector<std::string> assemble(SpatialModelSpec& spec, double tolerance, int max_iterations) {
   // the normalization rows take part in the Newton iteration like the joints' (g_t = 0 here)
-  const SpatialMultibody sys(spec);
-  State s;
-  std::vector<std::string> notes =
-      detail::assemble_initial_state(sys, s, tolerance, max_iterations);
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
-    SpatialBodySpec& body = spec.bodies[b];
-    body.position = s.q.segment<3>(k);
-    body.orientation = s.q.segment<4>(k + 3).normalized();
-    body.velocity = s.v.segment<3>(k);
-    body.angular_velocity = 2.0 * euler_e(body.orientation) * s.v.segment<4>(k + 3);
-  }
-  // the derived joint frames follow the given poses; keep them as derived
-  spec.joints = sys.spec().joints;
-  return notes;
+  return detail::assemble_spec<SpatialMultibody>(
+      spec, tolerance, max_iterations, [&spec](const SpatialMultibody& sys, const State& s) {
+        for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+          const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
+          SpatialBodySpec& body = spec.bodies[b];
+          body.position = s.q.segment<3>(k);
+          body.orientation = s.q.segment<4>(k + 3).normalized();
+          body.velocity = s.v.segment<3>(k);
+          body.angular_velocity = 2.0 * euler_e(body.orientation) * s.v.segment<4>(k + 3);
+        }
+        // the derived joint frames follow the given poses; keep them as derived
+        spec.joints = sys.spec().joints;
+      });
 }
 
 }  // namespace rtmb

@@ -287,6 +287,33 @@ void joint_matrix(const SpatialModelSpec& spec,
   }
 }
 
+// L = H v per joint (g_t = 0) and d^2/dt^2 (e.e - 1)/2 = e.e'' + e'.e' per body, whose e'.e' is
+// L's normalization row; per_joint(k, rows, blk) also sees each joint's blocks (the fused
+// evaluation scatters their G).
+template <class PerJoint>
+void curvature_rows(const SpatialModelSpec& spec,
+                    const std::vector<int>& rows_at,
+                    VecCRef q,
+                    VecCRef v,
+                    VecRef out_L,
+                    PerJoint per_joint) noexcept {
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    out_L(static_cast<Eigen::Index>(b)) =
+        v.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm();
+  }
+  JointBlocks blk;
+  for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+    const SpatialJointSpec& jt = spec.joints[k];
+    const int rows = constraint_rows(jt.type);
+    const BodyView bi = view(q, v, jt.body_i, 0);
+    const BodyView bj = view(q, v, jt.body_j, 7);
+    evaluate_joint(jt, bi, bj, blk);
+    per_joint(k, rows, blk);
+    const Eigen::Matrix<double, kMaxRows, 1> l = blk.H * joint_velocity(bi, bj);
+    out_L.segment(rows_at[k], rows) = l.head(rows);
+  }
+}
+
 }  // namespace
 
 Eigen::Matrix<double, 3, 4> euler_e(const Eigen::Vector4d& e) noexcept {
@@ -600,20 +627,7 @@ void SpatialMultibody::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noe
 
 void SpatialMultibody::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
   // L = H v (g_t = 0); normalization: d^2/dt^2 (e.e - 1)/2 = e.e'' + e'.e'
-  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    out_L(static_cast<Eigen::Index>(b)) =
-        v.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm();
-  }
-  JointBlocks blk;
-  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
-    const SpatialJointSpec& jt = spec_.joints[k];
-    const int rows = constraint_rows(jt.type);
-    const BodyView bi = view(q, v, jt.body_i, 0);
-    const BodyView bj = view(q, v, jt.body_j, 7);
-    evaluate_joint(jt, bi, bj, blk);
-    const Eigen::Matrix<double, kMaxRows, 1> l = blk.H * joint_velocity(bi, bj);
-    out_L.segment(rows_[k], rows) = l.head(rows);
-  }
+  curvature_rows(spec_, rows_, q, v, out_L, [](std::size_t, int, const JointBlocks&) {});
 }
 
 void SpatialMultibody::velocity_constraint_jacobian(double /*t*/,
@@ -690,21 +704,11 @@ void SpatialMultibody::jacobian_values_and_curvature(double /*t*/,
                                                      std::span<double> out_jacobian,
                                                      VecRef out_L) const noexcept {
   scatter_normalization(norm_slots_, q, out_jacobian.data());
-  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    out_L(static_cast<Eigen::Index>(b)) =
-        v.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm();
-  }
-  JointBlocks blk;
-  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
-    const SpatialJointSpec& jt = spec_.joints[k];
-    const int rows = constraint_rows(jt.type);
-    const BodyView bi = view(q, v, jt.body_i, 0);
-    const BodyView bj = view(q, v, jt.body_j, 7);
-    evaluate_joint(jt, bi, bj, blk);
-    scatter_joint(joint_slots_.data() + joint_slot_base_[k], rows, blk, out_jacobian.data());
-    const Eigen::Matrix<double, kMaxRows, 1> l = blk.H * joint_velocity(bi, bj);
-    out_L.segment(rows_[k], rows) = l.head(rows);
-  }
+  curvature_rows(spec_, rows_, q, v, out_L,
+                 [this, &out_jacobian](std::size_t k, int rows, const JointBlocks& blk) {
+                   scatter_joint(joint_slots_.data() + joint_slot_base_[k], rows, blk,
+                                 out_jacobian.data());
+                 });
 }
 
 void SpatialMultibody::jacobian_values_and_constraints(double /*t*/,

@@ -88,14 +88,12 @@ SpatialOutputs::SpatialOutputs(const SpatialMultibody& system,
         break;
       case SpatialOutputType::kJointPosition:
       case SpatialOutputType::kJointVelocity:
-        if (!detail::is_of_type(spec.joints, o.joint, SpatialJointType::kRevolute)) {
-          throw std::invalid_argument(what + ": needs a revolute joint");
-        }
+        detail::require_of_type(spec.joints, o.joint, SpatialJointType::kRevolute,
+                                what + ": needs a revolute joint");
         break;
       case SpatialOutputType::kCouplingForce:
-        if (!detail::is_of_type(spec.forces, o.element, SpatialForceType::kCoupling)) {
-          throw std::invalid_argument(what + ": needs a coupling force element");
-        }
+        detail::require_of_type(spec.forces, o.element, SpatialForceType::kCoupling,
+                                what + ": needs a coupling force element");
         break;
       case SpatialOutputType::kPositionDrift:
       case SpatialOutputType::kVelocityDrift:

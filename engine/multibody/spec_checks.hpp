@@ -6,6 +6,7 @@
 // spatial_model_spec.cpp, planar_outputs.cpp, spatial_outputs.cpp): the index checks every
 // joint, force, input and output needs. Setup-only; they throw std::invalid_argument.
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +26,26 @@ template <class Items, class Type>
 [[nodiscard]] bool is_of_type(const Items& items, int k, Type type) noexcept {
   return k >= 0 && k < static_cast<int>(items.size()) &&
          items[static_cast<std::size_t>(k)].type == type;
+}
+
+// Throws `message` unless items[k] exists and is of `type`.
+template <class Items, class Type>
+void require_of_type(const Items& items, int k, Type type, const std::string& message) {
+  if (!is_of_type(items, k, type)) throw std::invalid_argument(message);
+}
+
+// check_body for what pushes or turns a body: the ground cannot be acted on.
+inline void check_acted_on_body(int b, int n_bodies, const std::string& what) {
+  check_body(b, n_bodies, what);
+  if (b == kGround) throw std::invalid_argument(what + " acts on the ground");
+}
+
+// x scaled to unit length; throws `message` when x is zero or not finite.
+template <class Vector>
+void normalize_or_throw(Vector& x, const std::string& message) {
+  const double a = x.norm();
+  if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(message);
+  x /= a;
 }
 
 }  // namespace rtmb::detail

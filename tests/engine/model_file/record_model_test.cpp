@@ -84,21 +84,28 @@ TEST(RecordModel, TheHeadersSolverOverridesTheFiles) {
   EXPECT_EQ(record_model(h)->settings().solver, KktSolver::kDense);
 }
 
+// The message of the std::invalid_argument record_model(h) throws; a test failure and "" when it
+// throws none.
+std::string refusal(const RecordHeader& h) {
+  try {
+    (void)record_model(h);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "record_model accepted the header";
+  return "";
+}
+
 TEST(RecordModel, AnUnknownSolverIsRefusedByName) {
   RecordHeader h = pendulum_header();
   h.solver = "cholesky";
-  try {
-    (void)record_model(h);
-    FAIL() << "expected std::invalid_argument";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "replay: unknown solver 'cholesky'");
-  }
+  EXPECT_EQ(refusal(h), "replay: unknown solver 'cholesky'");
 }
 
 TEST(RecordModel, AnUnknownMechanismIsRefused) {
   RecordHeader h;
   h.mechanism = "no_such_mechanism";
-  EXPECT_THROW((void)record_model(h), std::invalid_argument);
+  EXPECT_EQ(refusal(h).rfind("unknown model 'no_such_mechanism'", 0), 0u);
 }
 
 TEST(RecordModel, ABrokenModelTextIsReportedAtTheRecordedPath) {

@@ -15,7 +15,10 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <vector>
 
+#include "rtmb/model.hpp"
+#include "rtmb/models/spatial_multibody.hpp"
 #include "rtmb/system.hpp"
 #include "rtmb/types.hpp"
 
@@ -52,15 +55,23 @@ struct Sample {
   Vec v;
 };
 
+/// Fills q and v (of equal size) with draws of u from rng, alternately: q(0), v(0), q(1), ...
+inline void draw_state(std::mt19937& rng,
+                       std::uniform_real_distribution<double>& u,
+                       Vec& q,
+                       Vec& v) {
+  for (Eigen::Index k = 0; k < q.size(); ++k) {
+    q(k) = u(rng);
+    v(k) = u(rng);
+  }
+}
+
 /// q and v of size n, every entry uniform in [-range, range] (mt19937 seeded with seed).
 inline Sample random_state(int n, unsigned seed, double range) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-range, range);
   Sample s{Vec(n), Vec(n)};
-  for (int k = 0; k < n; ++k) {
-    s.q(k) = u(rng);
-    s.v(k) = u(rng);
-  }
+  draw_state(rng, u, s.q, s.v);
   return s;
 }
 
@@ -133,5 +144,46 @@ struct EnergyTrace {
   double worst = 0.0;  ///< max |E - E0|
   bool monotone = true;
 };
+
+/// The dense KKT matrix [M G^T; G 0] of M a + G^T lambda = f, G a = -L.
+inline Mat kkt_matrix(const Mat& M, const Mat& G) {
+  const Eigen::Index n = M.rows();
+  const Eigen::Index m = G.rows();
+  Mat K = Mat::Zero(n + m, n + m);
+  K.topLeftCorner(n, n) = M;
+  K.topRightCorner(n, m) = G.transpose();
+  K.bottomLeftCorner(m, n) = G;
+  return K;
+}
+
+/// Its right-hand side [f; -L].
+inline Vec kkt_rhs(const Vec& f, const Vec& L) {
+  Vec rhs(f.size() + L.size());
+  rhs << f, -L;
+  return rhs;
+}
+
+/// A method's name as the name of a parameterized test (which cannot hold '-': '_' instead).
+inline std::string method_test_name(const ::testing::TestParamInfo<Method>& p) {
+  std::string n(to_string(p.param));
+  for (char& ch : n) {
+    if (ch == '-') ch = '_';
+  }
+  return n;
+}
+
+/// Every SpatialJointType in declaration order, for tests parameterized over them.
+inline std::vector<SpatialJointType> all_spatial_joint_types() {
+  std::vector<SpatialJointType> out;
+  for (int k = 0; k <= static_cast<int>(SpatialJointType::kPlanar); ++k) {
+    out.push_back(static_cast<SpatialJointType>(k));
+  }
+  return out;
+}
+
+/// A joint type's name as the name of a parameterized test.
+inline std::string joint_type_name(const ::testing::TestParamInfo<SpatialJointType>& p) {
+  return std::string(to_string(p.param));
+}
 
 }  // namespace rtmb::multibody_test

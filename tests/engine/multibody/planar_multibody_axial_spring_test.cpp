@@ -22,29 +22,16 @@
 #include "rtmb/step.hpp"
 #include "tests/engine/multibody/multibody_test_support.hpp"
 #include "tests/support/model_lookup.hpp"
+#include "tests/support/planar_test_models.hpp"
 
 namespace rtmb {
 namespace {
 
 PlanarModelSpec rig(double k, double c) {
   PlanarModelSpec s;
-  PlanarBodySpec a;
-  a.name = "a";
-  a.mass = 1.5;
-  a.inertia = 0.2;
-  PlanarBodySpec b = a;
-  b.name = "b";
-  b.mass = 0.7;
-  s.bodies = {a, b};
-  PlanarJointSpec jt;
-  jt.name = "guide";
-  jt.type = PlanarJointType::kPrismatic;
-  jt.body_i = 0;
-  jt.body_j = 1;
-  jt.point_i = {0.3, -0.2};
-  jt.point_j = {-0.4, 0.15};
-  jt.axis = {0.6, 0.8};
-  s.joints = {jt};
+  s.bodies = {testing::test_body("a", 1.5, 0.2), testing::test_body("b", 0.7, 0.2)};
+  s.joints = {
+      testing::test_joint("guide", PlanarJointType::kPrismatic, 0, 1, {0.3, -0.2}, {-0.4, 0.15})};
   PlanarForceSpec f;
   f.type = PlanarForceType::kAxialSpring;
   f.joint = 0;
@@ -73,10 +60,7 @@ TEST(AxialSpring, ForcesAreThePotentialGradientAndTheRayleighForce) {
   for (int trial = 0; trial < 5; ++trial) {
     Vec q(6);
     Vec v(6);
-    for (int k = 0; k < 6; ++k) {
-      q(k) = u(rng);
-      v(k) = u(rng);
-    }
+    multibody_test::draw_state(rng, u, q, v);
     const Vec zero = Vec::Zero(6);
     // the potential is k (s - s0)^2 / 2 of the independently computed s
     const double s = displacement(q);

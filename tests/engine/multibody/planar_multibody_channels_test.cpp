@@ -239,13 +239,7 @@ INSTANTIATE_TEST_SUITE_P(EveryFamily,
                                            Method::kOdeMidpoint,
                                            Method::kMidpoint,
                                            Method::kGenAlpha),
-                         [](const ::testing::TestParamInfo<Method>& p) {
-                           std::string n(to_string(p.param));
-                           for (char& ch : n) {
-                             if (ch == '-') ch = '_';
-                           }
-                           return n;
-                         });
+                         multibody_test::method_test_name);
 
 // Double pendulum under gravity: the motor on the elbow against two constant torque elements
 // (+tau on the distal link, -tau on the proximal one).

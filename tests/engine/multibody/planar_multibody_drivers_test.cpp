@@ -248,6 +248,13 @@ TEST(Drivers, DriverCoordinatesAreTheRelativeAngleAndTheAxialDisplacement) {
 
 // ---- driven mechanisms ----------------------------------------------------------------------
 
+// RK4 at dt = 1e-3 with `stabilizer`: the driven mechanisms run with PStab and without one.
+Settings rk4_with(StabilizerKind stabilizer) {
+  Settings settings = rk4_pstab(1e-3);
+  settings.stabilizer = stabilizer;
+  return settings;
+}
+
 TEST(Drivers, DrivenSliderCrankFollowsTheRampAndTheClosedFormSlider) {
   const ModelFile f =
       load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/slider_crank_driven.yaml");
@@ -264,9 +271,7 @@ TEST(Drivers, DrivenSliderCrankFollowsTheRampAndTheClosedFormSlider) {
   // with PStab the driver row and the loop are re-imposed every step; with no stabilizer the
   // motion is the integrated index-1 solution, right only with the right g_t = -f' and L
   for (const StabilizerKind stab : {StabilizerKind::kPStab, StabilizerKind::kNone}) {
-    Settings settings = rk4_pstab(1e-3);
-    settings.stabilizer = stab;
-    const Model model(sys, settings);
+    const Model model(sys, rk4_with(stab));
     Workspace ws(model);
     State s = initial_state(model);
     // the loader made the initial velocity consistent with the driver: theta' = omega
@@ -357,9 +362,7 @@ TEST(Drivers, SliderDrivenAlongASlantedAxisFollowsItsSine) {
   // without a stabilizer the driven motion comes from integrating the index-1 equations alone,
   // so it is only right if g_t and L (with g_tt = -f'') are
   for (const StabilizerKind stab : {StabilizerKind::kPStab, StabilizerKind::kNone}) {
-    Settings settings = rk4_pstab(1e-3);
-    settings.stabilizer = stab;
-    const Model model(sys, settings);
+    const Model model(sys, rk4_with(stab));
     Workspace ws(model);
     State s = initial_state(model);
     const Eigen::Vector2d a(0.6, 0.8);

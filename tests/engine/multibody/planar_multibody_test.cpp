@@ -20,15 +20,9 @@
 #include "tests/engine/multibody/multibody_test_support.hpp"
 #include "tests/support/planar_test_models.hpp"
 
-namespace rtmb {
+// in the helpers' namespace: fd_jacobian, expect_near, random_state, ... unqualified
+namespace rtmb::multibody_test {
 namespace {
-
-using multibody_test::check_constraint_derivatives;
-using multibody_test::expect_near;
-using multibody_test::fd_jacobian;
-using multibody_test::kFdStep;
-using multibody_test::random_state;
-using multibody_test::Sample;
 using testing::test_body;
 
 PlanarJointSpec joint(PlanarJointType type, int i, int j) {
@@ -286,4 +280,4 @@ TEST(Assembly, UnreachableJointsAreNamed) {
 }
 
 }  // namespace
-}  // namespace rtmb
+}  // namespace rtmb::multibody_test

@@ -27,6 +27,7 @@
 #include "rtmb/step.hpp"
 #include "tests/support/model_file_errors.hpp"
 #include "tests/support/model_lookup.hpp"
+#include "tests/support/planar_test_models.hpp"
 
 namespace rtmb {
 namespace {
@@ -122,10 +123,7 @@ outputs:
 
 PlanarModelSpec wall_model(double k, double c) {
   PlanarModelSpec spec;
-  PlanarBodySpec b;
-  b.name = "block";
-  b.mass = 2.0;
-  b.inertia = 0.05;
+  PlanarBodySpec b = testing::test_body("block", 2.0, 0.05);
   b.pose = {0.1, 0.2, 0.4};
   spec.bodies.push_back(b);
   PlanarForceSpec w;

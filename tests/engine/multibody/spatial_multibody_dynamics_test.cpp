@@ -35,6 +35,17 @@ Eigen::Matrix3d tilted_inertia(double a, double b, double c) {
   return R * Eigen::Vector3d(a, b, c).asDiagonal() * R.transpose();
 }
 
+// A joint of `type` from body i to body j (kGround: the ground), frames and points at their
+// defaults.
+SpatialJointSpec joint_between(std::string name, SpatialJointType type, int i, int j) {
+  SpatialJointSpec jt;
+  jt.name = std::move(name);
+  jt.type = type;
+  jt.body_i = i;
+  jt.body_j = j;
+  return jt;
+}
+
 // omega' = 2 L e' and the world angular momentum A J' omega' of body b
 Eigen::Vector3d body_omega(const State& s, int b) {
   return 2.0 * euler_l(s.q.segment<4>(7 * b + 3)) * s.v.segment<4>(7 * b + 3);
@@ -121,11 +132,7 @@ TEST(SpatialDynamics, HeavySymmetricTopKeepsItsThreeInvariants) {
   top.velocity = w0.cross(top.position);
   SpatialModelSpec spec;
   spec.bodies = {top};
-  SpatialJointSpec pivot;
-  pivot.name = "pivot";
-  pivot.type = SpatialJointType::kSpherical;
-  pivot.body_i = kGround;
-  pivot.body_j = 0;
+  SpatialJointSpec pivot = joint_between("pivot", SpatialJointType::kSpherical, kGround, 0);
   pivot.point_j = {0.0, 0.0, -h};
   spec.joints = {pivot};
   SpatialForceSpec gravity;
@@ -186,11 +193,7 @@ TEST(SpatialDynamics, RotationalSpringOnARevoluteJointIsAHarmonicOscillator) {
   body.inertia = tilted_inertia(0.02, 0.03, 0.05);
   SpatialModelSpec spec;
   spec.bodies = {body};
-  SpatialJointSpec hinge;
-  hinge.name = "hinge";
-  hinge.type = SpatialJointType::kRevolute;
-  hinge.body_i = kGround;
-  hinge.body_j = 0;
+  SpatialJointSpec hinge = joint_between("hinge", SpatialJointType::kRevolute, kGround, 0);
   hinge.axis_i = a;
   spec.joints = {hinge};
   SpatialForceSpec spring;
@@ -258,11 +261,8 @@ TEST_P(SpatialJointMechanism, StaysOnTheConstraintsAndConservesEnergy) {
   spec.bodies = {a, b};
   const Eigen::Vector3d axis = Eigen::Vector3d(0.3, 0.4, 1.0).normalized();  // world, at t = 0
   auto make = [&](int i, int j, const Eigen::Vector3d& world_point) {
-    SpatialJointSpec jt;
-    jt.name = std::string(to_string(type)) + "_" + std::to_string(j);
-    jt.type = type;
-    jt.body_i = i;
-    jt.body_j = j;
+    SpatialJointSpec jt =
+        joint_between(std::string(to_string(type)) + "_" + std::to_string(j), type, i, j);
     auto frame = [&](int body) -> Eigen::Matrix3d {
       return body == kGround ? Eigen::Matrix3d::Identity()
                              : rotation(spec.bodies[static_cast<std::size_t>(body)].orientation);
@@ -336,17 +336,8 @@ TEST_P(SpatialJointMechanism, StaysOnTheConstraintsAndConservesEnergy) {
 
 INSTANTIATE_TEST_SUITE_P(AllTypes,
                          SpatialJointMechanism,
-                         ::testing::Values(SpatialJointType::kSpherical,
-                                           SpatialJointType::kRevolute,
-                                           SpatialJointType::kUniversal,
-                                           SpatialJointType::kCylindrical,
-                                           SpatialJointType::kPrismatic,
-                                           SpatialJointType::kFixed,
-                                           SpatialJointType::kDistance,
-                                           SpatialJointType::kPlanar),
-                         [](const ::testing::TestParamInfo<SpatialJointType>& p) {
-                           return std::string(to_string(p.param));
-                         });
+                         ::testing::ValuesIn(multibody_test::all_spatial_joint_types()),
+                         multibody_test::joint_type_name);
 
 }  // namespace
 }  // namespace rtmb

@@ -23,15 +23,9 @@
 #include "rtmb/state.hpp"
 #include "tests/engine/multibody/multibody_test_support.hpp"
 
-namespace rtmb {
+// in the helpers' namespace: fd_jacobian, expect_near, random_state, ... unqualified
+namespace rtmb::multibody_test {
 namespace {
-
-using multibody_test::check_constraint_derivatives;
-using multibody_test::expect_near;
-using multibody_test::fd_jacobian;
-using multibody_test::kFdStep;
-using multibody_test::random_state;
-using multibody_test::Sample;
 
 Eigen::Matrix3d inertia(double a, double b, double c, double tilt) {
   // a symmetric positive definite tensor with off-diagonal terms: R diag(a,b,c) R^T
@@ -106,20 +100,10 @@ TEST_P(SpatialJointDerivatives, MatchFiniteDifferences) {
   for (unsigned seed = 1; seed <= 5; ++seed) check_constraint_derivatives(sys, seed, 1.0);
 }
 
-const auto kAllTypes = ::testing::Values(SpatialJointType::kSpherical,
-                                         SpatialJointType::kRevolute,
-                                         SpatialJointType::kUniversal,
-                                         SpatialJointType::kCylindrical,
-                                         SpatialJointType::kPrismatic,
-                                         SpatialJointType::kFixed,
-                                         SpatialJointType::kDistance,
-                                         SpatialJointType::kPlanar);
-
-std::string type_name(const ::testing::TestParamInfo<SpatialJointType>& p) {
-  return std::string(to_string(p.param));
-}
-
-INSTANTIATE_TEST_SUITE_P(AllTypes, SpatialJointDerivatives, kAllTypes, type_name);
+INSTANTIATE_TEST_SUITE_P(AllTypes,
+                         SpatialJointDerivatives,
+                         ::testing::ValuesIn(all_spatial_joint_types()),
+                         joint_type_name);
 
 // ---- joint geometry: g = 0 exactly where the joint holds, built independently here ---------
 
@@ -199,7 +183,10 @@ TEST_P(SpatialJointGeometry, ConstraintsVanishWhereTheJointHoldsAndSeeViolations
   EXPECT_GE(g.lpNorm<Eigen::Infinity>(), 1e-5);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypes, SpatialJointGeometry, kAllTypes, type_name);
+INSTANTIATE_TEST_SUITE_P(AllTypes,
+                         SpatialJointGeometry,
+                         ::testing::ValuesIn(all_spatial_joint_types()),
+                         joint_type_name);
 
 // ---- mass matrix and forces against the Lagrangian -------------------------------------------
 
@@ -393,13 +380,7 @@ TEST(SpatialMassMatrix, NormalizationInertiaLeavesAccelerationsAndJointMultiplie
     Vec L(m);
     sys.curvature(0.0, x.q, x.v, L);
     auto solve = [&](const Mat& mass) {
-      Mat K = Mat::Zero(n + m, n + m);
-      K.topLeftCorner(n, n) = mass;
-      K.topRightCorner(n, m) = G.transpose();
-      K.bottomLeftCorner(m, n) = G;
-      Vec rhs(n + m);
-      rhs << f, -L;
-      return Vec(K.fullPivLu().solve(rhs));
+      return Vec(kkt_matrix(mass, G).fullPivLu().solve(kkt_rhs(f, L)));
     };
     const Vec with = solve(M);
     const Vec without = solve(Mp);
@@ -472,4 +453,4 @@ TEST(SpatialSparse, ValuesEqualTheDenseMatricesExactly) {
 }
 
 }  // namespace
-}  // namespace rtmb
+}  // namespace rtmb::multibody_test
