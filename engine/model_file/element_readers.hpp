@@ -21,27 +21,6 @@
 
 namespace rtmb::detail {
 
-/// `forces`: a list of mappings, each with an optional `name` (default "forces[k]") and a
-/// `type`; read_element(e, p, t, type, f) reads element e at key p of type name t (node `type`)
-/// into f, which is then appended to `forces`.
-template <class Force, class ReadElement>
-void read_force_list(const YamlReader& r,
-                     const YAML::Node& n,
-                     std::vector<Force>& forces,
-                     ReadElement read_element) {
-  if (!n.IsSequence()) r.fail(n, "forces", "expected a list of force elements");
-  for (std::size_t k = 0; k < n.size(); ++k) {
-    const YAML::Node e = n[k];
-    const std::string p = "forces[" + std::to_string(k) + "]";
-    if (!e.IsMap()) r.fail(e, p, "expected a mapping");
-    Force f;
-    f.name = item_name(r, e, p, p);
-    const YAML::Node type = r.required(e, p, "type", "force element type");
-    read_element(e, p, r.string(type, p + ".type"), type, f);
-    forces.push_back(std::move(f));
-  }
-}
-
 /// A `spring_damper`: a translational spring-damper-actuator between points of two bodies
 /// (stiffness, damping, rest_length, actuator_force).
 template <class Spec, class Force>
@@ -87,6 +66,72 @@ void read_coupling_spring(
   if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
   f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
   if (const YAML::Node m = e["target"]) f.vector = r.vec<N>(m, p + ".target");
+}
+
+/// The `type` node of a channel's `drive` at d (key p), which must be a mapping.
+inline YAML::Node drive_type(const YamlReader& r, const YAML::Node& d, const std::string& p) {
+  if (!d.IsMap()) r.fail(d, p, "expected a mapping with a 'type'");
+  return r.required(d, p, "type", "force, torque, motor or coupling");
+}
+
+/// A `force` drive's keys, its body (not the ground) and optional point; its direction is read
+/// by the caller (`axis` or `direction`, in the model's dimension).
+template <class Spec, class Input>
+void read_force_drive(
+    const YamlReader& r, const YAML::Node& d, const std::string& p, const Spec& spec, Input& in) {
+  constexpr int N = decltype(Input::point)::RowsAtCompileTime;
+  r.check_keys(d, p, {"type", "body", "point", "axis", "direction"});
+  in.type = decltype(Input::type)::kForce;
+  in.body = body_ref(r, r.required(d, p, "body", "the body pushed"), p + ".body", spec, false);
+  if (const YAML::Node m = d["point"]) in.point = r.vec<N>(m, p + ".point");
+}
+
+/// A `motor` drive: a torque on revolute joint `joint` (Revolute of the spec's joint type),
+/// clamped to +-limit.
+template <auto Revolute, class Spec, class Input>
+void read_motor_drive(
+    const YamlReader& r, const YAML::Node& d, const std::string& p, const Spec& spec, Input& in) {
+  r.check_keys(d, p, {"type", "joint", "limit"});
+  in.type = decltype(Input::type)::kMotor;
+  in.joint = joint_ref<Revolute>(r, r.required(d, p, "joint", "a revolute joint's name"),
+                                 p + ".joint", spec, "a revolute joint");
+  if (const YAML::Node m = d["limit"]) in.limit = r.positive(m, p + ".limit");
+}
+
+/// `forces`: a list of mappings, each with an optional `name` (default "forces[k]") and a `type`,
+/// appended to spec.forces. gravity and spring_damper read alike in both dimensions;
+/// read_element(e, p, t, f) reads the model's other types (element e at key p of type name t into
+/// f) and returns false for a name it does not know, which fails listing `valid`.
+template <class Spec, class ReadElement>
+void read_force_list(const YamlReader& r,
+                     const YAML::Node& n,
+                     Spec& spec,
+                     ReadElement read_element,
+                     const char* valid) {
+  using Force = typename decltype(spec.forces)::value_type;
+  using Type = decltype(Force::type);
+  constexpr int N = decltype(Force::vector)::RowsAtCompileTime;
+  if (!n.IsSequence()) r.fail(n, "forces", "expected a list of force elements");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node e = n[k];
+    const std::string p = "forces[" + std::to_string(k) + "]";
+    if (!e.IsMap()) r.fail(e, p, "expected a mapping");
+    Force f;
+    f.name = item_name(r, e, p, p);
+    const YAML::Node type = r.required(e, p, "type", "force element type");
+    const std::string t = r.string(type, p + ".type");
+    if (t == "gravity") {
+      r.check_keys(e, p, {"name", "type", "vector"});
+      f.type = Type::kGravity;
+      f.vector = r.vec<N>(r.required(e, p, "vector", "m/s^2"), p + ".vector");
+    } else if (t == "spring_damper") {
+      f.type = Type::kSpringDamper;
+      read_spring_damper(r, e, p, spec, f);
+    } else if (!read_element(e, p, t, f)) {
+      r.fail(type, p + ".type", "unknown force type '" + t + "' (valid: " + valid + ")");
+    }
+    spec.forces.push_back(std::move(f));
+  }
 }
 
 }  // namespace rtmb::detail

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/element_readers.hpp"
 #include "engine/model_file/output_channel_readers.hpp"
 #include "engine/model_file/planar_model_file.hpp"
 #include "rtmb/runtime/simulation_runner.hpp"
@@ -94,14 +95,10 @@ PlanarInputSpec read_drive(const Reader& r,
                            const std::string& p,
                            const PlanarModelSpec& spec) {
   PlanarInputSpec in;
-  if (!d.IsMap()) r.fail(d, p, "expected a mapping with a 'type'");
-  const YAML::Node type = r.required(d, p, "type", "force, torque, motor or coupling");
+  const YAML::Node type = drive_type(r, d, p);
   const std::string t = r.string(type, p + ".type");
   if (t == "force") {
-    r.check_keys(d, p, {"type", "body", "point", "axis", "direction"});
-    in.type = PlanarInputType::kForce;
-    in.body = body_ref(r, r.required(d, p, "body", "the body pushed"), p + ".body", spec, false);
-    if (const YAML::Node m = d["point"]) in.point = r.vec<2>(m, p + ".point");
+    read_force_drive(r, d, p, spec, in);
     if (d["axis"] && d["direction"]) r.fail(d["direction"], p + ".direction", "not with 'axis'");
     if (const YAML::Node m = d["axis"]) {
       in.direction =
@@ -116,12 +113,7 @@ PlanarInputSpec read_drive(const Reader& r,
     in.type = PlanarInputType::kTorque;
     in.body = body_ref(r, r.required(d, p, "body", "the body turned"), p + ".body", spec, false);
   } else if (t == "motor") {
-    r.check_keys(d, p, {"type", "joint", "limit"});
-    in.type = PlanarInputType::kMotor;
-    in.joint = joint_ref<PlanarJointType::kRevolute>(
-        r, r.required(d, p, "joint", "a revolute joint's name"), p + ".joint", spec,
-        "a revolute joint");
-    if (const YAML::Node m = d["limit"]) in.limit = r.positive(m, p + ".limit");
+    read_motor_drive<PlanarJointType::kRevolute>(r, d, p, spec, in);
   } else if (t == "coupling") {
     r.check_keys(d, p, {"type", "element", "axis"});
     in.element = coupling_ref(r, r.required(d, p, "element", "a coupling force element's name"),

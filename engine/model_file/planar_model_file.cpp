@@ -212,17 +212,9 @@ void read_coupling(const Reader& r,
 
 void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   read_force_list(
-      r, n, spec.forces,
-      [&](const YAML::Node& e, const std::string& p, const std::string& t, const YAML::Node& type,
-          PlanarForceSpec& f) {
-        if (t == "gravity") {
-          r.check_keys(e, p, {"name", "type", "vector"});
-          f.type = PlanarForceType::kGravity;
-          f.vector = r.vec<2>(r.required(e, p, "vector", "m/s^2"), p + ".vector");
-        } else if (t == "spring_damper") {
-          f.type = PlanarForceType::kSpringDamper;
-          read_spring_damper(r, e, p, spec, f);
-        } else if (t == "rotational_spring_damper") {
+      r, n, spec,
+      [&](const YAML::Node& e, const std::string& p, const std::string& t, PlanarForceSpec& f) {
+        if (t == "rotational_spring_damper") {
           f.type = PlanarForceType::kRotationalSpring;
           (void)read_rotational_spring<PlanarJointType::kRevolute>(r, e, p, spec, f);
         } else if (t == "prismatic_spring_damper") {
@@ -256,12 +248,12 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
           f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
           if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
         } else {
-          r.fail(type, p + ".type",
-                 "unknown force type '" + t +
-                     "' (valid: gravity, spring_damper, rotational_spring_damper, "
-                     "prismatic_spring_damper, force, torque, coupling, wall)");
+          return false;
         }
-      });
+        return true;
+      },
+      "gravity, spring_damper, rotational_spring_damper, prismatic_spring_damper, force, torque, "
+      "coupling, wall");
 }
 
 void default_coupling_targets(PlanarModelSpec& spec) {

@@ -160,17 +160,9 @@ bool read_frame(const In& in, const YAML::Node& e, const std::string& p) {
 
 void read_forces(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
   read_force_list(
-      in, n, spec.forces,
-      [&](const YAML::Node& e, const std::string& p, const std::string& t, const YAML::Node& type,
-          SpatialForceSpec& f) {
-        if (t == "gravity") {
-          in.check_keys(e, p, {"name", "type", "vector"});
-          f.type = SpatialForceType::kGravity;
-          f.vector = in.vec3(in.required(e, p, "vector", "m/s^2"), p + ".vector");
-        } else if (t == "spring_damper") {
-          f.type = SpatialForceType::kSpringDamper;
-          read_spring_damper(in, e, p, spec, f);
-        } else if (t == "force") {
+      in, n, spec,
+      [&](const YAML::Node& e, const std::string& p, const std::string& t, SpatialForceSpec& f) {
+        if (t == "force") {
           in.check_keys(e, p, {"name", "type", "body", "point", "force", "frame"});
           f.type = SpatialForceType::kForce;
           f.body_i =
@@ -193,12 +185,11 @@ void read_forces(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
           f.type = SpatialForceType::kCoupling;
           read_coupling_spring(in, e, p, spec, f);
         } else {
-          in.fail(type, p + ".type",
-                  "unknown force type '" + t +
-                      "' (valid: gravity, spring_damper, force, torque, rotational_spring_damper, "
-                      "coupling)");
+          return false;
         }
-      });
+        return true;
+      },
+      "gravity, spring_damper, force, torque, rotational_spring_damper, coupling");
 }
 
 // x, y or z
@@ -224,14 +215,10 @@ SpatialInputSpec read_drive(const In& in,
                             const std::string& p,
                             const SpatialModelSpec& spec) {
   SpatialInputSpec u;
-  if (!d.IsMap()) in.fail(d, p, "expected a mapping with a 'type'");
-  const YAML::Node type = in.required(d, p, "type", "force, torque, motor or coupling");
+  const YAML::Node type = drive_type(in, d, p);
   const std::string t = in.string(type, p + ".type");
   if (t == "force") {
-    in.check_keys(d, p, {"type", "body", "point", "axis", "direction"});
-    u.type = SpatialInputType::kForce;
-    u.body = body_ref(in, in.required(d, p, "body", "the body pushed"), p + ".body", spec, false);
-    if (const YAML::Node m = d["point"]) u.point = in.vec3(m, p + ".point");
+    read_force_drive(in, d, p, spec, u);
     u.direction = read_direction(in, d, p);
   } else if (t == "torque") {
     in.check_keys(d, p, {"type", "body", "axis", "direction"});
@@ -242,11 +229,7 @@ SpatialInputSpec read_drive(const In& in,
     }
     u.direction = read_direction(in, d, p);
   } else if (t == "motor") {
-    in.check_keys(d, p, {"type", "joint", "limit"});
-    u.type = SpatialInputType::kMotor;
-    u.joint = revolute_joint(in, in.required(d, p, "joint", "a revolute joint's name"),
-                             p + ".joint", spec);
-    if (const YAML::Node m = d["limit"]) u.limit = in.positive(m, p + ".limit");
+    read_motor_drive<SpatialJointType::kRevolute>(in, d, p, spec, u);
   } else if (t == "coupling") {
     in.check_keys(d, p, {"type", "element", "axis"});
     u.element = coupling_ref(in, in.required(d, p, "element", "a coupling force element's name"),

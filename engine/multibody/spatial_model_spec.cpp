@@ -74,25 +74,18 @@ void validate_inputs(SpatialModelSpec& spec) {
   const int n = static_cast<int>(spec.bodies.size());
   for (SpatialInputSpec& in : spec.inputs) {
     const std::string what = "input '" + in.name + "'";
-    switch (in.type) {
-      case SpatialInputType::kForce:
-      case SpatialInputType::kTorque: {
-        detail::normalize_or_throw(in.direction, what + ": zero direction");
-        detail::check_acted_on_body(in.body, n, what);
-        if (!in.point.allFinite()) throw std::invalid_argument(what + ": point must be finite");
-        break;
-      }
-      case SpatialInputType::kMotor:
-        detail::require_of_type(spec.joints, in.joint, SpatialJointType::kRevolute,
-                                what + ": a motor needs a revolute joint");
-        if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
-        break;
-      case SpatialInputType::kCouplingX:
-      case SpatialInputType::kCouplingY:
-      case SpatialInputType::kCouplingZ:
-        detail::require_of_type(spec.forces, in.element, SpatialForceType::kCoupling,
-                                what + ": needs a coupling force element");
-        break;
+    if (in.type == SpatialInputType::kForce || in.type == SpatialInputType::kTorque) {
+      detail::normalize_or_throw(in.direction, what + ": zero direction");
+      detail::check_acted_on_body(in.body, n, what);
+      if (!in.point.allFinite()) throw std::invalid_argument(what + ": point must be finite");
+    } else if (in.type == SpatialInputType::kMotor) {
+      detail::require_of_type(spec.joints, in.joint, SpatialJointType::kRevolute,
+                              what + ": a motor needs a revolute joint");
+      if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
+    } else if (in.type == SpatialInputType::kCouplingX || in.type == SpatialInputType::kCouplingY ||
+               in.type == SpatialInputType::kCouplingZ) {
+      detail::require_of_type(spec.forces, in.element, SpatialForceType::kCoupling,
+                              what + ": needs a coupling force element");
     }
     if (!std::isfinite(in.initial)) throw std::invalid_argument(what + ": initial value");
   }

@@ -24,6 +24,13 @@ constexpr std::array<std::string_view, 12> kSuffixes{
     "",      "fx fy fz",    "",         "",         ""};
 static_assert(static_cast<std::size_t>(SpatialOutputType::kEnergy) + 1 == kSuffixes.size());
 
+// The kinds measured on a body (its pose, velocities or a point of it).
+bool on_body(SpatialOutputType type) noexcept {
+  return type == SpatialOutputType::kPosition || type == SpatialOutputType::kOrientation ||
+         type == SpatialOutputType::kVelocity || type == SpatialOutputType::kAngularVelocity ||
+         type == SpatialOutputType::kPointPosition || type == SpatialOutputType::kPointVelocity;
+}
+
 }  // namespace
 
 int output_components(SpatialOutputType type) noexcept {
@@ -77,28 +84,17 @@ SpatialOutputs::SpatialOutputs(const SpatialMultibody& system,
   const int nb = static_cast<int>(spec.bodies.size());
   for (SpatialOutputSpec& o : outputs_) {
     const std::string what = "output '" + o.name + "'";
-    switch (o.type) {
-      case SpatialOutputType::kPosition:
-      case SpatialOutputType::kOrientation:
-      case SpatialOutputType::kVelocity:
-      case SpatialOutputType::kAngularVelocity:
-      case SpatialOutputType::kPointPosition:
-      case SpatialOutputType::kPointVelocity:
-        if (o.body < 0 || o.body >= nb) throw std::invalid_argument(what + ": needs a body");
-        break;
-      case SpatialOutputType::kJointPosition:
-      case SpatialOutputType::kJointVelocity:
-        detail::require_of_type(spec.joints, o.joint, SpatialJointType::kRevolute,
-                                what + ": needs a revolute joint");
-        break;
-      case SpatialOutputType::kCouplingForce:
-        detail::require_of_type(spec.forces, o.element, SpatialForceType::kCoupling,
-                                what + ": needs a coupling force element");
-        break;
-      case SpatialOutputType::kPositionDrift:
-      case SpatialOutputType::kVelocityDrift:
-      case SpatialOutputType::kEnergy:
-        break;
+    if (on_body(o.type) && (o.body < 0 || o.body >= nb)) {
+      throw std::invalid_argument(what + ": needs a body");
+    }
+    if (o.type == SpatialOutputType::kJointPosition ||
+        o.type == SpatialOutputType::kJointVelocity) {
+      detail::require_of_type(spec.joints, o.joint, SpatialJointType::kRevolute,
+                              what + ": needs a revolute joint");
+    }
+    if (o.type == SpatialOutputType::kCouplingForce) {
+      detail::require_of_type(spec.forces, o.element, SpatialForceType::kCoupling,
+                              what + ": needs a coupling force element");
     }
     if (o.units.empty()) o.units = default_output_units(o.type);
     count_ += output_components(o.type);

@@ -238,6 +238,15 @@ TEST(RedundantConstraints, SpatialFourBarIsRefusedWithoutRemoveAndRunsWithIt) {
               r.e, r.e0);
 }
 
+// The model of a file with its workspace, stepped from its initial state.
+struct FileRun {
+  explicit FileRun(const ModelFile& f) : model(make_system(f), f.settings), ws(model) {}
+  bool step() { return rtmb::step(model, s, ws).ok(); }
+  Model model;
+  Workspace ws;
+  State s = initial_state(model);
+};
+
 TEST(RedundantConstraints, ReducedSpatialFourBarMovesLikeThePlanarFourBar) {
   // configs/spatial_four_bar.yaml is configs/four_bar.yaml built in space (same bodies, joints,
   // gravity and crank spring). Started at rest from the same pose, the reduced spatial model must
@@ -247,18 +256,16 @@ TEST(RedundantConstraints, ReducedSpatialFourBarMovesLikeThePlanarFourBar) {
               "angular_velocity: [0, 0, 0]");
   const ModelFile fs = parse_model_file(text, "spatial_four_bar.yaml");
   const ModelFile fp = load_model_file(config_path("four_bar.yaml"));
-  const Model ms(make_system(fs), fs.settings);
-  const Model mp(make_system(fp), fp.settings);
-  Workspace ws(ms);
-  Workspace wp(mp);
-  State ss = initial_state(ms);
-  State sp = initial_state(mp);
+  FileRun spatial(fs);
+  FileRun planar(fp);
+  const State& ss = spatial.s;
+  const State& sp = planar.s;
   double worst = 0.0;
   double swept = 0.0;
   const double theta0 = sp.q(2);
   for (int k = 0; k < 2000; ++k) {
-    ASSERT_TRUE(step(ms, ss, ws).ok());
-    ASSERT_TRUE(step(mp, sp, wp).ok());
+    ASSERT_TRUE(spatial.step());
+    ASSERT_TRUE(planar.step());
     for (int b = 0; b < 3; ++b) {
       const double th = 2.0 * std::atan2(ss.q(7 * b + 6), ss.q(7 * b + 3));
       worst =
