@@ -68,4 +68,37 @@ void check_output_count(const YamlReader& r,
   }
 }
 
+/// The `channels` of `outputs` (nothing without the key; an `outputs` that is not a mapping is
+/// reported by model_file.cpp's read_outputs): a non-empty list, each with a name that is
+/// non-empty and without commas, the keys of its `kind` read by read_kind(n, p, o) (which also
+/// sets o.units to the kind's defaults) and an optional `unit`; appended to `out`.
+template <class OutputSpec, class ReadKind>
+void read_output_list(const YamlReader& r,
+                      const YAML::Node& outputs,
+                      std::vector<OutputSpec>& out,
+                      ReadKind read_kind) {
+  if (!outputs.IsMap()) return;
+  const YAML::Node channels = outputs["channels"];
+  if (!channels) return;
+  const std::string key = "outputs.channels";
+  if (!channels.IsSequence() || channels.size() == 0) {
+    r.fail(channels, key, "expected a non-empty list of output channels");
+  }
+  for (std::size_t i = 0; i < channels.size(); ++i) {
+    const YAML::Node n = channels[i];
+    const std::string p = key + "[" + std::to_string(i) + "]";
+    r.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
+    OutputSpec o;
+    o.name = r.string(r.required(n, p, "name", "the channel's name"), p + ".name");
+    if (o.name.empty() || o.name.find(',') != std::string::npos) {
+      r.fail(n["name"], p + ".name", "must be non-empty and contain no comma");
+    }
+    read_kind(n, p, o);
+    read_output_units(r, n, p, o.units);
+    out.push_back(std::move(o));
+    check_new_channels_unique(r, n, p, out);
+  }
+  check_output_count(r, channels, key, out);
+}
+
 }  // namespace rtmb::detail

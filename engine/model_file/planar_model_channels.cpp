@@ -148,64 +148,48 @@ void read_output_channels(const Reader& r,
                           const YAML::Node& outputs,
                           const PlanarModelSpec& spec,
                           std::vector<PlanarOutputSpec>& out) {
-  if (!outputs.IsMap()) return;  // read_outputs reports it
-  const YAML::Node channels = outputs["channels"];
-  if (!channels) return;
-  const std::string key = "outputs.channels";
-  if (!channels.IsSequence() || channels.size() == 0) {
-    r.fail(channels, key, "expected a non-empty list of output channels");
-  }
-  for (std::size_t i = 0; i < channels.size(); ++i) {
-    const YAML::Node n = channels[i];
-    const std::string p = key + "[" + std::to_string(i) + "]";
-    r.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
-    PlanarOutputSpec o;
-    o.name = r.string(r.required(n, p, "name", "the channel's name"), p + ".name");
-    if (o.name.empty() || o.name.find(',') != std::string::npos) {
-      r.fail(n["name"], p + ".name", "must be non-empty and contain no comma");
-    }
-    const YAML::Node kind = r.required(n, p, "kind", "what the channel measures");
-    o.type = parse_output_kind(r, kind, p + ".kind");
-    const bool body_kind =
-        o.type == PlanarOutputType::kPose || o.type == PlanarOutputType::kVelocity ||
-        o.type == PlanarOutputType::kPointPosition || o.type == PlanarOutputType::kPointVelocity;
-    const bool point_kind =
-        o.type == PlanarOutputType::kPointPosition || o.type == PlanarOutputType::kPointVelocity;
-    const bool joint_kind = o.type == PlanarOutputType::kJointPosition ||
-                            o.type == PlanarOutputType::kJointVelocity ||
-                            o.type == PlanarOutputType::kReaction;
-    const bool element_kind = o.type == PlanarOutputType::kCouplingForce ||
-                              o.type == PlanarOutputType::kHapticForce ||
-                              o.type == PlanarOutputType::kCouplingLinearization;
-    auto only = [&](const char* k, bool allowed, const char* what) {
-      if (n[k] && !allowed) r.fail(n[k], p + "." + k, std::string("only for ") + what);
-      if (!n[k] && allowed && std::string(k) != "point") {
-        r.fail(n, p + "." + k, std::string("missing (needed by kind '") + kind.Scalar() + "')");
-      }
-    };
-    only("body", body_kind, "pose, velocity and point outputs");
-    only("point", point_kind, "point outputs");
-    only("joint", joint_kind, "joint and reaction outputs");
-    only("element", element_kind,
-         "coupling_force, haptic_force and coupling_linearization outputs");
-    if (body_kind) o.body = body_ref(r, n["body"], p + ".body", spec, false);
-    if (point_kind && n["point"]) o.point = r.vec<2>(n["point"], p + ".point");
-    if (joint_kind) {
-      o.joint = find_named(
-          r, n["joint"], p + ".joint", spec.joints,
-          [&o](const PlanarJointSpec& j) {
-            return o.type == PlanarOutputType::kReaction || j.type == PlanarJointType::kRevolute ||
-                   j.type == PlanarJointType::kPrismatic;
-          },
-          o.type == PlanarOutputType::kReaction ? "a joint" : "a revolute or prismatic joint");
-    }
-    if (element_kind) o.element = coupling_ref(r, n["element"], p + ".element", spec);
-    o.units = default_output_units(o, spec);
-    read_output_units(r, n, p, o.units);
-    out.push_back(std::move(o));
-    check_new_channels_unique(r, n, p, out);
-  }
-  check_output_count(r, channels, key, out);
+  read_output_list(
+      r, outputs, out, [&](const YAML::Node& n, const std::string& p, PlanarOutputSpec& o) {
+        const YAML::Node kind = r.required(n, p, "kind", "what the channel measures");
+        o.type = parse_output_kind(r, kind, p + ".kind");
+        const bool body_kind = o.type == PlanarOutputType::kPose ||
+                               o.type == PlanarOutputType::kVelocity ||
+                               o.type == PlanarOutputType::kPointPosition ||
+                               o.type == PlanarOutputType::kPointVelocity;
+        const bool point_kind = o.type == PlanarOutputType::kPointPosition ||
+                                o.type == PlanarOutputType::kPointVelocity;
+        const bool joint_kind = o.type == PlanarOutputType::kJointPosition ||
+                                o.type == PlanarOutputType::kJointVelocity ||
+                                o.type == PlanarOutputType::kReaction;
+        const bool element_kind = o.type == PlanarOutputType::kCouplingForce ||
+                                  o.type == PlanarOutputType::kHapticForce ||
+                                  o.type == PlanarOutputType::kCouplingLinearization;
+        auto only = [&](const char* k, bool allowed, const char* what) {
+          if (n[k] && !allowed) r.fail(n[k], p + "." + k, std::string("only for ") + what);
+          if (!n[k] && allowed && std::string(k) != "point") {
+            r.fail(n, p + "." + k, std::string("missing (needed by kind '") + kind.Scalar() + "')");
+          }
+        };
+        only("body", body_kind, "pose, velocity and point outputs");
+        only("point", point_kind, "point outputs");
+        only("joint", joint_kind, "joint and reaction outputs");
+        only("element", element_kind,
+             "coupling_force, haptic_force and coupling_linearization outputs");
+        if (body_kind) o.body = body_ref(r, n["body"], p + ".body", spec, false);
+        if (point_kind && n["point"]) o.point = r.vec<2>(n["point"], p + ".point");
+        if (joint_kind) {
+          o.joint = find_named(
+              r, n["joint"], p + ".joint", spec.joints,
+              [&o](const PlanarJointSpec& j) {
+                return o.type == PlanarOutputType::kReaction ||
+                       j.type == PlanarJointType::kRevolute ||
+                       j.type == PlanarJointType::kPrismatic;
+              },
+              o.type == PlanarOutputType::kReaction ? "a joint" : "a revolute or prismatic joint");
+        }
+        if (element_kind) o.element = coupling_ref(r, n["element"], p + ".element", spec);
+        o.units = default_output_units(o, spec);
+      });
 }
 
 }  // namespace rtmb::detail

@@ -381,14 +381,7 @@ std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
                                                     const SpatialModelSpec& spec) {
   std::vector<SpatialOutputSpec> out;
   const YAML::Node outputs = root["outputs"];
-  if (!outputs || !outputs.IsMap()) return out;  // model_file.cpp's read_outputs reports it
-  const YAML::Node channels = outputs["channels"];
-  if (!channels) return out;
-  const In in(path);
-  const std::string key = "outputs.channels";
-  if (!channels.IsSequence() || channels.size() == 0) {
-    in.fail(channels, key, "expected a non-empty list of output channels");
-  }
+  if (!outputs) return out;
   static const std::pair<const char*, SpatialOutputType> kKinds[] = {
       {"position", SpatialOutputType::kPosition},
       {"orientation", SpatialOutputType::kOrientation},
@@ -403,61 +396,51 @@ std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
       {"velocity_drift", SpatialOutputType::kVelocityDrift},
       {"energy", SpatialOutputType::kEnergy},
   };
-  for (std::size_t i = 0; i < channels.size(); ++i) {
-    const YAML::Node n = channels[i];
-    const std::string p = key + "[" + std::to_string(i) + "]";
-    in.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
-    SpatialOutputSpec o;
-    o.name = in.string(in.required(n, p, "name", "the channel's name"), p + ".name");
-    if (o.name.empty() || o.name.find(',') != std::string::npos) {
-      in.fail(n["name"], p + ".name", "must be non-empty and contain no comma");
-    }
-    const YAML::Node kind = in.required(n, p, "kind", "what the channel measures");
-    const std::string k = in.string(kind, p + ".kind");
-    std::string valid;
-    bool found = false;
-    for (const auto& [name, type] : kKinds) {
-      if (k == name) {
-        o.type = type;
-        found = true;
-      }
-      valid += (valid.empty() ? "" : ", ") + std::string(name);
-    }
-    if (!found)
-      in.fail(kind, p + ".kind", "unknown output kind '" + k + "' (valid: " + valid + ")");
-    const bool point_kind =
-        o.type == SpatialOutputType::kPointPosition || o.type == SpatialOutputType::kPointVelocity;
-    const bool body_kind = point_kind || o.type == SpatialOutputType::kPosition ||
-                           o.type == SpatialOutputType::kOrientation ||
-                           o.type == SpatialOutputType::kVelocity ||
-                           o.type == SpatialOutputType::kAngularVelocity;
-    const bool joint_kind =
-        o.type == SpatialOutputType::kJointPosition || o.type == SpatialOutputType::kJointVelocity;
-    const bool element_kind = o.type == SpatialOutputType::kCouplingForce;
-    auto only = [&](const char* key_name, bool allowed, const char* what) {
-      if (n[key_name] && !allowed) {
-        in.fail(n[key_name], p + "." + key_name, std::string("only for ") + what);
-      }
-      if (!n[key_name] && allowed && std::string(key_name) != "point") {
-        in.fail(n, p + "." + key_name, "missing (needed by kind '" + k + "')");
-      }
-    };
-    only("body", body_kind, "body and point outputs");
-    only("point", point_kind, "point outputs");
-    only("joint", joint_kind, "joint outputs");
-    only("element", element_kind, "coupling_force outputs");
-    if (body_kind) o.body = body_ref(in, n["body"], p + ".body", spec, false);
-    if (point_kind && n["point"]) o.point = in.vec3(n["point"], p + ".point");
-    if (joint_kind) {
-      o.joint = revolute_joint(in, n["joint"], p + ".joint", spec);
-    }
-    if (element_kind) o.element = coupling_ref(in, n["element"], p + ".element", spec);
-    o.units = default_output_units(o.type);
-    read_output_units(in, n, p, o.units);
-    out.push_back(std::move(o));
-    check_new_channels_unique(in, n, p, out);
-  }
-  check_output_count(in, channels, key, out);
+  const In in(path);
+  read_output_list(
+      in, outputs, out, [&](const YAML::Node& n, const std::string& p, SpatialOutputSpec& o) {
+        const YAML::Node kind = in.required(n, p, "kind", "what the channel measures");
+        const std::string k = in.string(kind, p + ".kind");
+        std::string valid;
+        bool found = false;
+        for (const auto& [name, type] : kKinds) {
+          if (k == name) {
+            o.type = type;
+            found = true;
+          }
+          valid += (valid.empty() ? "" : ", ") + std::string(name);
+        }
+        if (!found)
+          in.fail(kind, p + ".kind", "unknown output kind '" + k + "' (valid: " + valid + ")");
+        const bool point_kind = o.type == SpatialOutputType::kPointPosition ||
+                                o.type == SpatialOutputType::kPointVelocity;
+        const bool body_kind = point_kind || o.type == SpatialOutputType::kPosition ||
+                               o.type == SpatialOutputType::kOrientation ||
+                               o.type == SpatialOutputType::kVelocity ||
+                               o.type == SpatialOutputType::kAngularVelocity;
+        const bool joint_kind = o.type == SpatialOutputType::kJointPosition ||
+                                o.type == SpatialOutputType::kJointVelocity;
+        const bool element_kind = o.type == SpatialOutputType::kCouplingForce;
+        auto only = [&](const char* key_name, bool allowed, const char* what) {
+          if (n[key_name] && !allowed) {
+            in.fail(n[key_name], p + "." + key_name, std::string("only for ") + what);
+          }
+          if (!n[key_name] && allowed && std::string(key_name) != "point") {
+            in.fail(n, p + "." + key_name, "missing (needed by kind '" + k + "')");
+          }
+        };
+        only("body", body_kind, "body and point outputs");
+        only("point", point_kind, "point outputs");
+        only("joint", joint_kind, "joint outputs");
+        only("element", element_kind, "coupling_force outputs");
+        if (body_kind) o.body = body_ref(in, n["body"], p + ".body", spec, false);
+        if (point_kind && n["point"]) o.point = in.vec3(n["point"], p + ".point");
+        if (joint_kind) {
+          o.joint = revolute_joint(in, n["joint"], p + ".joint", spec);
+        }
+        if (element_kind) o.element = coupling_ref(in, n["element"], p + ".element", spec);
+        o.units = default_output_units(o.type);
+      });
   return out;
 }
 

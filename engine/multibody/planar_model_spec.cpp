@@ -17,23 +17,18 @@
 
 namespace rtmb {
 
-namespace {
-
-// Rows per joint type, in PlanarJointType order: revolute and prismatic 2, fixed 3, distance and
-// the two drivers 1.
-constexpr std::array<int, 6> kJointRows{2, 2, 3, 1, 1, 1};
-constexpr std::array<std::string_view, 6> kJointNames{
-    "revolute", "prismatic", "fixed", "distance", "revolute_driver", "prismatic_driver"};
-static_assert(static_cast<std::size_t>(PlanarJointType::kPrismaticDriver) + 1 == kJointRows.size());
-
-}  // namespace
-
-int constraint_rows(PlanarJointType type) noexcept {
-  return detail::enum_lookup(kJointRows, type, 0);
+std::string_view to_string(PlanarJointType type) noexcept {
+  static constexpr std::array<std::string_view, 6> kNames{
+      "revolute", "prismatic", "fixed", "distance", "revolute_driver", "prismatic_driver"};
+  static_assert(static_cast<std::size_t>(PlanarJointType::kPrismaticDriver) + 1 == kNames.size());
+  return detail::enum_name(kNames, type);
 }
 
-std::string_view to_string(PlanarJointType type) noexcept {
-  return detail::enum_name(kJointNames, type);
+// Rows per joint type, in declaration order: revolute and prismatic 2 (the points coincide or
+// slide on a line, and the angle of a prismatic joint), fixed 3, distance and the drivers 1.
+int constraint_rows(PlanarJointType type) noexcept {
+  static constexpr std::array<int, 6> kRows{2, 2, 3, 1, 1, 1};
+  return detail::enum_lookup(kRows, type, 0);
 }
 
 int planar_detail::constraint_row_count(const PlanarModelSpec& spec) {

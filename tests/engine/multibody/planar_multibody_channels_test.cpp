@@ -23,6 +23,7 @@
 #include "rtmb/models/planar_outputs.hpp"
 #include "rtmb/step.hpp"
 #include "tests/engine/multibody/multibody_test_support.hpp"
+#include "tests/support/planar_test_models.hpp"
 
 namespace rtmb {
 namespace {
@@ -30,10 +31,7 @@ namespace {
 using Vec2 = Eigen::Vector2d;
 
 PlanarBodySpec body(const std::string& name, double m, double inertia, Eigen::Vector3d pose) {
-  PlanarBodySpec b;
-  b.name = name;
-  b.mass = m;
-  b.inertia = inertia;
+  PlanarBodySpec b = testing::test_body(name, m, inertia);
   b.pose = pose;
   return b;
 }
