@@ -10,7 +10,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -66,6 +68,26 @@ void read_coupling_spring(
   if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
   f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
   if (const YAML::Node m = e["target"]) f.vector = r.vec<N>(m, p + ".target");
+}
+
+/// A body model's `name`: the key's value, else the file's stem.
+inline std::string body_model_name(const YamlReader& r, const YAML::Node& root) {
+  if (const YAML::Node m = root["name"]) return r.string(m, "name");
+  return std::filesystem::path(r.path()).stem().string();
+}
+
+/// assemble(spec), the consistent initial conditions, with its failures reported at `joints` (at
+/// `bodies` in a model without joints). Returns its notes.
+template <class Spec>
+std::vector<std::string> assemble_or_fail(const YamlReader& r, const YAML::Node& root, Spec& spec) {
+  const YAML::Node at = root["joints"] ? root["joints"] : root["bodies"];
+  try {
+    return assemble(spec);
+  } catch (const AssemblyError& e) {
+    r.fail(at, "joints", e.what());
+  } catch (const std::invalid_argument& e) {
+    r.fail(at, "joints", e.what());
+  }
 }
 
 /// The `type` node of a channel's `drive` at d (key p), which must be a mapping.

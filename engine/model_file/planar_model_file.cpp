@@ -276,19 +276,11 @@ std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
                                                        const YAML::Node& root,
                                                        ModelFile& f) {
   auto spec = std::make_shared<PlanarModelSpec>();
-  spec->name = std::filesystem::path(r.path()).stem().string();
-  if (const YAML::Node m = root["name"]) spec->name = r.string(m, "name");
+  spec->name = body_model_name(r, root);
   read_bodies(r, root["bodies"], *spec);
   if (const YAML::Node n = root["joints"]) read_joints(r, n, *spec);
   if (const YAML::Node n = root["forces"]) read_forces(r, n, *spec);
-  const YAML::Node at = root["joints"] ? root["joints"] : root["bodies"];
-  try {
-    f.notes = assemble(*spec);
-  } catch (const AssemblyError& e) {
-    r.fail(at, "joints", e.what());
-  } catch (const std::invalid_argument& e) {
-    r.fail(at, "joints", e.what());
-  }
+  f.notes = assemble_or_fail(r, root, *spec);
   // named channels refer to the assembled pose (a coupling's default target is where its point
   // starts)
   default_coupling_targets(*spec);

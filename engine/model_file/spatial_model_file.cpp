@@ -260,12 +260,10 @@ std::shared_ptr<const SpatialModelSpec> read_spatial_model(const YAML::Node& roo
                                                            std::vector<std::string>& notes) {
   const In in(path);
   auto spec = std::make_shared<SpatialModelSpec>();
-  spec->name = std::filesystem::path(path).stem().string();
-  if (const YAML::Node m = root["name"]) spec->name = in.string(m, "name");
+  spec->name = body_model_name(in, root);
   read_bodies(in, root["bodies"], *spec);
   if (const YAML::Node n = root["joints"]) read_joints(in, n, *spec);
   if (const YAML::Node n = root["forces"]) read_forces(in, n, *spec);
-  const YAML::Node at = root["joints"] ? root["joints"] : root["bodies"];
   // couplings without a target (NaN from read_forces) get the assembled position of their point
   std::vector<std::size_t> untargeted;
   for (std::size_t k = 0; k < spec->forces.size(); ++k) {
@@ -275,14 +273,8 @@ std::shared_ptr<const SpatialModelSpec> read_spatial_model(const YAML::Node& roo
       f.vector.setZero();  // placeholder while assembling (forces play no part there)
     }
   }
-  try {
-    const std::vector<std::string> more = assemble(*spec);
-    notes.insert(notes.end(), more.begin(), more.end());
-  } catch (const AssemblyError& e) {
-    in.fail(at, "joints", e.what());
-  } catch (const std::invalid_argument& e) {
-    in.fail(at, "joints", e.what());
-  }
+  const std::vector<std::string> more = assemble_or_fail(in, root, *spec);
+  notes.insert(notes.end(), more.begin(), more.end());
   // named channels refer to the assembled pose: a coupling's default target is where its point
   // starts
   for (const std::size_t k : untargeted) {
