@@ -118,13 +118,15 @@ TEST(InputBindings, ForceTorqueMotorMatchClosedFormAndVirtualWork) {
 }
 
 PlanarForceSpec coupling(int b, Vec2 s, double k, double c, Vec2 target) {
-  return {.name = "coupling",
-          .type = PlanarForceType::kCoupling,
-          .body_i = b,
-          .point_i = s,
-          .vector = target,
-          .stiffness = k,
-          .damping = c};
+  PlanarForceSpec f;
+  f.name = "coupling";
+  f.type = PlanarForceType::kCoupling;
+  f.body_i = b;
+  f.point_i = s;
+  f.stiffness = k;
+  f.damping = c;
+  f.vector = target;
+  return f;
 }
 
 TEST(InputBindings, CouplingIsMinusGradientOfItsPotentialPlusDamper) {
