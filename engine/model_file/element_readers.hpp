@@ -10,6 +10,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
@@ -88,6 +89,26 @@ std::vector<std::string> assemble_or_fail(const YamlReader& r, const YAML::Node&
   } catch (const std::invalid_argument& e) {
     r.fail(at, "joints", e.what());
   }
+}
+
+/// The input channels of a body model without named inputs: each body's generalized force
+/// components <body><suffix> (suffix[c] for its K velocity coordinates), the first `forces` of
+/// them forces [N], the others torques [N*m], each with the defaults of default_input_channels.
+template <class Spec, std::size_t K>
+std::vector<InputChannelSpec> body_force_channels(const Spec& spec,
+                                                  const std::array<const char*, K>& suffix,
+                                                  std::size_t forces) {
+  std::vector<InputChannelSpec> out =
+      default_input_channels(static_cast<int>(K) * static_cast<int>(spec.bodies.size()));
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    for (std::size_t c = 0; c < K; ++c) {
+      InputChannelSpec& ch = out[K * b + c];
+      ch.name = spec.bodies[b].name + suffix[c];
+      ch.unit = c < forces ? "N" : "N*m";
+      ch.config.kind = c < forces ? InputKind::kForce : InputKind::kTorque;
+    }
+  }
+  return out;
 }
 
 /// The `type` node of a channel's `drive` at d (key p), which must be a mapping.

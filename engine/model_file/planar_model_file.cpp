@@ -295,18 +295,8 @@ std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
 
 std::vector<InputChannelSpec> body_input_channels(const PlanarModelSpec& spec) {
   if (!spec.inputs.empty()) return named_input_channels(spec);
-  std::vector<InputChannelSpec> out =
-      default_input_channels(3 * static_cast<int>(spec.bodies.size()));
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    const char* suffix[3] = {".fx", ".fy", ".tz"};
-    for (std::size_t c = 0; c < 3; ++c) {
-      InputChannelSpec& ch = out[3 * b + c];
-      ch.name = spec.bodies[b].name + suffix[c];
-      ch.unit = c < 2 ? "N" : "N*m";
-      ch.config.kind = c < 2 ? InputKind::kForce : InputKind::kTorque;
-    }
-  }
-  return out;
+  // q = (x, y, theta) per body: forces along x and y, the torque on theta
+  return body_force_channels(spec, std::array<const char*, 3>{".fx", ".fy", ".tz"}, 2);
 }
 
 }  // namespace rtmb::detail

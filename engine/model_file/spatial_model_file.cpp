@@ -354,18 +354,9 @@ std::vector<InputChannelSpec> spatial_input_channels(const SpatialModelSpec& spe
     }
     return named;
   }
-  std::vector<InputChannelSpec> out =
-      default_input_channels(7 * static_cast<int>(spec.bodies.size()));
-  const char* suffix[7] = {".fx", ".fy", ".fz", ".qe0", ".qe1", ".qe2", ".qe3"};
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    for (std::size_t c = 0; c < 7; ++c) {
-      InputChannelSpec& ch = out[7 * b + c];
-      ch.name = spec.bodies[b].name + suffix[c];
-      ch.unit = c < 3 ? "N" : "N*m";
-      ch.config.kind = c < 3 ? InputKind::kForce : InputKind::kTorque;
-    }
-  }
-  return out;
+  // q = (r, e) per body: forces on the position, generalized torques on the Euler parameters
+  return body_force_channels(
+      spec, std::array<const char*, 7>{".fx", ".fy", ".fz", ".qe0", ".qe1", ".qe2", ".qe3"}, 3);
 }
 
 std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
