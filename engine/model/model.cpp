@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "engine/model/enum_names.hpp"
 #include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
 
@@ -21,59 +22,18 @@ const int kSparseCrossoverNv = 3;
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Method>, 18> kMethods{{
-    {"euler", Method::kEuler},
-    {"heun", Method::kHeun},
-    {"rk4", Method::kRk4},
-    {"dopri5", Method::kDopri5},
-    {"ampc3", Method::kAmpc3},
-    {"ampc4", Method::kAmpc4},
-    {"ampc5", Method::kAmpc5},
-    {"mampc3", Method::kMampc3},
-    {"mampc4", Method::kMampc4},
-    {"mampc5", Method::kMampc5},
-    {"ode-midpoint", Method::kOdeMidpoint},
-    {"gsssss", Method::kGsssss},
-    {"newmark", Method::kNewmark},
-    {"hht", Method::kHht},
-    {"wbz", Method::kWbz},
-    {"genalpha", Method::kGenAlpha},
-    {"midpoint", Method::kMidpoint},
-    {"ggl", Method::kGgl},
-}};
-
-constexpr std::array<std::pair<std::string_view, StabilizerKind>, 14> kStabilizers{{
-    {"none", StabilizerKind::kNone},
-    {"baumgarte", StabilizerKind::kBaumgarte},
-    {"pstab", StabilizerKind::kPStab},
-    {"sboth", StabilizerKind::kSBoth},
-    {"sfull", StabilizerKind::kSFull},
-    {"project", StabilizerKind::kProject},
-    {"orthproj", StabilizerKind::kOrthProj},
-    {"orthproj-m", StabilizerKind::kOrthProjM},
-    {"symproj", StabilizerKind::kSymProj},
-    {"symproj-m", StabilizerKind::kSymProjM},
-    {"dc-b", StabilizerKind::kDcB},
-    {"dc-c", StabilizerKind::kDcC},
-    {"dc-d", StabilizerKind::kDcD},
-    {"partition", StabilizerKind::kPartition},
-}};
-
-constexpr std::array<std::pair<std::string_view, KktSolver>, 3> kSolvers{{
-    {"auto", KktSolver::kAuto},
-    {"dense", KktSolver::kDense},
-    {"sparse", KktSolver::kSparse},
-}};
-
-template <typename Table>
-std::string join_names(const Table& table) {
-  std::string out;
-  for (const auto& [name, value] : table) {
-    if (!out.empty()) out += ", ";
-    out += name;
-  }
-  return out;
-}
+// The names of Method, StabilizerKind and KktSolver, in declaration order (enum_names.hpp).
+constexpr std::array<std::string_view, 18> kMethods{
+    "euler",   "heun",   "rk4",    "dopri5",   "ampc3",        "ampc4",
+    "ampc5",   "mampc3", "mampc4", "mampc5",   "ode-midpoint", "gsssss",
+    "newmark", "hht",    "wbz",    "genalpha", "midpoint",     "ggl"};
+constexpr std::array<std::string_view, 14> kStabilizers{
+    "none",       "baumgarte", "pstab",     "sboth", "sfull", "project", "orthproj",
+    "orthproj-m", "symproj",   "symproj-m", "dc-b",  "dc-c",  "dc-d",    "partition"};
+constexpr std::array<std::string_view, 3> kSolvers{"auto", "dense", "sparse"};
+static_assert(static_cast<std::size_t>(Method::kGgl) + 1 == kMethods.size());
+static_assert(static_cast<std::size_t>(StabilizerKind::kPartition) + 1 == kStabilizers.size());
+static_assert(static_cast<std::size_t>(KktSolver::kSparse) + 1 == kSolvers.size());
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("invalid settings: " + what);
@@ -82,35 +42,23 @@ void require(bool ok, const std::string& what) {
 }  // namespace
 
 std::string_view to_string(Method m) noexcept {
-  for (const auto& [name, value] : kMethods) {
-    if (value == m) return name;
-  }
-  return "?";
+  return detail::enum_name(kMethods, m);
 }
 
 std::string_view to_string(StabilizerKind s) noexcept {
-  for (const auto& [name, value] : kStabilizers) {
-    if (value == s) return name;
-  }
-  return "?";
+  return detail::enum_name(kStabilizers, s);
 }
 
 std::string_view to_string(KktSolver s) noexcept {
-  for (const auto& [name, value] : kSolvers) {
-    if (value == s) return name;
-  }
-  return "?";
+  return detail::enum_name(kSolvers, s);
 }
 
 std::optional<KktSolver> parse_solver(std::string_view name) noexcept {
-  for (const auto& [n, value] : kSolvers) {
-    if (n == name) return value;
-  }
-  return std::nullopt;
+  return detail::enum_parse<KktSolver>(kSolvers, name);
 }
 
 std::string solver_names() {
-  return join_names(kSolvers);
+  return detail::enum_names(kSolvers);
 }
 
 std::string sparse_unsupported_reason(const System& system, const Settings& settings) {
@@ -139,24 +87,18 @@ std::string sparse_unsupported_reason(const System& system, const Settings& sett
 }
 
 std::optional<Method> parse_method(std::string_view name) noexcept {
-  for (const auto& [n, value] : kMethods) {
-    if (n == name) return value;
-  }
-  return std::nullopt;
+  return detail::enum_parse<Method>(kMethods, name);
 }
 
 std::optional<StabilizerKind> parse_stabilizer(std::string_view name) noexcept {
-  for (const auto& [n, value] : kStabilizers) {
-    if (n == name) return value;
-  }
-  return std::nullopt;
+  return detail::enum_parse<StabilizerKind>(kStabilizers, name);
 }
 
 std::string method_names() {
-  return join_names(kMethods);
+  return detail::enum_names(kMethods);
 }
 std::string stabilizer_names() {
-  return join_names(kStabilizers);
+  return detail::enum_names(kStabilizers);
 }
 
 Model::Model(std::shared_ptr<const System> system, const Settings& settings)

@@ -9,17 +9,6 @@
 // spatial_model_file.cpp.
 #include "rtmb/models/model_file.hpp"
 
-#include "engine/model_file/driven_channels.hpp"
-#include "engine/model_file/planar_model_file.hpp"
-#include "engine/model_file/yaml_reader.hpp"
-#include "rtmb/runtime/simulation_runner.hpp"
-
-// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
-// the messages built here are plain `std::string + literal` expressions.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
-#pragma GCC diagnostic ignored "-Wrestrict"
-#endif
-
 #include <yaml-cpp/yaml.h>
 
 #include <Eigen/Core>
@@ -36,7 +25,11 @@
 #include <utility>
 
 #include "engine/constraints/redundant_constraints.hpp"
+#include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/planar_model_file.hpp"
 #include "engine/model_file/spatial_model_file.hpp"
+#include "engine/model_file/yaml_reader.hpp"
+#include "rtmb/runtime/simulation_runner.hpp"
 
 namespace rtmb {
 
@@ -63,26 +56,42 @@ std::int64_t ms_to_ns(double ms) {
   return std::llround(ms * kNsPerMs);
 }
 
+// One of a table's names at `key`, parsed by `parse` (parse_method, parse_stabilizer, ...); an
+// unknown name fails as "unknown <what> 'name' (valid: <valid>)".
+template <typename Parse>
+auto parse_name(const Reader& r,
+                const YAML::Node& m,
+                const std::string& key,
+                const char* what,
+                Parse parse,
+                const std::string& valid) {
+  const std::string name = r.string(m, key);
+  const auto value = parse(name);
+  if (!value)
+    r.fail(m, key, "unknown " + std::string(what) + " '" + name + "' (valid: " + valid + ")");
+  return *value;
+}
+
+// An integer in lo..hi at key.
+int integer_in(const Reader& r, const YAML::Node& m, const std::string& key, int lo, int hi) {
+  const long long k = r.integer(m, key);
+  if (k < lo || k > hi) {
+    r.fail(m, key, "must be in " + std::to_string(lo) + ".." + std::to_string(hi));
+  }
+  return static_cast<int>(k);
+}
+
 void read_integration(const Reader& r, const YAML::Node& n, Settings& s) {
   const std::string p = "integration";
   r.check_keys(n, p,
                {"method", "stabilizer", "dt", "gamma1", "gamma2", "projection_tolerance",
                 "projection_max_iterations", "datol", "monitor", "solver"});
   if (const YAML::Node m = n["method"]) {
-    const std::string name = r.string(m, p + ".method");
-    const auto method = parse_method(name);
-    if (!method)
-      r.fail(m, p + ".method", "unknown method '" + name + "' (valid: " + method_names() + ")");
-    s.method = *method;
+    s.method = parse_name(r, m, p + ".method", "method", parse_method, method_names());
   }
   if (const YAML::Node m = n["stabilizer"]) {
-    const std::string name = r.string(m, p + ".stabilizer");
-    const auto st = parse_stabilizer(name);
-    if (!st) {
-      r.fail(m, p + ".stabilizer",
-             "unknown stabilizer '" + name + "' (valid: " + stabilizer_names() + ")");
-    }
-    s.stabilizer = *st;
+    s.stabilizer =
+        parse_name(r, m, p + ".stabilizer", "stabilizer", parse_stabilizer, stabilizer_names());
   }
   if (const YAML::Node m = n["dt"]) s.dt = r.positive(m, p + ".dt");
   if (const YAML::Node m = n["gamma1"]) s.gamma1 = r.non_negative(m, p + ".gamma1");
@@ -91,19 +100,12 @@ void read_integration(const Reader& r, const YAML::Node& n, Settings& s) {
     s.projection_tolerance = r.positive(m, p + ".projection_tolerance");
   }
   if (const YAML::Node m = n["projection_max_iterations"]) {
-    const long long k = r.integer(m, p + ".projection_max_iterations");
-    if (k < 1 || k > 1000) r.fail(m, p + ".projection_max_iterations", "must be in 1..1000");
-    s.projection_max_iterations = static_cast<int>(k);
+    s.projection_max_iterations = integer_in(r, m, p + ".projection_max_iterations", 1, 1000);
   }
   if (const YAML::Node m = n["datol"]) s.datol = r.non_negative(m, p + ".datol");
   if (const YAML::Node m = n["monitor"]) s.monitor = r.boolean(m, p + ".monitor");
   if (const YAML::Node m = n["solver"]) {
-    const std::string name = r.string(m, p + ".solver");
-    const auto solver = parse_solver(name);
-    if (!solver) {
-      r.fail(m, p + ".solver", "unknown solver '" + name + "' (valid: " + solver_names() + ")");
-    }
-    s.solver = *solver;
+    s.solver = parse_name(r, m, p + ".solver", "solver", parse_solver, solver_names());
   }
 }
 
@@ -111,9 +113,7 @@ void read_options(const Reader& r, const YAML::Node& n, MechanismOptions& o) {
   const std::string p = "options";
   r.check_keys(n, p, {"chain_links", "chain_loop", "robot_omega"});
   if (const YAML::Node m = n["chain_links"]) {
-    const long long k = r.integer(m, p + ".chain_links");
-    if (k < 1 || k > 100000) r.fail(m, p + ".chain_links", "must be in 1..100000");
-    o.chain_links = static_cast<int>(k);
+    o.chain_links = integer_in(r, m, p + ".chain_links", 1, 100000);
   }
   if (const YAML::Node m = n["chain_loop"]) o.chain_loop = r.boolean(m, p + ".chain_loop");
   if (const YAML::Node m = n["robot_omega"]) o.robot_omega = r.positive(m, p + ".robot_omega");

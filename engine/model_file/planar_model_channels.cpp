@@ -4,19 +4,15 @@
 // Model-file loader, named channels of planar body models (docs/model-format.md, "Named
 // channels" and "Haptic safety"): the `inputs` drives, the `outputs.channels` and a coupling's
 // `safety` filter. Every error is a ModelFileError with file, line, column and key.
-#include "engine/model_file/driven_channels.hpp"
-#include "engine/model_file/planar_model_file.hpp"
-#include "rtmb/runtime/simulation_runner.hpp"
-
-// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
-// the messages built here are plain `std::string + literal` expressions.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
-#pragma GCC diagnostic ignored "-Wrestrict"
-#endif
-
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/element_readers.hpp"
+#include "engine/model_file/output_channel_readers.hpp"
+#include "engine/model_file/planar_model_file.hpp"
+#include "rtmb/runtime/simulation_runner.hpp"
 
 namespace rtmb::detail {
 
@@ -30,41 +26,6 @@ int axis_index(const Reader& r, const YAML::Node& n, const std::string& key) {
   if (a == "x") return 0;
   if (a == "y") return 1;
   r.fail(n, key, "unknown axis '" + a + "' (valid: x, y)");
-}
-
-// Index of the element of `items` whose name is at n, or fail with `what`.
-template <typename Items, typename Accept>
-int find_named(const Reader& r,
-               const YAML::Node& n,
-               const std::string& key,
-               const Items& items,
-               Accept accept,
-               const std::string& what) {
-  const std::string name = r.string(n, key);
-  for (std::size_t k = 0; k < items.size(); ++k) {
-    if (items[k].name == name && accept(items[k])) return static_cast<int>(k);
-  }
-  r.fail(n, key, "'" + name + "' is not " + what + " of this model");
-}
-
-int revolute_joint_ref(const Reader& r,
-                       const YAML::Node& n,
-                       const std::string& key,
-                       const PlanarModelSpec& spec) {
-  return find_named(
-      r, n, key, spec.joints,
-      [](const PlanarJointSpec& j) { return j.type == PlanarJointType::kRevolute; },
-      "a revolute joint");
-}
-
-int coupling_ref(const Reader& r,
-                 const YAML::Node& n,
-                 const std::string& key,
-                 const PlanarModelSpec& spec) {
-  return find_named(
-      r, n, key, spec.forces,
-      [](const PlanarForceSpec& f) { return f.type == PlanarForceType::kCoupling; },
-      "a coupling force element");
 }
 
 }  // namespace
@@ -134,14 +95,10 @@ PlanarInputSpec read_drive(const Reader& r,
                            const std::string& p,
                            const PlanarModelSpec& spec) {
   PlanarInputSpec in;
-  if (!d.IsMap()) r.fail(d, p, "expected a mapping with a 'type'");
-  const YAML::Node type = r.required(d, p, "type", "force, torque, motor or coupling");
+  const YAML::Node type = drive_type(r, d, p);
   const std::string t = r.string(type, p + ".type");
   if (t == "force") {
-    r.check_keys(d, p, {"type", "body", "point", "axis", "direction"});
-    in.type = PlanarInputType::kForce;
-    in.body = body_ref(r, r.required(d, p, "body", "the body pushed"), p + ".body", spec, false);
-    if (const YAML::Node m = d["point"]) in.point = r.vec<2>(m, p + ".point");
+    read_force_drive(r, d, p, spec, in);
     if (d["axis"] && d["direction"]) r.fail(d["direction"], p + ".direction", "not with 'axis'");
     if (const YAML::Node m = d["axis"]) {
       in.direction =
@@ -156,11 +113,7 @@ PlanarInputSpec read_drive(const Reader& r,
     in.type = PlanarInputType::kTorque;
     in.body = body_ref(r, r.required(d, p, "body", "the body turned"), p + ".body", spec, false);
   } else if (t == "motor") {
-    r.check_keys(d, p, {"type", "joint", "limit"});
-    in.type = PlanarInputType::kMotor;
-    in.joint = revolute_joint_ref(r, r.required(d, p, "joint", "a revolute joint's name"),
-                                  p + ".joint", spec);
-    if (const YAML::Node m = d["limit"]) in.limit = r.positive(m, p + ".limit");
+    read_motor_drive<PlanarJointType::kRevolute>(r, d, p, spec, in);
   } else if (t == "coupling") {
     r.check_keys(d, p, {"type", "element", "axis"});
     in.element = coupling_ref(r, r.required(d, p, "element", "a coupling force element's name"),
@@ -195,88 +148,48 @@ void read_output_channels(const Reader& r,
                           const YAML::Node& outputs,
                           const PlanarModelSpec& spec,
                           std::vector<PlanarOutputSpec>& out) {
-  if (!outputs.IsMap()) return;  // read_outputs reports it
-  const YAML::Node channels = outputs["channels"];
-  if (!channels) return;
-  const std::string key = "outputs.channels";
-  if (!channels.IsSequence() || channels.size() == 0) {
-    r.fail(channels, key, "expected a non-empty list of output channels");
-  }
-  for (std::size_t i = 0; i < channels.size(); ++i) {
-    const YAML::Node n = channels[i];
-    const std::string p = key + "[" + std::to_string(i) + "]";
-    r.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
-    PlanarOutputSpec o;
-    o.name = r.string(r.required(n, p, "name", "the channel's name"), p + ".name");
-    if (o.name.empty() || o.name.find(',') != std::string::npos) {
-      r.fail(n["name"], p + ".name", "must be non-empty and contain no comma");
-    }
-    const YAML::Node kind = r.required(n, p, "kind", "what the channel measures");
-    o.type = parse_output_kind(r, kind, p + ".kind");
-    const bool body_kind =
-        o.type == PlanarOutputType::kPose || o.type == PlanarOutputType::kVelocity ||
-        o.type == PlanarOutputType::kPointPosition || o.type == PlanarOutputType::kPointVelocity;
-    const bool point_kind =
-        o.type == PlanarOutputType::kPointPosition || o.type == PlanarOutputType::kPointVelocity;
-    const bool joint_kind = o.type == PlanarOutputType::kJointPosition ||
-                            o.type == PlanarOutputType::kJointVelocity ||
-                            o.type == PlanarOutputType::kReaction;
-    const bool element_kind = o.type == PlanarOutputType::kCouplingForce ||
-                              o.type == PlanarOutputType::kHapticForce ||
-                              o.type == PlanarOutputType::kCouplingLinearization;
-    auto only = [&](const char* k, bool allowed, const char* what) {
-      if (n[k] && !allowed) r.fail(n[k], p + "." + k, std::string("only for ") + what);
-      if (!n[k] && allowed && std::string(k) != "point") {
-        r.fail(n, p + "." + k, std::string("missing (needed by kind '") + kind.Scalar() + "')");
-      }
-    };
-    only("body", body_kind, "pose, velocity and point outputs");
-    only("point", point_kind, "point outputs");
-    only("joint", joint_kind, "joint and reaction outputs");
-    only("element", element_kind,
-         "coupling_force, haptic_force and coupling_linearization outputs");
-    if (body_kind) o.body = body_ref(r, n["body"], p + ".body", spec, false);
-    if (point_kind && n["point"]) o.point = r.vec<2>(n["point"], p + ".point");
-    if (joint_kind) {
-      o.joint = find_named(
-          r, n["joint"], p + ".joint", spec.joints,
-          [&o](const PlanarJointSpec& j) {
-            return o.type == PlanarOutputType::kReaction || j.type == PlanarJointType::kRevolute ||
-                   j.type == PlanarJointType::kPrismatic;
-          },
-          o.type == PlanarOutputType::kReaction ? "a joint" : "a revolute or prismatic joint");
-    }
-    if (element_kind) o.element = coupling_ref(r, n["element"], p + ".element", spec);
-    o.units = default_output_units(o, spec);
-    if (const YAML::Node m = n["unit"]) {
-      if (m.IsSequence()) {
-        if (m.size() != o.units.size()) {
-          r.fail(m, p + ".unit", "expected " + std::to_string(o.units.size()) + " units");
+  read_output_list(
+      r, outputs, out, [&](const YAML::Node& n, const std::string& p, PlanarOutputSpec& o) {
+        const YAML::Node kind = r.required(n, p, "kind", "what the channel measures");
+        o.type = parse_output_kind(r, kind, p + ".kind");
+        const bool body_kind = o.type == PlanarOutputType::kPose ||
+                               o.type == PlanarOutputType::kVelocity ||
+                               o.type == PlanarOutputType::kPointPosition ||
+                               o.type == PlanarOutputType::kPointVelocity;
+        const bool point_kind = o.type == PlanarOutputType::kPointPosition ||
+                                o.type == PlanarOutputType::kPointVelocity;
+        const bool joint_kind = o.type == PlanarOutputType::kJointPosition ||
+                                o.type == PlanarOutputType::kJointVelocity ||
+                                o.type == PlanarOutputType::kReaction;
+        const bool element_kind = o.type == PlanarOutputType::kCouplingForce ||
+                                  o.type == PlanarOutputType::kHapticForce ||
+                                  o.type == PlanarOutputType::kCouplingLinearization;
+        auto only = [&](const char* k, bool allowed, const char* what) {
+          if (n[k] && !allowed) r.fail(n[k], p + "." + k, std::string("only for ") + what);
+          if (!n[k] && allowed && std::string(k) != "point") {
+            r.fail(n, p + "." + k, std::string("missing (needed by kind '") + kind.Scalar() + "')");
+          }
+        };
+        only("body", body_kind, "pose, velocity and point outputs");
+        only("point", point_kind, "point outputs");
+        only("joint", joint_kind, "joint and reaction outputs");
+        only("element", element_kind,
+             "coupling_force, haptic_force and coupling_linearization outputs");
+        if (body_kind) o.body = body_ref(r, n["body"], p + ".body", spec, false);
+        if (point_kind && n["point"]) o.point = r.vec<2>(n["point"], p + ".point");
+        if (joint_kind) {
+          o.joint = find_named(
+              r, n["joint"], p + ".joint", spec.joints,
+              [&o](const PlanarJointSpec& j) {
+                return o.type == PlanarOutputType::kReaction ||
+                       j.type == PlanarJointType::kRevolute ||
+                       j.type == PlanarJointType::kPrismatic;
+              },
+              o.type == PlanarOutputType::kReaction ? "a joint" : "a revolute or prismatic joint");
         }
-        for (std::size_t c = 0; c < m.size(); ++c) {
-          o.units[c] = r.string(m[c], p + ".unit[" + std::to_string(c) + "]");
-        }
-      } else {
-        std::fill(o.units.begin(), o.units.end(), r.string(m, p + ".unit"));
-      }
-    }
-    out.push_back(std::move(o));
-    // names must be unique channel by channel, as hello announces them
-    const auto all = output_channels(out);
-    for (std::size_t a = 0; a + 1 < all.size(); ++a) {
-      for (std::size_t b =
-               all.size() - static_cast<std::size_t>(output_components(out.back().type));
-           b < all.size(); ++b) {
-        if (a < b && all[a].first == all[b].first) {
-          r.fail(n["name"], p + ".name", "channel '" + all[b].first + "' is already defined");
-        }
-      }
-    }
-  }
-  if (output_channels(out).size() > static_cast<std::size_t>(kSnapshotMaxOutputs)) {
-    r.fail(channels, key,
-           "at most " + std::to_string(kSnapshotMaxOutputs) + " scalar output channels");
-  }
+        if (element_kind) o.element = coupling_ref(r, n["element"], p + ".element", spec);
+        o.units = default_output_units(o, spec);
+      });
 }
 
 }  // namespace rtmb::detail

@@ -7,14 +7,6 @@
 // model_file.cpp. Every error is a ModelFileError with file, line, column and key.
 #include "engine/model_file/planar_model_file.hpp"
 
-#include "engine/model_file/driven_channels.hpp"
-
-// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329);
-// the messages built here are plain `std::string + literal` expressions.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
-#pragma GCC diagnostic ignored "-Wrestrict"
-#endif
-
 #include <Eigen/Core>
 #include <filesystem>
 #include <limits>
@@ -24,69 +16,14 @@
 #include <utility>
 #include <vector>
 
+#include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/element_readers.hpp"
+
 namespace rtmb::detail {
 
 namespace {
 
 using Reader = YamlReader;
-
-}  // namespace
-
-// Index of the body a key names: kGround for "ground", else its position in `bodies`.
-int body_ref(const Reader& r,
-             const YAML::Node& n,
-             const std::string& key,
-             const PlanarModelSpec& spec,
-             bool ground_allowed) {
-  const std::string name = r.string(n, key);
-  if (name == "ground") {
-    if (!ground_allowed) r.fail(n, key, "cannot act on the ground");
-    return kGround;
-  }
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    if (spec.bodies[b].name == name) return static_cast<int>(b);
-  }
-  std::string valid = "ground";
-  for (const PlanarBodySpec& b : spec.bodies) valid += ", " + b.name;
-  r.fail(n, key, "unknown body '" + name + "' (bodies: " + valid + ")");
-}
-
-namespace {
-
-std::string item_name(const Reader& r,
-                      const YAML::Node& n,
-                      const std::string& p,
-                      const std::string& fallback) {
-  if (const YAML::Node m = n["name"]) {
-    std::string name = r.string(m, p + ".name");
-    if (name.empty() || name == "ground" || name.find_first_of(", ") != std::string::npos) {
-      r.fail(m, p + ".name", "must be non-empty, not 'ground', without spaces or commas");
-    }
-    return name;
-  }
-  return fallback;
-}
-
-// The two bodies a joint or spring-damper connects (body_i, body_j: required, ground allowed,
-// distinct; `itself` is the message when they are the same) and its optional attachment points
-// point_i, point_j in their frames (left as they are when absent).
-void read_body_pair(const Reader& r,
-                    const YAML::Node& n,
-                    const std::string& p,
-                    const PlanarModelSpec& spec,
-                    const char* itself,
-                    int& body_i,
-                    int& body_j,
-                    Eigen::Vector2d& point_i,
-                    Eigen::Vector2d& point_j) {
-  const YAML::Node bi = r.required(n, p, "body_i", "first body or ground");
-  const YAML::Node bj = r.required(n, p, "body_j", "second body or ground");
-  body_i = body_ref(r, bi, p + ".body_i", spec, true);
-  body_j = body_ref(r, bj, p + ".body_j", spec, true);
-  if (body_i == body_j) r.fail(bj, p + ".body_j", itself);
-  if (const YAML::Node m = n["point_i"]) point_i = r.vec<2>(m, p + ".point_i");
-  if (const YAML::Node m = n["point_j"]) point_j = r.vec<2>(m, p + ".point_j");
-}
 
 void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   if (!n.IsSequence() || n.size() == 0) r.fail(n, "bodies", "expected a non-empty list of bodies");
@@ -250,16 +187,11 @@ void read_axial_spring(const Reader& r,
                        PlanarForceSpec& f) {
   r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_position"});
   f.type = PlanarForceType::kAxialSpring;
-  const YAML::Node jn = r.required(e, p, "joint", "a prismatic joint's name");
-  const std::string joint = r.string(jn, p + ".joint");
-  const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
-                               [&joint](const PlanarJointSpec& j) { return j.name == joint; });
-  if (it == spec.joints.end() || it->type != PlanarJointType::kPrismatic) {
-    r.fail(jn, p + ".joint", "'" + joint + "' is not a prismatic joint of this model");
-  }
-  f.joint = static_cast<int>(it - spec.joints.begin());
-  f.body_i = it->body_i;
-  f.body_j = it->body_j;
+  f.joint = joint_ref<PlanarJointType::kPrismatic>(
+      r, r.required(e, p, "joint", "a prismatic joint's name"), p + ".joint", spec,
+      "a prismatic joint");
+  f.body_i = spec.joints[static_cast<std::size_t>(f.joint)].body_i;
+  f.body_j = spec.joints[static_cast<std::size_t>(f.joint)].body_j;
   if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
   if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
   if (const YAML::Node m = e["rest_position"]) f.rest = r.number(m, p + ".rest_position");
@@ -274,93 +206,54 @@ void read_coupling(const Reader& r,
   r.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target", "safety"});
   f.type = PlanarForceType::kCoupling;
   if (const YAML::Node m = e["safety"]) read_safety(r, m, p + ".safety", f.safety);
-  f.body_i = body_ref(r, r.required(e, p, "body", "the body coupled"), p + ".body", spec, false);
-  if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
-  f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
-  if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
-  // NaN: the point's assembled start position (default_coupling_targets)
-  f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
-  if (const YAML::Node m = e["target"]) f.vector = r.vec<2>(m, p + ".target");
+  // NaN target: the point's assembled start position (default_coupling_targets)
+  read_coupling_spring(r, e, p, spec, f);
 }
 
 void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
-  if (!n.IsSequence()) r.fail(n, "forces", "expected a list of force elements");
-  for (std::size_t k = 0; k < n.size(); ++k) {
-    const YAML::Node e = n[k];
-    const std::string p = "forces[" + std::to_string(k) + "]";
-    if (!e.IsMap()) r.fail(e, p, "expected a mapping");
-    PlanarForceSpec f;
-    f.name = item_name(r, e, p, p);
-    const YAML::Node type = r.required(e, p, "type", "force element type");
-    const std::string t = r.string(type, p + ".type");
-    if (t == "gravity") {
-      r.check_keys(e, p, {"name", "type", "vector"});
-      f.type = PlanarForceType::kGravity;
-      f.vector = r.vec<2>(r.required(e, p, "vector", "m/s^2"), p + ".vector");
-    } else if (t == "spring_damper") {
-      r.check_keys(e, p,
-                   {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
-                    "damping", "rest_length", "actuator_force"});
-      f.type = PlanarForceType::kSpringDamper;
-      read_body_pair(r, e, p, spec, "connects a body to itself", f.body_i, f.body_j, f.point_i,
-                     f.point_j);
-      if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
-      if (const YAML::Node m = e["rest_length"]) f.rest = r.non_negative(m, p + ".rest_length");
-      if (const YAML::Node m = e["actuator_force"]) f.actuator = r.number(m, p + ".actuator_force");
-    } else if (t == "rotational_spring_damper") {
-      r.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
-      f.type = PlanarForceType::kRotationalSpring;
-      const YAML::Node jn = r.required(e, p, "joint", "a revolute joint's name");
-      const std::string joint = r.string(jn, p + ".joint");
-      const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
-                                   [&joint](const PlanarJointSpec& j) { return j.name == joint; });
-      if (it == spec.joints.end() || it->type != PlanarJointType::kRevolute) {
-        r.fail(jn, p + ".joint", "'" + joint + "' is not a revolute joint of this model");
-      }
-      f.body_i = it->body_i;
-      f.body_j = it->body_j;
-      if (const YAML::Node m = e["stiffness"]) f.stiffness = r.non_negative(m, p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
-      if (const YAML::Node m = e["rest_angle"]) f.rest = r.number(m, p + ".rest_angle");
-    } else if (t == "prismatic_spring_damper") {
-      read_axial_spring(r, e, p, spec, f);
-    } else if (t == "force") {
-      r.check_keys(e, p, {"name", "type", "body", "point", "force"});
-      f.type = PlanarForceType::kForce;
-      const YAML::Node b = r.required(e, p, "body", "the body pushed");
-      f.body_i = body_ref(r, b, p + ".body", spec, false);
-      if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
-      f.vector = r.vec<2>(r.required(e, p, "force", "N, world frame"), p + ".force");
-    } else if (t == "torque") {
-      r.check_keys(e, p, {"name", "type", "body", "torque"});
-      f.type = PlanarForceType::kTorque;
-      const YAML::Node b = r.required(e, p, "body", "the body turned");
-      f.body_i = body_ref(r, b, p + ".body", spec, false);
-      f.torque = r.number(r.required(e, p, "torque", "N*m"), p + ".torque");
-    } else if (t == "coupling") {
-      read_coupling(r, e, p, spec, f);
-    } else if (t == "wall") {
-      r.check_keys(e, p,
-                   {"name", "type", "body", "point", "origin", "normal", "stiffness", "damping"});
-      f.type = PlanarForceType::kWall;
-      f.body_i =
-          body_ref(r, r.required(e, p, "body", "the body kept out"), p + ".body", spec, false);
-      if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
-      if (const YAML::Node m = e["origin"]) f.point_j = r.vec<2>(m, p + ".origin");
-      const YAML::Node nn = r.required(e, p, "normal", "the wall's outward normal, world");
-      f.vector = r.vec<2>(nn, p + ".normal");
-      if (!(f.vector.norm() > 0.0)) r.fail(nn, p + ".normal", "must be a non-zero vector");
-      f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
-    } else {
-      r.fail(type, p + ".type",
-             "unknown force type '" + t +
-                 "' (valid: gravity, spring_damper, rotational_spring_damper, "
-                 "prismatic_spring_damper, force, torque, coupling, wall)");
-    }
-    spec.forces.push_back(std::move(f));
-  }
+  read_force_list(
+      r, n, spec,
+      [&](const YAML::Node& e, const std::string& p, const std::string& t, PlanarForceSpec& f) {
+        if (t == "rotational_spring_damper") {
+          f.type = PlanarForceType::kRotationalSpring;
+          (void)read_rotational_spring<PlanarJointType::kRevolute>(r, e, p, spec, f);
+        } else if (t == "prismatic_spring_damper") {
+          read_axial_spring(r, e, p, spec, f);
+        } else if (t == "force") {
+          r.check_keys(e, p, {"name", "type", "body", "point", "force"});
+          f.type = PlanarForceType::kForce;
+          const YAML::Node b = r.required(e, p, "body", "the body pushed");
+          f.body_i = body_ref(r, b, p + ".body", spec, false);
+          if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
+          f.vector = r.vec<2>(r.required(e, p, "force", "N, world frame"), p + ".force");
+        } else if (t == "torque") {
+          r.check_keys(e, p, {"name", "type", "body", "torque"});
+          f.type = PlanarForceType::kTorque;
+          const YAML::Node b = r.required(e, p, "body", "the body turned");
+          f.body_i = body_ref(r, b, p + ".body", spec, false);
+          f.torque = r.number(r.required(e, p, "torque", "N*m"), p + ".torque");
+        } else if (t == "coupling") {
+          read_coupling(r, e, p, spec, f);
+        } else if (t == "wall") {
+          r.check_keys(
+              e, p, {"name", "type", "body", "point", "origin", "normal", "stiffness", "damping"});
+          f.type = PlanarForceType::kWall;
+          f.body_i =
+              body_ref(r, r.required(e, p, "body", "the body kept out"), p + ".body", spec, false);
+          if (const YAML::Node m = e["point"]) f.point_i = r.vec<2>(m, p + ".point");
+          if (const YAML::Node m = e["origin"]) f.point_j = r.vec<2>(m, p + ".origin");
+          const YAML::Node nn = r.required(e, p, "normal", "the wall's outward normal, world");
+          f.vector = r.vec<2>(nn, p + ".normal");
+          if (!(f.vector.norm() > 0.0)) r.fail(nn, p + ".normal", "must be a non-zero vector");
+          f.stiffness = r.non_negative(r.required(e, p, "stiffness", "N/m"), p + ".stiffness");
+          if (const YAML::Node m = e["damping"]) f.damping = r.non_negative(m, p + ".damping");
+        } else {
+          return false;
+        }
+        return true;
+      },
+      "gravity, spring_damper, rotational_spring_damper, prismatic_spring_damper, force, torque, "
+      "coupling, wall");
 }
 
 void default_coupling_targets(PlanarModelSpec& spec) {
@@ -383,19 +276,11 @@ std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
                                                        const YAML::Node& root,
                                                        ModelFile& f) {
   auto spec = std::make_shared<PlanarModelSpec>();
-  spec->name = std::filesystem::path(r.path()).stem().string();
-  if (const YAML::Node m = root["name"]) spec->name = r.string(m, "name");
+  spec->name = body_model_name(r, root);
   read_bodies(r, root["bodies"], *spec);
   if (const YAML::Node n = root["joints"]) read_joints(r, n, *spec);
   if (const YAML::Node n = root["forces"]) read_forces(r, n, *spec);
-  const YAML::Node at = root["joints"] ? root["joints"] : root["bodies"];
-  try {
-    f.notes = assemble(*spec);
-  } catch (const AssemblyError& e) {
-    r.fail(at, "joints", e.what());
-  } catch (const std::invalid_argument& e) {
-    r.fail(at, "joints", e.what());
-  }
+  f.notes = assemble_or_fail(r, root, *spec);
   // named channels refer to the assembled pose (a coupling's default target is where its point
   // starts)
   default_coupling_targets(*spec);
@@ -410,18 +295,8 @@ std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
 
 std::vector<InputChannelSpec> body_input_channels(const PlanarModelSpec& spec) {
   if (!spec.inputs.empty()) return named_input_channels(spec);
-  std::vector<InputChannelSpec> out =
-      default_input_channels(3 * static_cast<int>(spec.bodies.size()));
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    const char* suffix[3] = {".fx", ".fy", ".tz"};
-    for (std::size_t c = 0; c < 3; ++c) {
-      InputChannelSpec& ch = out[3 * b + c];
-      ch.name = spec.bodies[b].name + suffix[c];
-      ch.unit = c < 2 ? "N" : "N*m";
-      ch.config.kind = c < 2 ? InputKind::kForce : InputKind::kTorque;
-    }
-  }
-  return out;
+  // q = (x, y, theta) per body: forces along x and y, the torque on theta
+  return body_force_channels(spec, std::array<const char*, 3>{".fx", ".fy", ".tz"}, 2);
 }
 
 }  // namespace rtmb::detail

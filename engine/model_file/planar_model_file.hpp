@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model_file/spec_refs.hpp"
 #include "engine/model_file/yaml_reader.hpp"
 #include "rtmb/models/force_output_filter.hpp"
 #include "rtmb/models/model_file.hpp"
@@ -29,14 +30,6 @@ namespace rtmb::detail {
 
 /// Input channels of a body model: the named `inputs` if any, else <body>.fx/.fy/.tz.
 [[nodiscard]] std::vector<InputChannelSpec> body_input_channels(const PlanarModelSpec& spec);
-
-/// Index of the body a key names: kGround for "ground" (fails unless ground_allowed), else its
-/// position in spec.bodies; an unknown name fails listing the valid ones.
-[[nodiscard]] int body_ref(const YamlReader& r,
-                           const YAML::Node& n,
-                           const std::string& key,
-                           const PlanarModelSpec& spec,
-                           bool ground_allowed);
 
 /// forces[k].safety of a coupling (the ForceOutputFilter of its haptic_force outputs).
 void read_safety(const YamlReader& r,

@@ -8,14 +8,6 @@
 // numbers, lists of N numbers, every problem a ModelFileError at the value's position).
 #include "engine/model_file/spatial_model_file.hpp"
 
-#include "engine/model_file/driven_channels.hpp"
-#include "engine/model_file/yaml_reader.hpp"
-
-// GCC 12 at -O3 reports a bogus -Wrestrict inside std::string concatenation (GCC bug 105329).
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
-#pragma GCC diagnostic ignored "-Wrestrict"
-#endif
-
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -26,6 +18,11 @@
 #include <utility>
 
 #include "engine/constraints/redundant_constraints.hpp"
+#include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/element_readers.hpp"
+#include "engine/model_file/output_channel_readers.hpp"
+#include "engine/model_file/spec_refs.hpp"
+#include "engine/model_file/yaml_reader.hpp"
 #include "rtmb/runtime/simulation_runner.hpp"
 #include "rtmb/state.hpp"
 
@@ -34,36 +31,12 @@ namespace {
 
 using In = YamlReader;
 
-std::string item_name(const In& in,
-                      const YAML::Node& n,
-                      const std::string& p,
-                      std::string fallback) {
-  if (const YAML::Node m = n["name"]) {
-    std::string name = in.string(m, p + ".name");
-    if (name.empty() || name == "ground" || name.find_first_of(", ") != std::string::npos) {
-      in.fail(m, p + ".name", "must be non-empty, not 'ground', without spaces or commas");
-    }
-    return name;
-  }
-  return fallback;
-}
-
-int body_ref(const In& in,
-             const YAML::Node& n,
-             const std::string& key,
-             const SpatialModelSpec& spec,
-             bool ground_allowed) {
-  const std::string name = in.string(n, key);
-  if (name == "ground") {
-    if (!ground_allowed) in.fail(n, key, "cannot act on the ground");
-    return kGround;
-  }
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    if (spec.bodies[b].name == name) return static_cast<int>(b);
-  }
-  std::string valid = "ground";
-  for (const SpatialBodySpec& b : spec.bodies) valid += ", " + b.name;
-  in.fail(n, key, "unknown body '" + name + "' (bodies: " + valid + ")");
+// the revolute joint named at n (rotational springs, motors and joint outputs act on one)
+int revolute_joint(const In& in,
+                   const YAML::Node& n,
+                   const std::string& key,
+                   const SpatialModelSpec& spec) {
+  return joint_ref<SpatialJointType::kRevolute>(in, n, key, spec, "a revolute joint");
 }
 
 Eigen::Matrix3d read_inertia(const In& in, const YAML::Node& n, const std::string& key) {
@@ -147,13 +120,8 @@ void read_joints(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
       if (other.name == jt.name) in.fail(j["name"], p + ".name", "duplicate joint name");
     }
     jt.type = joint_type(in, in.required(j, p, "type", "joint type"), p + ".type");
-    const YAML::Node bi = in.required(j, p, "body_i", "first body or ground");
-    const YAML::Node bj = in.required(j, p, "body_j", "second body or ground");
-    jt.body_i = body_ref(in, bi, p + ".body_i", spec, true);
-    jt.body_j = body_ref(in, bj, p + ".body_j", spec, true);
-    if (jt.body_i == jt.body_j) in.fail(bj, p + ".body_j", "joins a body to itself");
-    if (const YAML::Node m = j["point_i"]) jt.point_i = in.vec3(m, p + ".point_i");
-    if (const YAML::Node m = j["point_j"]) jt.point_j = in.vec3(m, p + ".point_j");
+    read_body_pair(in, j, p, spec, "joins a body to itself", jt.body_i, jt.body_j, jt.point_i,
+                   jt.point_j);
     const bool axes =
         jt.type != SpatialJointType::kSpherical && jt.type != SpatialJointType::kDistance;
     for (const char* key : {"axis_i", "axis_j", "ref_i", "ref_j"}) {
@@ -191,87 +159,37 @@ bool read_frame(const In& in, const YAML::Node& e, const std::string& p) {
 }
 
 void read_forces(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
-  if (!n.IsSequence()) in.fail(n, "forces", "expected a list of force elements");
-  for (std::size_t k = 0; k < n.size(); ++k) {
-    const YAML::Node e = n[k];
-    const std::string p = "forces[" + std::to_string(k) + "]";
-    if (!e.IsMap()) in.fail(e, p, "expected a mapping");
-    SpatialForceSpec f;
-    f.name = item_name(in, e, p, p);
-    const YAML::Node type = in.required(e, p, "type", "force element type");
-    const std::string t = in.string(type, p + ".type");
-    if (t == "gravity") {
-      in.check_keys(e, p, {"name", "type", "vector"});
-      f.type = SpatialForceType::kGravity;
-      f.vector = in.vec3(in.required(e, p, "vector", "m/s^2"), p + ".vector");
-    } else if (t == "spring_damper") {
-      in.check_keys(e, p,
-                    {"name", "type", "body_i", "body_j", "point_i", "point_j", "stiffness",
-                     "damping", "rest_length", "actuator_force"});
-      f.type = SpatialForceType::kSpringDamper;
-      const YAML::Node bi = in.required(e, p, "body_i", "first body or ground");
-      const YAML::Node bj = in.required(e, p, "body_j", "second body or ground");
-      f.body_i = body_ref(in, bi, p + ".body_i", spec, true);
-      f.body_j = body_ref(in, bj, p + ".body_j", spec, true);
-      if (f.body_i == f.body_j) in.fail(bj, p + ".body_j", "connects a body to itself");
-      if (const YAML::Node m = e["point_i"]) f.point_i = in.vec3(m, p + ".point_i");
-      if (const YAML::Node m = e["point_j"]) f.point_j = in.vec3(m, p + ".point_j");
-      if (const YAML::Node m = e["stiffness"]) f.stiffness = in.non_negative(m, p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
-      if (const YAML::Node m = e["rest_length"]) f.rest = in.non_negative(m, p + ".rest_length");
-      if (const YAML::Node m = e["actuator_force"])
-        f.actuator = in.number(m, p + ".actuator_force");
-    } else if (t == "force") {
-      in.check_keys(e, p, {"name", "type", "body", "point", "force", "frame"});
-      f.type = SpatialForceType::kForce;
-      f.body_i =
-          body_ref(in, in.required(e, p, "body", "the body pushed"), p + ".body", spec, false);
-      if (const YAML::Node m = e["point"]) f.point_i = in.vec3(m, p + ".point");
-      f.vector = in.vec3(in.required(e, p, "force", "N"), p + ".force");
-      f.body_frame = read_frame(in, e, p);
-    } else if (t == "torque") {
-      in.check_keys(e, p, {"name", "type", "body", "torque", "frame"});
-      f.type = SpatialForceType::kTorque;
-      f.body_i =
-          body_ref(in, in.required(e, p, "body", "the body turned"), p + ".body", spec, false);
-      f.vector = in.vec3(in.required(e, p, "torque", "N*m"), p + ".torque");
-      f.body_frame = read_frame(in, e, p);
-    } else if (t == "rotational_spring_damper") {
-      in.check_keys(e, p, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
-      f.type = SpatialForceType::kRotationalSpring;
-      const YAML::Node jn = in.required(e, p, "joint", "a revolute joint's name");
-      const std::string joint = in.string(jn, p + ".joint");
-      const auto it = std::find_if(spec.joints.begin(), spec.joints.end(),
-                                   [&joint](const SpatialJointSpec& j) { return j.name == joint; });
-      if (it == spec.joints.end() || it->type != SpatialJointType::kRevolute) {
-        in.fail(jn, p + ".joint", "'" + joint + "' is not a revolute joint of this model");
-      }
-      f.joint = static_cast<int>(it - spec.joints.begin());
-      f.body_i = it->body_i;
-      f.body_j = it->body_j;
-      if (const YAML::Node m = e["stiffness"]) f.stiffness = in.non_negative(m, p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
-      if (const YAML::Node m = e["rest_angle"]) f.rest = in.number(m, p + ".rest_angle");
-    } else if (t == "coupling") {
-      // virtual coupling (issue 4): spring-damper from a body point to a target that input
-      // channels may move; no target: the point's assembled start position
-      in.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target"});
-      f.type = SpatialForceType::kCoupling;
-      f.body_i =
-          body_ref(in, in.required(e, p, "body", "the body coupled"), p + ".body", spec, false);
-      if (const YAML::Node m = e["point"]) f.point_i = in.vec3(m, p + ".point");
-      f.stiffness = in.non_negative(in.required(e, p, "stiffness", "N/m"), p + ".stiffness");
-      if (const YAML::Node m = e["damping"]) f.damping = in.non_negative(m, p + ".damping");
-      f.vector.setConstant(std::numeric_limits<double>::quiet_NaN());
-      if (const YAML::Node m = e["target"]) f.vector = in.vec3(m, p + ".target");
-    } else {
-      in.fail(type, p + ".type",
-              "unknown force type '" + t +
-                  "' (valid: gravity, spring_damper, force, torque, rotational_spring_damper, "
-                  "coupling)");
-    }
-    spec.forces.push_back(std::move(f));
-  }
+  read_force_list(
+      in, n, spec,
+      [&](const YAML::Node& e, const std::string& p, const std::string& t, SpatialForceSpec& f) {
+        if (t == "force") {
+          in.check_keys(e, p, {"name", "type", "body", "point", "force", "frame"});
+          f.type = SpatialForceType::kForce;
+          f.body_i =
+              body_ref(in, in.required(e, p, "body", "the body pushed"), p + ".body", spec, false);
+          if (const YAML::Node m = e["point"]) f.point_i = in.vec3(m, p + ".point");
+          f.vector = in.vec3(in.required(e, p, "force", "N"), p + ".force");
+          f.body_frame = read_frame(in, e, p);
+        } else if (t == "torque") {
+          in.check_keys(e, p, {"name", "type", "body", "torque", "frame"});
+          f.type = SpatialForceType::kTorque;
+          f.body_i =
+              body_ref(in, in.required(e, p, "body", "the body turned"), p + ".body", spec, false);
+          f.vector = in.vec3(in.required(e, p, "torque", "N*m"), p + ".torque");
+          f.body_frame = read_frame(in, e, p);
+        } else if (t == "rotational_spring_damper") {
+          f.type = SpatialForceType::kRotationalSpring;
+          f.joint = read_rotational_spring<SpatialJointType::kRevolute>(in, e, p, spec, f);
+        } else if (t == "coupling") {
+          in.check_keys(e, p, {"name", "type", "body", "point", "stiffness", "damping", "target"});
+          f.type = SpatialForceType::kCoupling;
+          read_coupling_spring(in, e, p, spec, f);
+        } else {
+          return false;
+        }
+        return true;
+      },
+      "gravity, spring_damper, force, torque, rotational_spring_damper, coupling");
 }
 
 // x, y or z
@@ -281,30 +199,6 @@ int axis_index(const In& in, const YAML::Node& n, const std::string& key) {
   if (a == "y") return 1;
   if (a == "z") return 2;
   in.fail(n, key, "expected x, y or z");
-}
-
-template <class T, class Pred>
-int find_named(const In& in,
-               const YAML::Node& n,
-               const std::string& key,
-               const std::vector<T>& items,
-               Pred ok,
-               const std::string& what) {
-  const std::string name = in.string(n, key);
-  for (std::size_t k = 0; k < items.size(); ++k) {
-    if (items[k].name == name && ok(items[k])) return static_cast<int>(k);
-  }
-  in.fail(n, key, "'" + name + "' is not " + what + " of this model");
-}
-
-int coupling_ref(const In& in,
-                 const YAML::Node& n,
-                 const std::string& key,
-                 const SpatialModelSpec& spec) {
-  return find_named(
-      in, n, key, spec.forces,
-      [](const SpatialForceSpec& f) { return f.type == SpatialForceType::kCoupling; },
-      "a coupling force element");
 }
 
 // world direction: `axis: x|y|z` or `direction: [x, y, z]` (default x)
@@ -321,14 +215,10 @@ SpatialInputSpec read_drive(const In& in,
                             const std::string& p,
                             const SpatialModelSpec& spec) {
   SpatialInputSpec u;
-  if (!d.IsMap()) in.fail(d, p, "expected a mapping with a 'type'");
-  const YAML::Node type = in.required(d, p, "type", "force, torque, motor or coupling");
+  const YAML::Node type = drive_type(in, d, p);
   const std::string t = in.string(type, p + ".type");
   if (t == "force") {
-    in.check_keys(d, p, {"type", "body", "point", "axis", "direction"});
-    u.type = SpatialInputType::kForce;
-    u.body = body_ref(in, in.required(d, p, "body", "the body pushed"), p + ".body", spec, false);
-    if (const YAML::Node m = d["point"]) u.point = in.vec3(m, p + ".point");
+    read_force_drive(in, d, p, spec, u);
     u.direction = read_direction(in, d, p);
   } else if (t == "torque") {
     in.check_keys(d, p, {"type", "body", "axis", "direction"});
@@ -339,13 +229,7 @@ SpatialInputSpec read_drive(const In& in,
     }
     u.direction = read_direction(in, d, p);
   } else if (t == "motor") {
-    in.check_keys(d, p, {"type", "joint", "limit"});
-    u.type = SpatialInputType::kMotor;
-    u.joint = find_named(
-        in, in.required(d, p, "joint", "a revolute joint's name"), p + ".joint", spec.joints,
-        [](const SpatialJointSpec& j) { return j.type == SpatialJointType::kRevolute; },
-        "a revolute joint");
-    if (const YAML::Node m = d["limit"]) u.limit = in.positive(m, p + ".limit");
+    read_motor_drive<SpatialJointType::kRevolute>(in, d, p, spec, u);
   } else if (t == "coupling") {
     in.check_keys(d, p, {"type", "element", "axis"});
     u.element = coupling_ref(in, in.required(d, p, "element", "a coupling force element's name"),
@@ -376,12 +260,10 @@ std::shared_ptr<const SpatialModelSpec> read_spatial_model(const YAML::Node& roo
                                                            std::vector<std::string>& notes) {
   const In in(path);
   auto spec = std::make_shared<SpatialModelSpec>();
-  spec->name = std::filesystem::path(path).stem().string();
-  if (const YAML::Node m = root["name"]) spec->name = in.string(m, "name");
+  spec->name = body_model_name(in, root);
   read_bodies(in, root["bodies"], *spec);
   if (const YAML::Node n = root["joints"]) read_joints(in, n, *spec);
   if (const YAML::Node n = root["forces"]) read_forces(in, n, *spec);
-  const YAML::Node at = root["joints"] ? root["joints"] : root["bodies"];
   // couplings without a target (NaN from read_forces) get the assembled position of their point
   std::vector<std::size_t> untargeted;
   for (std::size_t k = 0; k < spec->forces.size(); ++k) {
@@ -391,14 +273,8 @@ std::shared_ptr<const SpatialModelSpec> read_spatial_model(const YAML::Node& roo
       f.vector.setZero();  // placeholder while assembling (forces play no part there)
     }
   }
-  try {
-    const std::vector<std::string> more = assemble(*spec);
-    notes.insert(notes.end(), more.begin(), more.end());
-  } catch (const AssemblyError& e) {
-    in.fail(at, "joints", e.what());
-  } catch (const std::invalid_argument& e) {
-    in.fail(at, "joints", e.what());
-  }
+  const std::vector<std::string> more = assemble_or_fail(in, root, *spec);
+  notes.insert(notes.end(), more.begin(), more.end());
   // named channels refer to the assembled pose: a coupling's default target is where its point
   // starts
   for (const std::size_t k : untargeted) {
@@ -478,18 +354,9 @@ std::vector<InputChannelSpec> spatial_input_channels(const SpatialModelSpec& spe
     }
     return named;
   }
-  std::vector<InputChannelSpec> out =
-      default_input_channels(7 * static_cast<int>(spec.bodies.size()));
-  const char* suffix[7] = {".fx", ".fy", ".fz", ".qe0", ".qe1", ".qe2", ".qe3"};
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    for (std::size_t c = 0; c < 7; ++c) {
-      InputChannelSpec& ch = out[7 * b + c];
-      ch.name = spec.bodies[b].name + suffix[c];
-      ch.unit = c < 3 ? "N" : "N*m";
-      ch.config.kind = c < 3 ? InputKind::kForce : InputKind::kTorque;
-    }
-  }
-  return out;
+  // q = (r, e) per body: forces on the position, generalized torques on the Euler parameters
+  return body_force_channels(
+      spec, std::array<const char*, 7>{".fx", ".fy", ".fz", ".qe0", ".qe1", ".qe2", ".qe3"}, 3);
 }
 
 std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
@@ -497,14 +364,7 @@ std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
                                                     const SpatialModelSpec& spec) {
   std::vector<SpatialOutputSpec> out;
   const YAML::Node outputs = root["outputs"];
-  if (!outputs || !outputs.IsMap()) return out;  // model_file.cpp's read_outputs reports it
-  const YAML::Node channels = outputs["channels"];
-  if (!channels) return out;
-  const In in(path);
-  const std::string key = "outputs.channels";
-  if (!channels.IsSequence() || channels.size() == 0) {
-    in.fail(channels, key, "expected a non-empty list of output channels");
-  }
+  if (!outputs) return out;
   static const std::pair<const char*, SpatialOutputType> kKinds[] = {
       {"position", SpatialOutputType::kPosition},
       {"orientation", SpatialOutputType::kOrientation},
@@ -519,86 +379,51 @@ std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
       {"velocity_drift", SpatialOutputType::kVelocityDrift},
       {"energy", SpatialOutputType::kEnergy},
   };
-  for (std::size_t i = 0; i < channels.size(); ++i) {
-    const YAML::Node n = channels[i];
-    const std::string p = key + "[" + std::to_string(i) + "]";
-    in.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
-    SpatialOutputSpec o;
-    o.name = in.string(in.required(n, p, "name", "the channel's name"), p + ".name");
-    if (o.name.empty() || o.name.find(',') != std::string::npos) {
-      in.fail(n["name"], p + ".name", "must be non-empty and contain no comma");
-    }
-    const YAML::Node kind = in.required(n, p, "kind", "what the channel measures");
-    const std::string k = in.string(kind, p + ".kind");
-    std::string valid;
-    bool found = false;
-    for (const auto& [name, type] : kKinds) {
-      if (k == name) {
-        o.type = type;
-        found = true;
-      }
-      valid += (valid.empty() ? "" : ", ") + std::string(name);
-    }
-    if (!found)
-      in.fail(kind, p + ".kind", "unknown output kind '" + k + "' (valid: " + valid + ")");
-    const bool point_kind =
-        o.type == SpatialOutputType::kPointPosition || o.type == SpatialOutputType::kPointVelocity;
-    const bool body_kind = point_kind || o.type == SpatialOutputType::kPosition ||
-                           o.type == SpatialOutputType::kOrientation ||
-                           o.type == SpatialOutputType::kVelocity ||
-                           o.type == SpatialOutputType::kAngularVelocity;
-    const bool joint_kind =
-        o.type == SpatialOutputType::kJointPosition || o.type == SpatialOutputType::kJointVelocity;
-    const bool element_kind = o.type == SpatialOutputType::kCouplingForce;
-    auto only = [&](const char* key_name, bool allowed, const char* what) {
-      if (n[key_name] && !allowed) {
-        in.fail(n[key_name], p + "." + key_name, std::string("only for ") + what);
-      }
-      if (!n[key_name] && allowed && std::string(key_name) != "point") {
-        in.fail(n, p + "." + key_name, "missing (needed by kind '" + k + "')");
-      }
-    };
-    only("body", body_kind, "body and point outputs");
-    only("point", point_kind, "point outputs");
-    only("joint", joint_kind, "joint outputs");
-    only("element", element_kind, "coupling_force outputs");
-    if (body_kind) o.body = body_ref(in, n["body"], p + ".body", spec, false);
-    if (point_kind && n["point"]) o.point = in.vec3(n["point"], p + ".point");
-    if (joint_kind) {
-      o.joint = find_named(
-          in, n["joint"], p + ".joint", spec.joints,
-          [](const SpatialJointSpec& j) { return j.type == SpatialJointType::kRevolute; },
-          "a revolute joint");
-    }
-    if (element_kind) o.element = coupling_ref(in, n["element"], p + ".element", spec);
-    o.units = default_output_units(o.type);
-    if (const YAML::Node m = n["unit"]) {
-      if (m.IsSequence()) {
-        if (m.size() != o.units.size()) {
-          in.fail(m, p + ".unit", "expected " + std::to_string(o.units.size()) + " units");
+  const In in(path);
+  read_output_list(
+      in, outputs, out, [&](const YAML::Node& n, const std::string& p, SpatialOutputSpec& o) {
+        const YAML::Node kind = in.required(n, p, "kind", "what the channel measures");
+        const std::string k = in.string(kind, p + ".kind");
+        std::string valid;
+        bool found = false;
+        for (const auto& [name, type] : kKinds) {
+          if (k == name) {
+            o.type = type;
+            found = true;
+          }
+          valid += (valid.empty() ? "" : ", ") + std::string(name);
         }
-        for (std::size_t c = 0; c < m.size(); ++c) {
-          o.units[c] = in.string(m[c], p + ".unit[" + std::to_string(c) + "]");
+        if (!found)
+          in.fail(kind, p + ".kind", "unknown output kind '" + k + "' (valid: " + valid + ")");
+        const bool point_kind = o.type == SpatialOutputType::kPointPosition ||
+                                o.type == SpatialOutputType::kPointVelocity;
+        const bool body_kind = point_kind || o.type == SpatialOutputType::kPosition ||
+                               o.type == SpatialOutputType::kOrientation ||
+                               o.type == SpatialOutputType::kVelocity ||
+                               o.type == SpatialOutputType::kAngularVelocity;
+        const bool joint_kind = o.type == SpatialOutputType::kJointPosition ||
+                                o.type == SpatialOutputType::kJointVelocity;
+        const bool element_kind = o.type == SpatialOutputType::kCouplingForce;
+        auto only = [&](const char* key_name, bool allowed, const char* what) {
+          if (n[key_name] && !allowed) {
+            in.fail(n[key_name], p + "." + key_name, std::string("only for ") + what);
+          }
+          if (!n[key_name] && allowed && std::string(key_name) != "point") {
+            in.fail(n, p + "." + key_name, "missing (needed by kind '" + k + "')");
+          }
+        };
+        only("body", body_kind, "body and point outputs");
+        only("point", point_kind, "point outputs");
+        only("joint", joint_kind, "joint outputs");
+        only("element", element_kind, "coupling_force outputs");
+        if (body_kind) o.body = body_ref(in, n["body"], p + ".body", spec, false);
+        if (point_kind && n["point"]) o.point = in.vec3(n["point"], p + ".point");
+        if (joint_kind) {
+          o.joint = revolute_joint(in, n["joint"], p + ".joint", spec);
         }
-      } else {
-        std::fill(o.units.begin(), o.units.end(), in.string(m, p + ".unit"));
-      }
-    }
-    out.push_back(std::move(o));
-    const auto all = output_channels(out);
-    const std::size_t added = static_cast<std::size_t>(output_components(out.back().type));
-    for (std::size_t a = 0; a + added < all.size(); ++a) {
-      for (std::size_t b = all.size() - added; b < all.size(); ++b) {
-        if (all[a].first == all[b].first) {
-          in.fail(n["name"], p + ".name", "channel '" + all[b].first + "' is already defined");
-        }
-      }
-    }
-  }
-  if (output_channels(out).size() > static_cast<std::size_t>(kSnapshotMaxOutputs)) {
-    in.fail(channels, key,
-            "at most " + std::to_string(kSnapshotMaxOutputs) + " scalar output channels");
-  }
+        if (element_kind) o.element = coupling_ref(in, n["element"], p + ".element", spec);
+        o.units = default_output_units(o.type);
+      });
   return out;
 }
 

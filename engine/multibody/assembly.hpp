@@ -42,4 +42,29 @@ std::vector<std::string> assemble_state(const System& sys,
                                         double tolerance,
                                         int max_iterations);
 
+/// assemble_state for a body model: s starts as sys's initial state and is made consistent with
+/// the rows of its spec's joints.
+template <class BodyModel>
+std::vector<std::string> assemble_initial_state(const BodyModel& sys,
+                                                State& s,
+                                                double tolerance,
+                                                int max_iterations) {
+  sys.initial_state(s);
+  return assemble_state(sys, joint_rows(sys, sys.spec().joints), s, tolerance, max_iterations);
+}
+
+/// assemble_initial_state on BodyModel(spec); store(sys, s) then writes the consistent state s
+/// back into spec. Returns the notes.
+template <class BodyModel, class Spec, class Store>
+std::vector<std::string> assemble_spec(Spec& spec,
+                                       double tolerance,
+                                       int max_iterations,
+                                       Store store) {
+  const BodyModel sys(spec);
+  State s;
+  std::vector<std::string> notes = assemble_initial_state(sys, s, tolerance, max_iterations);
+  store(sys, s);
+  return notes;
+}
+
 }  // namespace rtmb::detail

@@ -5,59 +5,31 @@
 // range, every joint and force of a known type with its parameters, every named input bound to
 // an element that exists. Setup-only; the System's evaluations (planar_multibody.cpp) rely on it
 // and check nothing at run time.
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "engine/model/enum_names.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
+#include "engine/multibody/spec_checks.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 
 namespace rtmb {
 
-namespace {
-
-void check_body(int b, int n_bodies, const std::string& what) {
-  if (b < kGround || b >= n_bodies) {
-    throw std::invalid_argument(what + ": body index " + std::to_string(b) + " out of range");
-  }
-}
-
-}  // namespace
-
-int constraint_rows(PlanarJointType type) noexcept {
-  switch (type) {
-    case PlanarJointType::kRevolute:
-    case PlanarJointType::kPrismatic:
-      return 2;
-    case PlanarJointType::kFixed:
-      return 3;
-    case PlanarJointType::kDistance:
-    case PlanarJointType::kRevoluteDriver:
-    case PlanarJointType::kPrismaticDriver:
-      return 1;
-  }
-  return 0;
-}
-
 std::string_view to_string(PlanarJointType type) noexcept {
-  switch (type) {
-    case PlanarJointType::kRevolute:
-      return "revolute";
-    case PlanarJointType::kPrismatic:
-      return "prismatic";
-    case PlanarJointType::kFixed:
-      return "fixed";
-    case PlanarJointType::kDistance:
-      return "distance";
-    case PlanarJointType::kRevoluteDriver:
-      return "revolute_driver";
-    case PlanarJointType::kPrismaticDriver:
-      return "prismatic_driver";
-  }
-  return "?";
+  static constexpr std::array<std::string_view, 6> kNames{
+      "revolute", "prismatic", "fixed", "distance", "revolute_driver", "prismatic_driver"};
+  static_assert(static_cast<std::size_t>(PlanarJointType::kPrismaticDriver) + 1 == kNames.size());
+  return detail::enum_name(kNames, type);
 }
 
-namespace {}  // namespace
+// Rows per joint type, in declaration order: revolute and prismatic 2 (the points coincide or
+// slide on a line, and the angle of a prismatic joint), fixed 3, distance and the drivers 1.
+int constraint_rows(PlanarJointType type) noexcept {
+  static constexpr std::array<int, 6> kRows{2, 2, 3, 1, 1, 1};
+  return detail::enum_lookup(kRows, type, 0);
+}
 
 int planar_detail::constraint_row_count(const PlanarModelSpec& spec) {
   int rows = 0;
@@ -76,28 +48,19 @@ void validate_inputs(PlanarModelSpec& spec) {
       case PlanarInputType::kForce:
       case PlanarInputType::kTorque:
         if (in.type == PlanarInputType::kForce) {
-          const double a = in.direction.norm();
-          if (!(a > 0.0) || !std::isfinite(a)) {
-            throw std::invalid_argument(what + ": zero direction");
-          }
-          in.direction /= a;
+          detail::normalize_or_throw(in.direction, what + ": zero direction");
         }
-        check_body(in.body, n, what);
-        if (in.body == kGround) throw std::invalid_argument(what + " acts on the ground");
+        detail::check_acted_on_body(in.body, n, what);
         break;
       case PlanarInputType::kMotor:
-        if (in.joint < 0 || in.joint >= static_cast<int>(spec.joints.size()) ||
-            spec.joints[static_cast<std::size_t>(in.joint)].type != PlanarJointType::kRevolute) {
-          throw std::invalid_argument(what + ": a motor needs a revolute joint");
-        }
+        detail::require_of_type(spec.joints, in.joint, PlanarJointType::kRevolute,
+                                what + ": a motor needs a revolute joint");
         if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
         break;
       case PlanarInputType::kCouplingX:
       case PlanarInputType::kCouplingY:
-        if (in.element < 0 || in.element >= static_cast<int>(spec.forces.size()) ||
-            spec.forces[static_cast<std::size_t>(in.element)].type != PlanarForceType::kCoupling) {
-          throw std::invalid_argument(what + ": needs a coupling force element");
-        }
+        detail::require_of_type(spec.forces, in.element, PlanarForceType::kCoupling,
+                                what + ": needs a coupling force element");
         break;
     }
     if (!std::isfinite(in.initial)) throw std::invalid_argument(what + ": initial value");
@@ -121,13 +84,11 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
   }
   for (PlanarJointSpec& j : spec.joints) {
     const std::string what = "joint '" + j.name + "'";
-    check_body(j.body_i, n, what);
-    check_body(j.body_j, n, what);
+    detail::check_body(j.body_i, n, what);
+    detail::check_body(j.body_j, n, what);
     if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
     if (j.type == PlanarJointType::kPrismatic || j.type == PlanarJointType::kPrismaticDriver) {
-      const double a = j.axis.norm();
-      if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero axis");
-      j.axis /= a;
+      detail::normalize_or_throw(j.axis, what + ": zero axis");
     }
     if (j.type == PlanarJointType::kDistance && !(j.length > 0.0)) {
       throw std::invalid_argument(what + ": length must be > 0");
@@ -136,24 +97,20 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
   for (PlanarForceSpec& f : spec.forces) {
     const std::string what = "force '" + f.name + "'";
     if (f.type == PlanarForceType::kAxialSpring) {
-      if (f.joint < 0 || f.joint >= static_cast<int>(spec.joints.size()) ||
-          spec.joints[static_cast<std::size_t>(f.joint)].type != PlanarJointType::kPrismatic) {
-        throw std::invalid_argument(what + ": joint index is not a prismatic joint");
-      }
+      detail::require_of_type(spec.joints, f.joint, PlanarJointType::kPrismatic,
+                              what + ": joint index is not a prismatic joint");
       f.body_i = spec.joints[static_cast<std::size_t>(f.joint)].body_i;
       f.body_j = spec.joints[static_cast<std::size_t>(f.joint)].body_j;
     }
-    check_body(f.body_i, n, what);
-    check_body(f.body_j, n, what);
+    detail::check_body(f.body_i, n, what);
+    detail::check_body(f.body_j, n, what);
     if ((f.type == PlanarForceType::kSpringDamper ||
          f.type == PlanarForceType::kRotationalSpring) &&
         f.body_i == f.body_j) {
       throw std::invalid_argument(what + " connects a body to itself");
     }
     if (f.type == PlanarForceType::kWall) {
-      const double a = f.vector.norm();
-      if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero normal");
-      f.vector /= a;
+      detail::normalize_or_throw(f.vector, what + ": zero normal");
       if (!(f.stiffness >= 0.0) || !(f.damping >= 0.0)) {
         throw std::invalid_argument(what + ": stiffness and damping must be >= 0");
       }

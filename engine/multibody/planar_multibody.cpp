@@ -757,16 +757,13 @@ double PlanarMultibody::energy(double /*t*/,
 }
 
 std::vector<std::string> assemble(PlanarModelSpec& spec, double tolerance, int max_iterations) {
-  const PlanarMultibody sys(spec);
-  State s;
-  sys.initial_state(s);
-  std::vector<std::string> notes = detail::assemble_state(sys, detail::joint_rows(sys, spec.joints),
-                                                          s, tolerance, max_iterations);
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    spec.bodies[b].pose = s.q.segment<3>(3 * static_cast<Eigen::Index>(b));
-    spec.bodies[b].velocity = s.v.segment<3>(3 * static_cast<Eigen::Index>(b));
-  }
-  return notes;
+  return detail::assemble_spec<PlanarMultibody>(
+      spec, tolerance, max_iterations, [&spec](const PlanarMultibody&, const State& s) {
+        for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+          spec.bodies[b].pose = s.q.segment<3>(3 * static_cast<Eigen::Index>(b));
+          spec.bodies[b].velocity = s.v.segment<3>(3 * static_cast<Eigen::Index>(b));
+        }
+      });
 }
 
 }  // namespace rtmb

@@ -14,6 +14,7 @@
 #include "rtmb/models/planar_outputs.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -21,6 +22,8 @@
 
 #include "engine/dynamics/dynamics.hpp"
 #include "engine/kkt/kkt_backend.hpp"
+#include "engine/multibody/output_kinds.hpp"
+#include "engine/multibody/spec_checks.hpp"
 #include "rtmb/models/force_output_filter.hpp"
 #include "rtmb/status.hpp"
 
@@ -42,59 +45,36 @@ double angle_of(VecCRef x, int body) noexcept {
   return body == kGround ? 0.0 : x(3 * body + 2);
 }
 
+// Component suffixes per PlanarOutputType, in declaration order (output_kinds.hpp).
+constexpr std::array<std::string_view, 13> kSuffixes{"x y theta",
+                                                     "vx vy omega",
+                                                     "x y",
+                                                     "vx vy",
+                                                     "",
+                                                     "",
+                                                     "fx fy tz",
+                                                     "fx fy",
+                                                     "",
+                                                     "",
+                                                     "",
+                                                     "fx fy flags energy damping",
+                                                     "w_xx w_xy w_yy stiffness damping"};
+static_assert(static_cast<std::size_t>(PlanarOutputType::kCouplingLinearization) + 1 ==
+              kSuffixes.size());
+
 }  // namespace
 
 int output_components(PlanarOutputType type) noexcept {
-  switch (type) {
-    case PlanarOutputType::kPose:
-    case PlanarOutputType::kVelocity:
-    case PlanarOutputType::kReaction:
-      return 3;
-    case PlanarOutputType::kHapticForce:
-    case PlanarOutputType::kCouplingLinearization:
-      return 5;
-    case PlanarOutputType::kPointPosition:
-    case PlanarOutputType::kPointVelocity:
-    case PlanarOutputType::kCouplingForce:
-      return 2;
-    case PlanarOutputType::kJointPosition:
-    case PlanarOutputType::kJointVelocity:
-    case PlanarOutputType::kPositionDrift:
-    case PlanarOutputType::kVelocityDrift:
-    case PlanarOutputType::kEnergy:
-      return 1;
-  }
-  return 0;
+  return detail::components_of(kSuffixes, type);
 }
 
 std::vector<std::string> output_suffixes(PlanarOutputType type) {
-  switch (type) {
-    case PlanarOutputType::kPose:
-      return {"x", "y", "theta"};
-    case PlanarOutputType::kVelocity:
-      return {"vx", "vy", "omega"};
-    case PlanarOutputType::kPointPosition:
-      return {"x", "y"};
-    case PlanarOutputType::kPointVelocity:
-      return {"vx", "vy"};
-    case PlanarOutputType::kReaction:
-      return {"fx", "fy", "tz"};
-    case PlanarOutputType::kCouplingForce:
-      return {"fx", "fy"};
-    case PlanarOutputType::kHapticForce:
-      return {"fx", "fy", "flags", "energy", "damping"};
-    case PlanarOutputType::kCouplingLinearization:
-      return {"w_xx", "w_xy", "w_yy", "stiffness", "damping"};
-    default:
-      return {};
-  }
+  return detail::suffixes_of(kSuffixes, type);
 }
 
 std::vector<std::string> default_output_units(const PlanarOutputSpec& out,
                                               const PlanarModelSpec& spec) {
-  const bool linear_joint =
-      out.joint >= 0 && out.joint < static_cast<int>(spec.joints.size()) &&
-      spec.joints[static_cast<std::size_t>(out.joint)].type == PlanarJointType::kPrismatic;
+  const bool linear_joint = detail::is_of_type(spec.joints, out.joint, PlanarJointType::kPrismatic);
   switch (out.type) {
     case PlanarOutputType::kPose:
       return {"m", "m", "rad"};
@@ -128,17 +108,7 @@ std::vector<std::string> default_output_units(const PlanarOutputSpec& out,
 
 std::vector<std::pair<std::string, std::string>> output_channels(
     const std::vector<PlanarOutputSpec>& outputs) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const PlanarOutputSpec& o : outputs) {
-    const std::vector<std::string> suffix = output_suffixes(o.type);
-    const int n = output_components(o.type);
-    for (int c = 0; c < n; ++c) {
-      const auto k = static_cast<std::size_t>(c);
-      out.emplace_back(suffix.empty() ? o.name : o.name + "." + suffix[k],
-                       k < o.units.size() ? o.units[k] : std::string());
-    }
-  }
-  return out;
+  return detail::scalar_channels(outputs);
 }
 
 // Scratch sized once: the KKT solve for the multipliers, G and g for drift and reactions.
@@ -190,10 +160,8 @@ PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOu
         break;
       case PlanarOutputType::kJointPosition:
       case PlanarOutputType::kJointVelocity: {
-        const bool ok =
-            o.joint >= 0 && o.joint < static_cast<int>(spec.joints.size()) &&
-            (spec.joints[static_cast<std::size_t>(o.joint)].type == PlanarJointType::kRevolute ||
-             spec.joints[static_cast<std::size_t>(o.joint)].type == PlanarJointType::kPrismatic);
+        const bool ok = detail::is_of_type(spec.joints, o.joint, PlanarJointType::kRevolute) ||
+                        detail::is_of_type(spec.joints, o.joint, PlanarJointType::kPrismatic);
         if (!ok) throw std::invalid_argument(what + ": needs a revolute or prismatic joint");
         break;
       }
@@ -208,10 +176,8 @@ PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOu
       case PlanarOutputType::kHapticForce:
       case PlanarOutputType::kCouplingLinearization:
         if (o.type == PlanarOutputType::kCouplingLinearization) needs_kkt_ = true;
-        if (o.element < 0 || o.element >= static_cast<int>(spec.forces.size()) ||
-            spec.forces[static_cast<std::size_t>(o.element)].type != PlanarForceType::kCoupling) {
-          throw std::invalid_argument(what + ": needs a coupling force element");
-        }
+        detail::require_of_type(spec.forces, o.element, PlanarForceType::kCoupling,
+                                what + ": needs a coupling force element");
         break;
       case PlanarOutputType::kPositionDrift:
       case PlanarOutputType::kVelocityDrift:

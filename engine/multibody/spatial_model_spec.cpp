@@ -9,13 +9,16 @@
 #include "engine/multibody/spatial_model_spec.hpp"
 
 #include <Eigen/Dense>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/model/enum_names.hpp"
 #include "engine/multibody/assembly.hpp"
+#include "engine/multibody/spec_checks.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {
@@ -33,12 +36,6 @@ Vec3 any_normal(const Vec3& a) noexcept {
 Mat3 initial_rotation(const SpatialModelSpec& spec, int b) {
   if (b == kGround) return Mat3::Identity();
   return rotation(spec.bodies[static_cast<std::size_t>(b)].orientation.normalized());
-}
-
-void check_body(int b, int n_bodies, const std::string& what) {
-  if (b < kGround || b >= n_bodies) {
-    throw std::invalid_argument(what + ": body index " + std::to_string(b) + " out of range");
-  }
 }
 
 bool positive_definite(const Mat3& J) {
@@ -77,32 +74,18 @@ void validate_inputs(SpatialModelSpec& spec) {
   const int n = static_cast<int>(spec.bodies.size());
   for (SpatialInputSpec& in : spec.inputs) {
     const std::string what = "input '" + in.name + "'";
-    switch (in.type) {
-      case SpatialInputType::kForce:
-      case SpatialInputType::kTorque: {
-        const double a = in.direction.norm();
-        if (!(a > 0.0) || !std::isfinite(a)) throw std::invalid_argument(what + ": zero direction");
-        in.direction /= a;
-        check_body(in.body, n, what);
-        if (in.body == kGround) throw std::invalid_argument(what + " acts on the ground");
-        if (!in.point.allFinite()) throw std::invalid_argument(what + ": point must be finite");
-        break;
-      }
-      case SpatialInputType::kMotor:
-        if (in.joint < 0 || in.joint >= static_cast<int>(spec.joints.size()) ||
-            spec.joints[static_cast<std::size_t>(in.joint)].type != SpatialJointType::kRevolute) {
-          throw std::invalid_argument(what + ": a motor needs a revolute joint");
-        }
-        if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
-        break;
-      case SpatialInputType::kCouplingX:
-      case SpatialInputType::kCouplingY:
-      case SpatialInputType::kCouplingZ:
-        if (in.element < 0 || in.element >= static_cast<int>(spec.forces.size()) ||
-            spec.forces[static_cast<std::size_t>(in.element)].type != SpatialForceType::kCoupling) {
-          throw std::invalid_argument(what + ": needs a coupling force element");
-        }
-        break;
+    if (in.type == SpatialInputType::kForce || in.type == SpatialInputType::kTorque) {
+      detail::normalize_or_throw(in.direction, what + ": zero direction");
+      detail::check_acted_on_body(in.body, n, what);
+      if (!in.point.allFinite()) throw std::invalid_argument(what + ": point must be finite");
+    } else if (in.type == SpatialInputType::kMotor) {
+      detail::require_of_type(spec.joints, in.joint, SpatialJointType::kRevolute,
+                              what + ": a motor needs a revolute joint");
+      if (!(in.limit > 0.0)) throw std::invalid_argument(what + ": limit must be > 0");
+    } else if (in.type == SpatialInputType::kCouplingX || in.type == SpatialInputType::kCouplingY ||
+               in.type == SpatialInputType::kCouplingZ) {
+      detail::require_of_type(spec.forces, in.element, SpatialForceType::kCoupling,
+                              what + ": needs a coupling force element");
     }
     if (!std::isfinite(in.initial)) throw std::invalid_argument(what + ": initial value");
   }
@@ -132,8 +115,8 @@ SpatialModelSpec spatial_detail::validated(SpatialModelSpec spec) {
   }
   for (SpatialJointSpec& j : spec.joints) {
     const std::string what = "joint '" + j.name + "'";
-    check_body(j.body_i, n, what);
-    check_body(j.body_j, n, what);
+    detail::check_body(j.body_i, n, what);
+    detail::check_body(j.body_j, n, what);
     if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
     complete_frames(spec, j, what);
     if (j.type == SpatialJointType::kDistance && !(j.length > 0.0)) {
@@ -142,8 +125,8 @@ SpatialModelSpec spatial_detail::validated(SpatialModelSpec spec) {
   }
   for (const SpatialForceSpec& f : spec.forces) {
     const std::string what = "force '" + f.name + "'";
-    check_body(f.body_i, n, what);
-    check_body(f.body_j, n, what);
+    detail::check_body(f.body_i, n, what);
+    detail::check_body(f.body_j, n, what);
     if (f.type == SpatialForceType::kSpringDamper && f.body_i == f.body_j) {
       throw std::invalid_argument(what + " connects a body to itself");
     }
@@ -152,8 +135,7 @@ SpatialModelSpec spatial_detail::validated(SpatialModelSpec spec) {
       throw std::invalid_argument(what + " acts on the ground");
     }
     if (f.type == SpatialForceType::kRotationalSpring &&
-        (f.joint < 0 || f.joint >= static_cast<int>(spec.joints.size()) ||
-         spec.joints[static_cast<std::size_t>(f.joint)].type != SpatialJointType::kRevolute)) {
+        !detail::is_of_type(spec.joints, f.joint, SpatialJointType::kRevolute)) {
       throw std::invalid_argument(what + " needs a revolute joint");
     }
     if (f.type == SpatialForceType::kCoupling &&
@@ -172,65 +154,41 @@ int spatial_detail::constraint_row_count(const SpatialModelSpec& spec) {
   return rows;
 }
 
+namespace {
+
+// Rows per joint type, in SpatialJointType order: spherical 3, revolute 5, universal 4,
+// cylindrical 4, prismatic 5, fixed 6, distance 1, planar 3.
+constexpr std::array<int, 8> kJointRows{3, 5, 4, 4, 5, 6, 1, 3};
+constexpr std::array<std::string_view, 8> kJointNames{"spherical",   "revolute",  "universal",
+                                                      "cylindrical", "prismatic", "fixed",
+                                                      "distance",    "planar"};
+static_assert(static_cast<std::size_t>(SpatialJointType::kPlanar) + 1 == kJointRows.size());
+
+}  // namespace
+
 int constraint_rows(SpatialJointType type) noexcept {
-  switch (type) {
-    case SpatialJointType::kSpherical:
-    case SpatialJointType::kPlanar:
-      return 3;
-    case SpatialJointType::kRevolute:
-    case SpatialJointType::kPrismatic:
-      return 5;
-    case SpatialJointType::kUniversal:
-    case SpatialJointType::kCylindrical:
-      return 4;
-    case SpatialJointType::kFixed:
-      return 6;
-    case SpatialJointType::kDistance:
-      return 1;
-  }
-  return 0;
+  return detail::enum_lookup(kJointRows, type, 0);
 }
 
 std::string_view to_string(SpatialJointType type) noexcept {
-  switch (type) {
-    case SpatialJointType::kSpherical:
-      return "spherical";
-    case SpatialJointType::kRevolute:
-      return "revolute";
-    case SpatialJointType::kUniversal:
-      return "universal";
-    case SpatialJointType::kCylindrical:
-      return "cylindrical";
-    case SpatialJointType::kPrismatic:
-      return "prismatic";
-    case SpatialJointType::kFixed:
-      return "fixed";
-    case SpatialJointType::kDistance:
-      return "distance";
-    case SpatialJointType::kPlanar:
-      return "planar";
-  }
-  return "?";
+  return detail::enum_name(kJointNames, type);
 }
 
 std::vector<std::string> assemble(SpatialModelSpec& spec, double tolerance, int max_iterations) {
   // the normalization rows take part in the Newton iteration like the joints' (g_t = 0 here)
-  const SpatialMultibody sys(spec);
-  State s;
-  sys.initial_state(s);
-  std::vector<std::string> notes = detail::assemble_state(sys, detail::joint_rows(sys, spec.joints),
-                                                          s, tolerance, max_iterations);
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
-    SpatialBodySpec& body = spec.bodies[b];
-    body.position = s.q.segment<3>(k);
-    body.orientation = s.q.segment<4>(k + 3).normalized();
-    body.velocity = s.v.segment<3>(k);
-    body.angular_velocity = 2.0 * euler_e(body.orientation) * s.v.segment<4>(k + 3);
-  }
-  // the derived joint frames follow the given poses; keep them as derived
-  spec.joints = sys.spec().joints;
-  return notes;
+  return detail::assemble_spec<SpatialMultibody>(
+      spec, tolerance, max_iterations, [&spec](const SpatialMultibody& sys, const State& s) {
+        for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+          const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
+          SpatialBodySpec& body = spec.bodies[b];
+          body.position = s.q.segment<3>(k);
+          body.orientation = s.q.segment<4>(k + 3).normalized();
+          body.velocity = s.v.segment<3>(k);
+          body.angular_velocity = 2.0 * euler_e(body.orientation) * s.v.segment<4>(k + 3);
+        }
+        // the derived joint frames follow the given poses; keep them as derived
+        spec.joints = sys.spec().joints;
+      });
 }
 
 }  // namespace rtmb

@@ -259,6 +259,61 @@ JointAngle revolute_angle(const SpatialJointSpec& jt, const BodyView& bi, const 
   return out;
 }
 
+// The layout G and Gv_q = d(G v)/dq share. G: w = q and each joint's G block; Gv_q: w = v and each
+// joint's H block. Per body the normalization row [0, w_e^T] (d(e.e)/de = 2 e^T, halved), then
+// every joint's block on its two bodies' 7 columns from its first row rows_at[k].
+void joint_matrix(const SpatialModelSpec& spec,
+                  const std::vector<int>& rows_at,
+                  VecCRef q,
+                  VecCRef w,
+                  Eigen::Matrix<double, kMaxRows, 14> JointBlocks::*block,
+                  MatRef out) noexcept {
+  out.setZero();
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
+    out.block<1, 4>(static_cast<Eigen::Index>(b), k + 3) = w.segment<4>(k + 3).transpose();
+  }
+  JointBlocks blk;
+  for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+    const SpatialJointSpec& jt = spec.joints[k];
+    const int rows = constraint_rows(jt.type);
+    evaluate_joint(jt, view(q, w, jt.body_i, 0), view(q, w, jt.body_j, 7), blk);
+    if (jt.body_i != kGround) {
+      out.block(rows_at[k], 7 * jt.body_i, rows, 7) = (blk.*block).topLeftCorner(rows, 7);
+    }
+    if (jt.body_j != kGround) {
+      out.block(rows_at[k], 7 * jt.body_j, rows, 7) = (blk.*block).topRightCorner(rows, 7);
+    }
+  }
+}
+
+// L = H v per joint (g_t = 0) and d^2/dt^2 (e.e - 1)/2 = e.e'' + e'.e' per body, whose e'.e' is
+// L's normalization row; per_joint(k, rows, blk) also sees each joint's blocks (the fused
+// evaluation scatters their G).
+template <class PerJoint>
+void curvature_rows(const SpatialModelSpec& spec,
+                    const std::vector<int>& rows_at,
+                    VecCRef q,
+                    VecCRef v,
+                    VecRef out_L,
+                    PerJoint per_joint) noexcept {
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    out_L(static_cast<Eigen::Index>(b)) =
+        v.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm();
+  }
+  JointBlocks blk;
+  for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+    const SpatialJointSpec& jt = spec.joints[k];
+    const int rows = constraint_rows(jt.type);
+    const BodyView bi = view(q, v, jt.body_i, 0);
+    const BodyView bj = view(q, v, jt.body_j, 7);
+    evaluate_joint(jt, bi, bj, blk);
+    per_joint(k, rows, blk);
+    const Eigen::Matrix<double, kMaxRows, 1> l = blk.H * joint_velocity(bi, bj);
+    out_L.segment(rows_at[k], rows) = l.head(rows);
+  }
+}
+
 }  // namespace
 
 Eigen::Matrix<double, 3, 4> euler_e(const Eigen::Vector4d& e) noexcept {
@@ -567,64 +622,19 @@ void SpatialMultibody::constraints(double /*t*/, VecCRef q, VecRef out_g) const 
 
 void SpatialMultibody::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
   // normalization row: [0, e^T]; joints: their blocks on each body's 7 columns
-  out_G.setZero();
-  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
-    out_G.block<1, 4>(static_cast<Eigen::Index>(b), k + 3) = q.segment<4>(k + 3).transpose();
-  }
-  JointBlocks blk;
-  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
-    const SpatialJointSpec& jt = spec_.joints[k];
-    const int rows = constraint_rows(jt.type);
-    evaluate_joint(jt, view(q, q, jt.body_i, 0), view(q, q, jt.body_j, 7), blk);
-    if (jt.body_i != kGround) {
-      out_G.block(rows_[k], 7 * jt.body_i, rows, 7) = blk.G.topLeftCorner(rows, 7);
-    }
-    if (jt.body_j != kGround) {
-      out_G.block(rows_[k], 7 * jt.body_j, rows, 7) = blk.G.topRightCorner(rows, 7);
-    }
-  }
+  joint_matrix(spec_, rows_, q, q, &JointBlocks::G, out_G);
 }
 
 void SpatialMultibody::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
   // L = H v (g_t = 0); normalization: d^2/dt^2 (e.e - 1)/2 = e.e'' + e'.e'
-  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    out_L(static_cast<Eigen::Index>(b)) =
-        v.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm();
-  }
-  JointBlocks blk;
-  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
-    const SpatialJointSpec& jt = spec_.joints[k];
-    const int rows = constraint_rows(jt.type);
-    const BodyView bi = view(q, v, jt.body_i, 0);
-    const BodyView bj = view(q, v, jt.body_j, 7);
-    evaluate_joint(jt, bi, bj, blk);
-    const Eigen::Matrix<double, kMaxRows, 1> l = blk.H * joint_velocity(bi, bj);
-    out_L.segment(rows_[k], rows) = l.head(rows);
-  }
+  curvature_rows(spec_, rows_, q, v, out_L, [](std::size_t, int, const JointBlocks&) {});
 }
 
 void SpatialMultibody::velocity_constraint_jacobian(double /*t*/,
                                                     VecCRef q,
                                                     VecCRef v,
                                                     MatRef out_Gv_q) const noexcept {
-  out_Gv_q.setZero();
-  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
-    out_Gv_q.block<1, 4>(static_cast<Eigen::Index>(b), k + 3) = v.segment<4>(k + 3).transpose();
-  }
-  JointBlocks blk;
-  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
-    const SpatialJointSpec& jt = spec_.joints[k];
-    const int rows = constraint_rows(jt.type);
-    evaluate_joint(jt, view(q, v, jt.body_i, 0), view(q, v, jt.body_j, 7), blk);
-    if (jt.body_i != kGround) {
-      out_Gv_q.block(rows_[k], 7 * jt.body_i, rows, 7) = blk.H.topLeftCorner(rows, 7);
-    }
-    if (jt.body_j != kGround) {
-      out_Gv_q.block(rows_[k], 7 * jt.body_j, rows, 7) = blk.H.topRightCorner(rows, 7);
-    }
-  }
+  joint_matrix(spec_, rows_, q, v, &JointBlocks::H, out_Gv_q);
 }
 
 bool SpatialMultibody::sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const {
@@ -694,21 +704,11 @@ void SpatialMultibody::jacobian_values_and_curvature(double /*t*/,
                                                      std::span<double> out_jacobian,
                                                      VecRef out_L) const noexcept {
   scatter_normalization(norm_slots_, q, out_jacobian.data());
-  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    out_L(static_cast<Eigen::Index>(b)) =
-        v.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm();
-  }
-  JointBlocks blk;
-  for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
-    const SpatialJointSpec& jt = spec_.joints[k];
-    const int rows = constraint_rows(jt.type);
-    const BodyView bi = view(q, v, jt.body_i, 0);
-    const BodyView bj = view(q, v, jt.body_j, 7);
-    evaluate_joint(jt, bi, bj, blk);
-    scatter_joint(joint_slots_.data() + joint_slot_base_[k], rows, blk, out_jacobian.data());
-    const Eigen::Matrix<double, kMaxRows, 1> l = blk.H * joint_velocity(bi, bj);
-    out_L.segment(rows_[k], rows) = l.head(rows);
-  }
+  curvature_rows(spec_, rows_, q, v, out_L,
+                 [this, &out_jacobian](std::size_t k, int rows, const JointBlocks& blk) {
+                   scatter_joint(joint_slots_.data() + joint_slot_base_[k], rows, blk,
+                                 out_jacobian.data());
+                 });
 }
 
 void SpatialMultibody::jacobian_values_and_constraints(double /*t*/,

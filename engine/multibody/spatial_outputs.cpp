@@ -8,48 +8,37 @@
 // energy.
 #include "rtmb/models/spatial_outputs.hpp"
 
+#include <array>
 #include <stdexcept>
+
+#include "engine/multibody/output_kinds.hpp"
+#include "engine/multibody/spec_checks.hpp"
 
 namespace rtmb {
 
+namespace {
+
+// Component suffixes per SpatialOutputType, in declaration order (output_kinds.hpp).
+constexpr std::array<std::string_view, 12> kSuffixes{
+    "x y z", "e0 e1 e2 e3", "vx vy vz", "wx wy wz", "x y z", "vx vy vz", "",
+    "",      "fx fy fz",    "",         "",         ""};
+static_assert(static_cast<std::size_t>(SpatialOutputType::kEnergy) + 1 == kSuffixes.size());
+
+// The kinds measured on a body (its pose, velocities or a point of it).
+bool on_body(SpatialOutputType type) noexcept {
+  return type == SpatialOutputType::kPosition || type == SpatialOutputType::kOrientation ||
+         type == SpatialOutputType::kVelocity || type == SpatialOutputType::kAngularVelocity ||
+         type == SpatialOutputType::kPointPosition || type == SpatialOutputType::kPointVelocity;
+}
+
+}  // namespace
+
 int output_components(SpatialOutputType type) noexcept {
-  switch (type) {
-    case SpatialOutputType::kOrientation:
-      return 4;
-    case SpatialOutputType::kPosition:
-    case SpatialOutputType::kVelocity:
-    case SpatialOutputType::kAngularVelocity:
-    case SpatialOutputType::kPointPosition:
-    case SpatialOutputType::kPointVelocity:
-    case SpatialOutputType::kCouplingForce:
-      return 3;
-    case SpatialOutputType::kJointPosition:
-    case SpatialOutputType::kJointVelocity:
-    case SpatialOutputType::kPositionDrift:
-    case SpatialOutputType::kVelocityDrift:
-    case SpatialOutputType::kEnergy:
-      return 1;
-  }
-  return 0;
+  return detail::components_of(kSuffixes, type);
 }
 
 std::vector<std::string> output_suffixes(SpatialOutputType type) {
-  switch (type) {
-    case SpatialOutputType::kPosition:
-    case SpatialOutputType::kPointPosition:
-      return {"x", "y", "z"};
-    case SpatialOutputType::kOrientation:
-      return {"e0", "e1", "e2", "e3"};
-    case SpatialOutputType::kVelocity:
-    case SpatialOutputType::kPointVelocity:
-      return {"vx", "vy", "vz"};
-    case SpatialOutputType::kAngularVelocity:
-      return {"wx", "wy", "wz"};
-    case SpatialOutputType::kCouplingForce:
-      return {"fx", "fy", "fz"};
-    default:
-      return {};
-  }
+  return detail::suffixes_of(kSuffixes, type);
 }
 
 std::vector<std::string> default_output_units(SpatialOutputType type) {
@@ -82,16 +71,7 @@ std::vector<std::string> default_output_units(SpatialOutputType type) {
 
 std::vector<std::pair<std::string, std::string>> output_channels(
     const std::vector<SpatialOutputSpec>& outputs) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const SpatialOutputSpec& o : outputs) {
-    const std::vector<std::string> suffixes = output_suffixes(o.type);
-    for (int c = 0; c < output_components(o.type); ++c) {
-      const auto k = static_cast<std::size_t>(c);
-      out.emplace_back(suffixes.empty() ? o.name : o.name + "." + suffixes[k],
-                       k < o.units.size() ? o.units[k] : std::string());
-    }
-  }
-  return out;
+  return detail::scalar_channels(outputs);
 }
 
 SpatialOutputs::SpatialOutputs(const SpatialMultibody& system,
@@ -104,32 +84,17 @@ SpatialOutputs::SpatialOutputs(const SpatialMultibody& system,
   const int nb = static_cast<int>(spec.bodies.size());
   for (SpatialOutputSpec& o : outputs_) {
     const std::string what = "output '" + o.name + "'";
-    switch (o.type) {
-      case SpatialOutputType::kPosition:
-      case SpatialOutputType::kOrientation:
-      case SpatialOutputType::kVelocity:
-      case SpatialOutputType::kAngularVelocity:
-      case SpatialOutputType::kPointPosition:
-      case SpatialOutputType::kPointVelocity:
-        if (o.body < 0 || o.body >= nb) throw std::invalid_argument(what + ": needs a body");
-        break;
-      case SpatialOutputType::kJointPosition:
-      case SpatialOutputType::kJointVelocity:
-        if (o.joint < 0 || o.joint >= static_cast<int>(spec.joints.size()) ||
-            spec.joints[static_cast<std::size_t>(o.joint)].type != SpatialJointType::kRevolute) {
-          throw std::invalid_argument(what + ": needs a revolute joint");
-        }
-        break;
-      case SpatialOutputType::kCouplingForce:
-        if (o.element < 0 || o.element >= static_cast<int>(spec.forces.size()) ||
-            spec.forces[static_cast<std::size_t>(o.element)].type != SpatialForceType::kCoupling) {
-          throw std::invalid_argument(what + ": needs a coupling force element");
-        }
-        break;
-      case SpatialOutputType::kPositionDrift:
-      case SpatialOutputType::kVelocityDrift:
-      case SpatialOutputType::kEnergy:
-        break;
+    if (on_body(o.type) && (o.body < 0 || o.body >= nb)) {
+      throw std::invalid_argument(what + ": needs a body");
+    }
+    if (o.type == SpatialOutputType::kJointPosition ||
+        o.type == SpatialOutputType::kJointVelocity) {
+      detail::require_of_type(spec.joints, o.joint, SpatialJointType::kRevolute,
+                              what + ": needs a revolute joint");
+    }
+    if (o.type == SpatialOutputType::kCouplingForce) {
+      detail::require_of_type(spec.forces, o.element, SpatialForceType::kCoupling,
+                              what + ": needs a coupling force element");
     }
     if (o.units.empty()) o.units = default_output_units(o.type);
     count_ += output_components(o.type);

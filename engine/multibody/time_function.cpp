@@ -5,34 +5,38 @@
 #include "rtmb/models/time_function.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <initializer_list>
 #include <numbers>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "engine/model/enum_names.hpp"
+
 namespace rtmb {
 
 std::string_view to_string(TimeFunctionType type) noexcept {
-  switch (type) {
-    case TimeFunctionType::kConstant:
-      return "constant";
-    case TimeFunctionType::kRamp:
-      return "ramp";
-    case TimeFunctionType::kSine:
-      return "sine";
-    case TimeFunctionType::kPolynomial:
-      return "polynomial";
-    case TimeFunctionType::kTable:
-      return "table";
-  }
-  return "?";
+  static constexpr std::array<std::string_view, 5> kNames{"constant", "ramp", "sine", "polynomial",
+                                                          "table"};
+  return detail::enum_name(kNames, type);
 }
 
 namespace {
 
 void require_finite(double x, const char* what) {
   if (!std::isfinite(x)) throw std::invalid_argument(std::string(what) + " must be finite");
+}
+
+// Every named parameter of a `kind` of time function finite ("ramp: rate must be finite").
+void require_finite(const char* kind,
+                    std::initializer_list<std::pair<const char*, double>> parameters) {
+  for (const auto& [name, x] : parameters) {
+    if (!std::isfinite(x)) {
+      throw std::invalid_argument(std::string(kind) + ": " + name + " must be finite");
+    }
+  }
 }
 
 }  // namespace
@@ -46,9 +50,7 @@ TimeFunction TimeFunction::constant(double value) {
 }
 
 TimeFunction TimeFunction::ramp(double value, double start, double rate) {
-  require_finite(value, "ramp: value");
-  require_finite(start, "ramp: start");
-  require_finite(rate, "ramp: rate");
+  require_finite("ramp", {{"value", value}, {"start", start}, {"rate", rate}});
   TimeFunction f;
   f.type_ = TimeFunctionType::kRamp;
   f.a_ = value;
@@ -58,10 +60,9 @@ TimeFunction TimeFunction::ramp(double value, double start, double rate) {
 }
 
 TimeFunction TimeFunction::sine(double amplitude, double frequency, double phase, double offset) {
-  require_finite(amplitude, "sine: amplitude");
-  require_finite(frequency, "sine: frequency");
-  require_finite(phase, "sine: phase");
-  require_finite(offset, "sine: offset");
+  require_finite(
+      "sine",
+      {{"amplitude", amplitude}, {"frequency", frequency}, {"phase", phase}, {"offset", offset}});
   TimeFunction f;
   f.type_ = TimeFunctionType::kSine;
   f.a_ = amplitude;

@@ -25,6 +25,9 @@
 namespace rtmb {
 namespace {
 
+using testing::model_file_error;
+using testing::replace_once;
+
 const char* const kBob = R"(dimension: spatial
 bodies:
   - {name: bob, mass: 2.0, inertia: [0.1, 0.2, 0.3], position: [0.5, 0.0, -0.5]}
@@ -54,14 +57,6 @@ outputs:
     - {name: vdrift, kind: velocity_drift}
     - {name: energy, kind: energy}
 )";
-
-std::string error_of(const std::string& text) {
-  return testing::model_file_error(text, "m.yaml");
-}
-
-std::string replace(const std::string& text, const std::string& from, const std::string& to) {
-  return testing::replace_once(text, from, to);
-}
 
 TEST(SpatialChannelsFile, DrivesAndOutputsMatchClosedForms) {
   const ModelFile f = parse_model_file(kBob, "bob.yaml");
@@ -152,14 +147,16 @@ TEST(SpatialChannelsFile, BadKeysNameFileLineColumnAndKey) {
       {"stiffness: 100,", "stiffness: -1,", "key 'forces[1].stiffness': must be >= 0"},
   };
   for (const auto& c : cases) {
-    const std::string err = error_of(replace(base, c.from, c.to));
+    const std::string err = model_file_error(replace_once(base, c.from, c.to), "m.yaml");
     std::printf("%s\n", err.c_str());
     EXPECT_EQ(err.rfind("m.yaml:", 0), 0u) << err;
     EXPECT_NE(err.find(c.expect), std::string::npos) << err;
   }
   // every channel needs a drive once one has
-  const std::string err = error_of(replace(
-      base, "{name: motor, drive: {type: motor, joint: pivot, limit: 3}}", "{name: motor}"));
+  const std::string err = model_file_error(
+      replace_once(base, "{name: motor, drive: {type: motor, joint: pivot, limit: 3}}",
+                   "{name: motor}"),
+      "m.yaml");
   EXPECT_NE(err.find("key 'inputs.channels[2].drive': missing"), std::string::npos) << err;
 }
 

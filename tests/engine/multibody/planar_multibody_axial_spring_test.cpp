@@ -20,29 +20,18 @@
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
+#include "tests/engine/multibody/multibody_test_support.hpp"
+#include "tests/support/model_lookup.hpp"
+#include "tests/support/planar_test_models.hpp"
 
 namespace rtmb {
 namespace {
 
 PlanarModelSpec rig(double k, double c) {
   PlanarModelSpec s;
-  PlanarBodySpec a;
-  a.name = "a";
-  a.mass = 1.5;
-  a.inertia = 0.2;
-  PlanarBodySpec b = a;
-  b.name = "b";
-  b.mass = 0.7;
-  s.bodies = {a, b};
-  PlanarJointSpec jt;
-  jt.name = "guide";
-  jt.type = PlanarJointType::kPrismatic;
-  jt.body_i = 0;
-  jt.body_j = 1;
-  jt.point_i = {0.3, -0.2};
-  jt.point_j = {-0.4, 0.15};
-  jt.axis = {0.6, 0.8};
-  s.joints = {jt};
+  s.bodies = {testing::test_body("a", 1.5, 0.2), testing::test_body("b", 0.7, 0.2)};
+  s.joints = {
+      testing::test_joint("guide", PlanarJointType::kPrismatic, 0, 1, {0.3, -0.2}, {-0.4, 0.15})};
   PlanarForceSpec f;
   f.type = PlanarForceType::kAxialSpring;
   f.joint = 0;
@@ -62,19 +51,6 @@ double displacement(const Vec& q) {
   return (ra * Eigen::Vector2d(0.6, 0.8)).dot(pb - pa);
 }
 
-Vec gradient(const std::function<double(const Vec&)>& fun, const Vec& x) {
-  const double h = 1e-6;
-  Vec out(x.size());
-  for (Eigen::Index k = 0; k < x.size(); ++k) {
-    Vec p = x;
-    Vec m = x;
-    p(k) += h;
-    m(k) -= h;
-    out(k) = (fun(p) - fun(m)) / (2.0 * h);
-  }
-  return out;
-}
-
 TEST(AxialSpring, ForcesAreThePotentialGradientAndTheRayleighForce) {
   const PlanarMultibody spring(rig(30.0, 0.0));
   const PlanarMultibody damper(rig(0.0, 2.5));
@@ -84,20 +60,18 @@ TEST(AxialSpring, ForcesAreThePotentialGradientAndTheRayleighForce) {
   for (int trial = 0; trial < 5; ++trial) {
     Vec q(6);
     Vec v(6);
-    for (int k = 0; k < 6; ++k) {
-      q(k) = u(rng);
-      v(k) = u(rng);
-    }
+    multibody_test::draw_state(rng, u, q, v);
     const Vec zero = Vec::Zero(6);
     // the potential is k (s - s0)^2 / 2 of the independently computed s
     const double s = displacement(q);
     EXPECT_NEAR(spring.energy(0.0, q, zero, {}), 0.5 * 30.0 * (s - 0.25) * (s - 0.25), 1e-12);
     Vec f(6);
     spring.forces(0.0, q, zero, {}, f);
-    const Vec grad_v = gradient([&](const Vec& x) { return spring.energy(0.0, x, zero, {}); }, q);
+    const Vec grad_v = multibody_test::central_gradient(
+        [&](const Vec& x) { return spring.energy(0.0, x, zero, {}); }, q);
     worst = std::max(worst, (f + grad_v).lpNorm<Eigen::Infinity>());
     // damping: -c s' grad s with s' = grad s . v
-    const Vec grad_s = gradient(displacement, q);
+    const Vec grad_s = multibody_test::central_gradient(displacement, q);
     damper.forces(0.0, q, v, {}, f);
     worst = std::max(worst, (f + 2.5 * grad_s.dot(v) * grad_s).lpNorm<Eigen::Infinity>());
   }
@@ -123,20 +97,14 @@ TEST(AxialSpring, SliderFollowsTheHarmonicOscillatorAndConservesEnergy) {
   for (const double c : {0.0, 1.2}) {
     const ModelFile f = parse_model_file(slider_text(c), "slider.yaml");
     const auto sys = std::shared_ptr<const System>(make_system(f));
-    Settings st;
-    st.method = Method::kRk4;
-    st.stabilizer = StabilizerKind::kPStab;
-    st.dt = 1e-3;
-    const Model model(sys, st);
+    const Model model(sys, testing::rk4_pstab(1e-3));
     Workspace ws(model);
     State s = initial_state(model);
     const double e0 = sys->energy(0.0, s.q, s.v, {});
     const double a = c / 4.0;
     const double w = std::sqrt(50.0 / 2.0 - a * a);
     double worst_s = 0.0;
-    double worst_e = 0.0;
-    double previous_e = e0;
-    bool monotone = true;
+    multibody_test::EnergyTrace energy(e0);
     for (int k = 0; k < 2000; ++k) {
       ASSERT_TRUE(step(model, s, ws).ok());
       const double t = s.t;
@@ -144,17 +112,15 @@ TEST(AxialSpring, SliderFollowsTheHarmonicOscillatorAndConservesEnergy) {
           0.3 + 0.2 * std::exp(-a * t) * (std::cos(w * t) + a / w * std::sin(w * t));
       const Eigen::Vector2d p = s.q.head<2>() - Eigen::Vector2d(0.1, 0.2);
       worst_s = std::max(worst_s, std::abs(p.dot(Eigen::Vector2d(0.6, 0.8)) - exact));
-      const double e = sys->energy(t, s.q, s.v, {});
-      worst_e = std::max(worst_e, std::abs(e - e0) / e0);
-      monotone = monotone && e <= previous_e + 1e-12;
-      previous_e = e;
+      energy.add(sys->energy(t, s.q, s.v, {}));
     }
+    const double worst_e = energy.worst / e0;
     EXPECT_NEAR(e0, 0.5 * 50.0 * 0.2 * 0.2, 1e-12);
     EXPECT_LE(worst_s, 1e-8);
     if (c == 0.0) {
       EXPECT_LE(worst_e, 1e-8);
     } else {
-      EXPECT_TRUE(monotone);
+      EXPECT_TRUE(energy.monotone);
       EXPECT_GT(worst_e, 0.5);  // it really dissipates
     }
     std::printf(

@@ -22,6 +22,8 @@
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/models/planar_outputs.hpp"
 #include "rtmb/step.hpp"
+#include "tests/engine/multibody/multibody_test_support.hpp"
+#include "tests/support/planar_test_models.hpp"
 
 namespace rtmb {
 namespace {
@@ -29,10 +31,7 @@ namespace {
 using Vec2 = Eigen::Vector2d;
 
 PlanarBodySpec body(const std::string& name, double m, double inertia, Eigen::Vector3d pose) {
-  PlanarBodySpec b;
-  b.name = name;
-  b.mass = m;
-  b.inertia = inertia;
+  PlanarBodySpec b = testing::test_body(name, m, inertia);
   b.pose = pose;
   return b;
 }
@@ -59,19 +58,6 @@ PlanarInputSpec input(PlanarInputType type) {
 Vec2 world_point(double x, double y, double th, const Vec2& s) {
   return {x + std::cos(th) * s.x() - std::sin(th) * s.y(),
           y + std::sin(th) * s.x() + std::cos(th) * s.y()};
-}
-
-Vec central_gradient(const std::function<double(const Vec&)>& fun, const Vec& x) {
-  constexpr double h = 1e-6;
-  Vec out(x.size());
-  for (Eigen::Index k = 0; k < x.size(); ++k) {
-    Vec xp = x;
-    Vec xm = x;
-    xp(k) += h;
-    xm(k) -= h;
-    out(k) = (fun(xp) - fun(xm)) / (2.0 * h);
-  }
-  return out;
 }
 
 // Two free bodies joined by a revolute joint (the joint only matters to the motor binding).
@@ -122,7 +108,7 @@ TEST(InputBindings, ForceTorqueMotorMatchClosedFormAndVirtualWork) {
   const auto work = [&](const Vec& x) {
     return F.dot(world_point(x(3), x(4), x(5), force.point)) + ut * x(2) + um * (x(5) - x(2));
   };
-  const Vec fd = central_gradient(work, q);
+  const Vec fd = multibody_test::central_gradient(work, q);
   EXPECT_LT((du - fd).lpNorm<Eigen::Infinity>(), 1e-8) << (du - fd).transpose();
 
   // the motor's limit clamps: u = 10 acts as 2
@@ -169,7 +155,7 @@ TEST(InputBindings, CouplingIsMinusGradientOfItsPotentialPlusDamper) {
   const auto potential = [&](const Vec& x) {
     return 0.5 * k * (world_point(x(3), x(4), x(5), s) - target).squaredNorm();
   };
-  const Vec grad = central_gradient(potential, q);
+  const Vec grad = multibody_test::central_gradient(potential, q);
   EXPECT_LT((f + grad).lpNorm<Eigen::Infinity>(), 1e-7) << (f + grad).transpose();
   // energy() carries the same potential (T = 0 at v = 0)
   EXPECT_NEAR(sys.energy(0.0, q, Vec::Zero(6), u_target), potential(q), 1e-12);
@@ -251,13 +237,7 @@ INSTANTIATE_TEST_SUITE_P(EveryFamily,
                                            Method::kOdeMidpoint,
                                            Method::kMidpoint,
                                            Method::kGenAlpha),
-                         [](const ::testing::TestParamInfo<Method>& p) {
-                           std::string n(to_string(p.param));
-                           for (char& ch : n) {
-                             if (ch == '-') ch = '_';
-                           }
-                           return n;
-                         });
+                         multibody_test::method_test_name);
 
 // Double pendulum under gravity: the motor on the elbow against two constant torque elements
 // (+tau on the distal link, -tau on the proximal one).

@@ -28,11 +28,14 @@
 #include "rtmb/models/time_function.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/model_lookup.hpp"
+#include "tests/support/planar_test_models.hpp"
 
 namespace rtmb {
 namespace {
 
 using testing::body_index;
+using testing::rk4_pstab;
+using testing::test_body;
 
 // ---- time functions -------------------------------------------------------------------------
 
@@ -129,32 +132,15 @@ TEST(TimeFunction, InvalidParametersAreRefused) {
 
 // ---- driver rows ----------------------------------------------------------------------------
 
-PlanarBodySpec body(const std::string& name, double m, double inertia) {
-  PlanarBodySpec b;
-  b.name = name;
-  b.mass = m;
-  b.inertia = inertia;
-  return b;
-}
-
 PlanarJointSpec joint(
     const std::string& name, PlanarJointType type, int i, int j, TimeFunction motion = {}) {
-  PlanarJointSpec jt;
-  jt.name = name;
-  jt.type = type;
-  jt.body_i = i;
-  jt.body_j = j;
-  jt.point_i = {0.3, -0.2};
-  jt.point_j = {-0.4, 0.15};
-  jt.axis = {0.6, 0.8};
-  jt.motion = std::move(motion);
-  return jt;
+  return testing::test_joint(name, type, i, j, {0.3, -0.2}, {-0.4, 0.15}, std::move(motion));
 }
 
 // Every driver type body-to-ground and body-to-body, each with a different time function.
 PlanarModelSpec driven_rig() {
   PlanarModelSpec s;
-  s.bodies = {body("a", 1.5, 0.2), body("b", 0.7, 0.05), body("c", 0.4, 0.02)};
+  s.bodies = {test_body("a", 1.5, 0.2), test_body("b", 0.7, 0.05), test_body("c", 0.4, 0.02)};
   s.joints = {
       joint("ra", PlanarJointType::kRevoluteDriver, kGround, 0,
             TimeFunction::sine(0.4, 1.5, 0.3, -0.2)),
@@ -238,7 +224,7 @@ TEST(Drivers, RheonomicRowsMatchFiniteDifferencesInTimeAndPosition) {
 TEST(Drivers, DriverCoordinatesAreTheRelativeAngleAndTheAxialDisplacement) {
   // independent of the Jacobians: place the bodies so that the coordinate is known
   PlanarModelSpec s;
-  s.bodies = {body("a", 1, 1), body("b", 1, 1)};
+  s.bodies = {test_body("a", 1, 1), test_body("b", 1, 1)};
   s.joints = {joint("r", PlanarJointType::kRevoluteDriver, 0, 1, TimeFunction::constant(0.0)),
               joint("p", PlanarJointType::kPrismaticDriver, 0, 1, TimeFunction::constant(0.0))};
   const PlanarMultibody sys(s);
@@ -262,12 +248,11 @@ TEST(Drivers, DriverCoordinatesAreTheRelativeAngleAndTheAxialDisplacement) {
 
 // ---- driven mechanisms ----------------------------------------------------------------------
 
-Settings rk4_pstab(double dt) {
-  Settings st;
-  st.method = Method::kRk4;
-  st.stabilizer = StabilizerKind::kPStab;
-  st.dt = dt;
-  return st;
+// RK4 at dt = 1e-3 with `stabilizer`: the driven mechanisms run with PStab and without one.
+Settings rk4_with(StabilizerKind stabilizer) {
+  Settings settings = rk4_pstab(1e-3);
+  settings.stabilizer = stabilizer;
+  return settings;
 }
 
 TEST(Drivers, DrivenSliderCrankFollowsTheRampAndTheClosedFormSlider) {
@@ -286,9 +271,7 @@ TEST(Drivers, DrivenSliderCrankFollowsTheRampAndTheClosedFormSlider) {
   // with PStab the driver row and the loop are re-imposed every step; with no stabilizer the
   // motion is the integrated index-1 solution, right only with the right g_t = -f' and L
   for (const StabilizerKind stab : {StabilizerKind::kPStab, StabilizerKind::kNone}) {
-    Settings settings = rk4_pstab(1e-3);
-    settings.stabilizer = stab;
-    const Model model(sys, settings);
+    const Model model(sys, rk4_with(stab));
     Workspace ws(model);
     State s = initial_state(model);
     // the loader made the initial velocity consistent with the driver: theta' = omega
@@ -379,9 +362,7 @@ TEST(Drivers, SliderDrivenAlongASlantedAxisFollowsItsSine) {
   // without a stabilizer the driven motion comes from integrating the index-1 equations alone,
   // so it is only right if g_t and L (with g_tt = -f'') are
   for (const StabilizerKind stab : {StabilizerKind::kPStab, StabilizerKind::kNone}) {
-    Settings settings = rk4_pstab(1e-3);
-    settings.stabilizer = stab;
-    const Model model(sys, settings);
+    const Model model(sys, rk4_with(stab));
     Workspace ws(model);
     State s = initial_state(model);
     const Eigen::Vector2d a(0.6, 0.8);

@@ -17,42 +17,18 @@
 #include <random>
 
 #include "rtmb/state.hpp"
+#include "tests/engine/multibody/multibody_test_support.hpp"
+#include "tests/support/planar_test_models.hpp"
 
-namespace rtmb {
+// in the helpers' namespace: fd_jacobian, expect_near, random_state, ... unqualified
+namespace rtmb::multibody_test {
 namespace {
-
-constexpr double kH = 1e-6;
-
-Mat fd_jacobian(const std::function<Vec(const Vec&)>& fun, const Vec& x) {
-  const Vec f0 = fun(x);
-  Mat J(f0.size(), x.size());
-  for (Eigen::Index k = 0; k < x.size(); ++k) {
-    Vec xp = x;
-    Vec xm = x;
-    xp(k) += kH;
-    xm(k) -= kH;
-    J.col(k) = (fun(xp) - fun(xm)) / (2.0 * kH);
-  }
-  return J;
-}
-
-PlanarBodySpec body(const std::string& name, double m, double inertia) {
-  PlanarBodySpec b;
-  b.name = name;
-  b.mass = m;
-  b.inertia = inertia;
-  return b;
-}
+using testing::test_body;
 
 PlanarJointSpec joint(PlanarJointType type, int i, int j) {
-  PlanarJointSpec jt;
-  jt.name = std::string(to_string(type)) + std::to_string(i) + std::to_string(j);
-  jt.type = type;
-  jt.body_i = i;
-  jt.body_j = j;
-  jt.point_i = {0.3, -0.2};
-  jt.point_j = {-0.4, 0.15};
-  jt.axis = {0.6, 0.8};
+  PlanarJointSpec jt =
+      testing::test_joint(std::string(to_string(type)) + std::to_string(i) + std::to_string(j),
+                          type, i, j, {0.3, -0.2}, {-0.4, 0.15});
   jt.angle = 0.2;
   jt.length = 0.9;
   return jt;
@@ -61,70 +37,9 @@ PlanarJointSpec joint(PlanarJointType type, int i, int j) {
 // Two bodies, the joint type body-to-ground and body-to-body.
 PlanarModelSpec two_bodies(PlanarJointType type) {
   PlanarModelSpec s;
-  s.bodies = {body("a", 1.5, 0.2), body("b", 0.7, 0.05)};
+  s.bodies = {test_body("a", 1.5, 0.2), test_body("b", 0.7, 0.05)};
   s.joints = {joint(type, kGround, 0), joint(type, 0, 1)};
   return s;
-}
-
-struct Sample {
-  Vec q;
-  Vec v;
-};
-
-Sample random_state(int n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1.5, 1.5);
-  Sample s{Vec(n), Vec(n)};
-  for (int k = 0; k < n; ++k) {
-    s.q(k) = u(rng);
-    s.v(k) = u(rng);
-  }
-  return s;
-}
-
-void expect_near(const Mat& a, const Mat& b, double tol, const std::string& what) {
-  ASSERT_EQ(a.rows(), b.rows()) << what;
-  ASSERT_EQ(a.cols(), b.cols()) << what;
-  const double err = (a - b).lpNorm<Eigen::Infinity>();
-  EXPECT_LE(err, tol * (1.0 + b.lpNorm<Eigen::Infinity>())) << what << "\n" << a << "\nvs\n" << b;
-}
-
-void check_constraint_derivatives(const PlanarMultibody& sys, unsigned seed) {
-  const Sample s = random_state(sys.n_q(), seed);
-  const int nl = sys.n_lambda();
-  const int n = sys.n_q();
-  auto g_of = [&](const Vec& q) {
-    Vec g(nl);
-    sys.constraints(0.0, q, g);
-    return g;
-  };
-  auto gv_of = [&](const Vec& q) {
-    Mat G(nl, n);
-    sys.jacobian(0.0, q, G);
-    return Vec(G * s.v);
-  };
-  Mat G(nl, n);
-  sys.jacobian(0.0, s.q, G);
-  expect_near(G, fd_jacobian(g_of, s.q), 1e-7, "G vs dg/dq");
-
-  Mat H(nl, n);
-  sys.velocity_constraint_jacobian(0.0, s.q, s.v, H);
-  expect_near(H, fd_jacobian(gv_of, s.q), 1e-7, "d(Gv)/dq vs FD");
-
-  // L = d/dt (G(q(t)) v) at fixed v along q(t) = q + t v
-  Vec L(nl);
-  sys.curvature(0.0, s.q, s.v, L);
-  const Vec L_fd = (gv_of(s.q + kH * s.v) - gv_of(s.q - kH * s.v)) / (2.0 * kH);
-  expect_near(L, L_fd, 1e-7, "L vs d/dt(G v)");
-
-  // ... and d^2/dt^2 g(q + t v) = L for the straight path (second difference)
-  const double h2 = 1e-4;
-  const Vec g2 = (g_of(s.q + h2 * s.v) - 2.0 * g_of(s.q) + g_of(s.q - h2 * s.v)) / (h2 * h2);
-  expect_near(L, g2, 1e-5, "L vs d2g/dt2");
-
-  Vec gt(nl);
-  sys.constraint_rate(0.0, s.q, gt);
-  EXPECT_EQ(gt.lpNorm<Eigen::Infinity>(), 0.0);
 }
 
 class JointDerivatives : public ::testing::TestWithParam<PlanarJointType> {};
@@ -132,7 +47,7 @@ class JointDerivatives : public ::testing::TestWithParam<PlanarJointType> {};
 TEST_P(JointDerivatives, MatchFiniteDifferences) {
   const PlanarMultibody sys(two_bodies(GetParam()));
   EXPECT_EQ(sys.n_lambda(), 2 * constraint_rows(GetParam()));
-  for (unsigned seed = 1; seed <= 5; ++seed) check_constraint_derivatives(sys, seed);
+  for (unsigned seed = 1; seed <= 5; ++seed) check_constraint_derivatives(sys, seed, 1.5);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes,
@@ -151,7 +66,7 @@ TEST(JointGeometry, ConstraintsVanishExactlyWhereTheJointHolds) {
   const Eigen::Rotation2Dd Ra(th_a);
   const Eigen::Vector2d ra(0.2, -0.1);
   PlanarModelSpec s;
-  s.bodies = {body("a", 1, 1), body("b", 1, 1)};
+  s.bodies = {test_body("a", 1, 1), test_body("b", 1, 1)};
   for (PlanarJointType type : {PlanarJointType::kRevolute, PlanarJointType::kPrismatic,
                                PlanarJointType::kFixed, PlanarJointType::kDistance}) {
     PlanarJointSpec jt = joint(type, 0, 1);
@@ -184,7 +99,7 @@ TEST(JointGeometry, ConstraintsVanishExactlyWhereTheJointHolds) {
 
 PlanarModelSpec with_force(PlanarForceSpec f) {
   PlanarModelSpec s;
-  s.bodies = {body("a", 1.5, 0.2), body("b", 0.7, 0.05)};
+  s.bodies = {test_body("a", 1.5, 0.2), test_body("b", 0.7, 0.05)};
   s.forces = {std::move(f)};
   return s;
 }
@@ -247,7 +162,7 @@ TEST(ForceElements, ConservativeForcesAreMinusTheGradientOfTheirPotential) {
       return out;
     };
     for (unsigned seed = 1; seed <= 3; ++seed) {
-      const Sample s = random_state(6, 10 * seed + static_cast<unsigned>(e));
+      const Sample s = random_state(6, 10 * seed + static_cast<unsigned>(e), 1.5);
       Vec f(6);
       sys.forces(0.0, s.q, zero, {}, f);
       const Vec grad = fd_jacobian(potential, s.q).row(0).transpose();
@@ -286,7 +201,7 @@ TEST(ForceElements, DampersAreTheRayleighForceOfTheirCoordinate) {
                         {rotational(kGround, 1, 0.0, 0.4), relative_angle}};
   for (const Case& c : cases) {
     const PlanarMultibody sys(with_force(c.f));
-    const Sample s = random_state(6, 77);
+    const Sample s = random_state(6, 77, 1.5);
     auto coord = [&](const Vec& q) {
       Vec out(1);
       out(0) = c.coordinate(c.f, q);
@@ -344,7 +259,7 @@ TEST(Assembly, ProjectsAnInconsistentPoseOntoTheConstraints) {
 
 TEST(Assembly, UnreachableJointsAreNamed) {
   PlanarModelSpec s;
-  s.bodies = {body("a", 1, 1)};
+  s.bodies = {test_body("a", 1, 1)};
   PlanarJointSpec pivot = joint(PlanarJointType::kRevolute, kGround, 0);
   pivot.name = "pivot";
   pivot.point_i = {0, 0};
@@ -365,4 +280,4 @@ TEST(Assembly, UnreachableJointsAreNamed) {
 }
 
 }  // namespace
-}  // namespace rtmb
+}  // namespace rtmb::multibody_test

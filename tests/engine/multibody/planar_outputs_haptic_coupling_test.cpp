@@ -26,6 +26,8 @@
 #include "rtmb/runtime/simulation_runner.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/model_file_errors.hpp"
+#include "tests/support/model_lookup.hpp"
+#include "tests/support/planar_test_models.hpp"
 
 namespace rtmb {
 namespace {
@@ -121,10 +123,7 @@ outputs:
 
 PlanarModelSpec wall_model(double k, double c) {
   PlanarModelSpec spec;
-  PlanarBodySpec b;
-  b.name = "block";
-  b.mass = 2.0;
-  b.inertia = 0.05;
+  PlanarBodySpec b = testing::test_body("block", 2.0, 0.05);
   b.pose = {0.1, 0.2, 0.4};
   spec.bodies.push_back(b);
   PlanarForceSpec w;
@@ -205,10 +204,8 @@ TEST(HapticWall, BounceConservesEnergyWithoutDampingAndLosesItWithDamping) {
     spec.bodies[0].pose.head<2>() += 0.2 * Vec2(-0.6, -0.8);
     spec.bodies[0].velocity = {0.6, 0.8, 0.0};
     const auto sys = std::make_shared<const PlanarMultibody>(spec);
-    Settings st;
-    st.method = Method::kRk4;
+    Settings st = testing::rk4_pstab(1e-5);
     st.stabilizer = StabilizerKind::kNone;
-    st.dt = 1e-5;
     const Model model(sys, st);
     Workspace ws(model);
     State s = initial_state(model);

@@ -21,6 +21,7 @@
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/state.hpp"
 #include "rtmb/system.hpp"
+#include "tests/engine/multibody/multibody_test_support.hpp"
 #include "tests/support/model_lookup.hpp"
 
 namespace rtmb {
@@ -73,13 +74,8 @@ Solved compare(const System& sys) {
   Mat G(m, n);
   sys.mass(0.0, s.q, M);
   sys.jacobian(0.0, s.q, G);
-  Mat K = Mat::Zero(n + m, n + m);
-  K.topLeftCorner(n, n) = M;
-  K.topRightCorner(n, m) = G.transpose();
-  K.bottomLeftCorner(m, n) = G;
-  Vec rhs(n + m);
-  rhs << f, -L;
-  const Vec x = K.partialPivLu().solve(rhs);
+  const Vec x =
+      multibody_test::kkt_matrix(M, G).partialPivLu().solve(multibody_test::kkt_rhs(f, L));
   Vec y(n + m);
   y << a, lambda;
   out.diff = (y - x).lpNorm<Eigen::Infinity>() / (1.0 + x.lpNorm<Eigen::Infinity>());

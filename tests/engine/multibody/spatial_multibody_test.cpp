@@ -21,31 +21,11 @@
 #include <random>
 
 #include "rtmb/state.hpp"
+#include "tests/engine/multibody/multibody_test_support.hpp"
 
-namespace rtmb {
+// in the helpers' namespace: fd_jacobian, expect_near, random_state, ... unqualified
+namespace rtmb::multibody_test {
 namespace {
-
-constexpr double kH = 1e-6;
-
-Mat fd_jacobian(const std::function<Vec(const Vec&)>& fun, const Vec& x, double h = kH) {
-  const Vec f0 = fun(x);
-  Mat J(f0.size(), x.size());
-  for (Eigen::Index k = 0; k < x.size(); ++k) {
-    Vec xp = x;
-    Vec xm = x;
-    xp(k) += h;
-    xm(k) -= h;
-    J.col(k) = (fun(xp) - fun(xm)) / (2.0 * h);
-  }
-  return J;
-}
-
-void expect_near(const Mat& a, const Mat& b, double tol, const std::string& what) {
-  ASSERT_EQ(a.rows(), b.rows()) << what;
-  ASSERT_EQ(a.cols(), b.cols()) << what;
-  const double err = (a - b).lpNorm<Eigen::Infinity>();
-  EXPECT_LE(err, tol * (1.0 + b.lpNorm<Eigen::Infinity>())) << what << "\n" << a << "\nvs\n" << b;
-}
 
 Eigen::Matrix3d inertia(double a, double b, double c, double tilt) {
   // a symmetric positive definite tensor with off-diagonal terms: R diag(a,b,c) R^T
@@ -87,22 +67,6 @@ SpatialModelSpec two_bodies(SpatialJointType type) {
   return s;
 }
 
-struct Sample {
-  Vec q;
-  Vec v;
-};
-
-Sample random_state(int n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Sample s{Vec(n), Vec(n)};
-  for (int k = 0; k < n; ++k) {
-    s.q(k) = u(rng);
-    s.v(k) = u(rng);
-  }
-  return s;
-}
-
 TEST(SpatialKinematics, RotationMatchesEigenAndOmegaIsTwoEeDot) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -115,7 +79,7 @@ TEST(SpatialKinematics, RotationMatchesEigenAndOmegaIsTwoEeDot) {
     expect_near(A, quat.toRotationMatrix(), 1e-14, "A(e) vs Eigen");
     // A' = omega~ A = A omega'~, along e(t) = (e + t e')/|e + t e'|
     auto A_at = [&](double t) { return rotation((e + t * ed).normalized()); };
-    const Eigen::Matrix3d Ad = (A_at(kH) - A_at(-kH)) / (2.0 * kH);
+    const Eigen::Matrix3d Ad = (A_at(kFdStep) - A_at(-kFdStep)) / (2.0 * kFdStep);
     const Eigen::Vector3d w = 2.0 * euler_e(e) * ed;
     const Eigen::Vector3d wb = 2.0 * euler_l(e) * ed;
     Eigen::Matrix3d W;
@@ -128,63 +92,18 @@ TEST(SpatialKinematics, RotationMatchesEigenAndOmegaIsTwoEeDot) {
   }
 }
 
-void check_constraint_derivatives(const SpatialMultibody& sys, unsigned seed) {
-  const Sample s = random_state(sys.n_q(), seed);
-  const int nl = sys.n_lambda();
-  const int n = sys.n_q();
-  auto g_of = [&](const Vec& q) {
-    Vec g(nl);
-    sys.constraints(0.0, q, g);
-    return g;
-  };
-  auto gv_of = [&](const Vec& q) {
-    Mat G(nl, n);
-    sys.jacobian(0.0, q, G);
-    return Vec(G * s.v);
-  };
-  Mat G(nl, n);
-  sys.jacobian(0.0, s.q, G);
-  expect_near(G, fd_jacobian(g_of, s.q), 1e-7, "G vs dg/dq");
-
-  Mat H(nl, n);
-  sys.velocity_constraint_jacobian(0.0, s.q, s.v, H);
-  expect_near(H, fd_jacobian(gv_of, s.q), 1e-7, "d(Gv)/dq vs FD");
-
-  Vec L(nl);
-  sys.curvature(0.0, s.q, s.v, L);
-  const Vec L_fd = (gv_of(s.q + kH * s.v) - gv_of(s.q - kH * s.v)) / (2.0 * kH);
-  expect_near(L, L_fd, 1e-7, "L vs d/dt(G v)");
-  const double h2 = 1e-4;
-  const Vec g2 = (g_of(s.q + h2 * s.v) - 2.0 * g_of(s.q) + g_of(s.q - h2 * s.v)) / (h2 * h2);
-  expect_near(L, g2, 1e-5, "L vs d2g/dt2");
-
-  Vec gt(nl);
-  sys.constraint_rate(0.0, s.q, gt);
-  EXPECT_EQ(gt.lpNorm<Eigen::Infinity>(), 0.0);
-}
-
 class SpatialJointDerivatives : public ::testing::TestWithParam<SpatialJointType> {};
 
 TEST_P(SpatialJointDerivatives, MatchFiniteDifferences) {
   const SpatialMultibody sys(two_bodies(GetParam()));
   EXPECT_EQ(sys.n_lambda(), 2 + 2 * constraint_rows(GetParam()));
-  for (unsigned seed = 1; seed <= 5; ++seed) check_constraint_derivatives(sys, seed);
+  for (unsigned seed = 1; seed <= 5; ++seed) check_constraint_derivatives(sys, seed, 1.0);
 }
 
-const auto kAllTypes = ::testing::Values(SpatialJointType::kSpherical,
-                                         SpatialJointType::kRevolute,
-                                         SpatialJointType::kUniversal,
-                                         SpatialJointType::kCylindrical,
-                                         SpatialJointType::kPrismatic,
-                                         SpatialJointType::kFixed,
-                                         SpatialJointType::kDistance,
-                                         SpatialJointType::kPlanar);
-
-std::string type_name(const ::testing::TestParamInfo<SpatialJointType>& p) {
-  return std::string(to_string(p.param));
-}
-
-INSTANTIATE_TEST_SUITE_P(AllTypes, SpatialJointDerivatives, kAllTypes, type_name);
+INSTANTIATE_TEST_SUITE_P(AllTypes,
+                         SpatialJointDerivatives,
+                         ::testing::ValuesIn(all_spatial_joint_types()),
+                         joint_type_name);
 
 // ---- joint geometry: g = 0 exactly where the joint holds, built independently here ---------
 
@@ -264,7 +183,10 @@ TEST_P(SpatialJointGeometry, ConstraintsVanishWhereTheJointHoldsAndSeeViolations
   EXPECT_GE(g.lpNorm<Eigen::Infinity>(), 1e-5);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypes, SpatialJointGeometry, kAllTypes, type_name);
+INSTANTIATE_TEST_SUITE_P(AllTypes,
+                         SpatialJointGeometry,
+                         ::testing::ValuesIn(all_spatial_joint_types()),
+                         joint_type_name);
 
 // ---- mass matrix and forces against the Lagrangian -------------------------------------------
 
@@ -276,7 +198,7 @@ TEST(SpatialLagrangian, MassMatrixAndGyroscopicForceFollowFromTheKineticEnergy) 
               body("b", 0.7, inertia(0.05, 0.08, 0.06, -0.7))};
   const SpatialMultibody sys(s);
   for (unsigned seed = 1; seed <= 4; ++seed) {
-    const Sample x = random_state(sys.n_q(), seed);
+    const Sample x = random_state(sys.n_q(), seed, 1.0);
     auto T = [&](const Vec& q, const Vec& v) { return sys.energy(0.0, q, v, {}); };
     // dT/dv: T is quadratic in v, so its central difference is exact up to round-off
     auto dT_dv = [&](const Vec& q, const Vec& v) {
@@ -351,7 +273,7 @@ TEST(SpatialForces, ConservativeForcesAreMinusTheGradientOfThePotential) {
   push.vector = {2.0, -1.0, 3.0};
   const SpatialMultibody sys(with_forces({gravity, tsda(30.0, 0.0, 1.5), push}));
   for (unsigned seed = 1; seed <= 4; ++seed) {
-    const Sample x = random_state(sys.n_q(), seed);
+    const Sample x = random_state(sys.n_q(), seed, 1.0);
     const Vec zero = Vec::Zero(sys.n_v());
     const Vec gradV = fd_jacobian(
                           [&](const Vec& q) {
@@ -380,7 +302,7 @@ TEST(SpatialForces, DampersDissipateAndTorquesDoTheirPower) {
   const SpatialMultibody damper(with_forces({tsda(0.0, 4.0, 0.0)}));
   const SpatialMultibody torques(with_forces({world_torque, body_torque}));
   for (unsigned seed = 1; seed <= 4; ++seed) {
-    Sample x = random_state(damper.n_q(), seed);
+    Sample x = random_state(damper.n_q(), seed, 1.0);
     for (int b = 0; b < 2; ++b) {  // unit e, tangent e': omega = 2 E e' is the true rate
       x.q.segment<4>(7 * b + 3).normalize();
       const Eigen::Vector4d e = x.q.segment<4>(7 * b + 3);
@@ -392,7 +314,8 @@ TEST(SpatialForces, DampersDissipateAndTorquesDoTheirPower) {
       const Eigen::Vector3d pj = q.segment<3>(7) + rotation(q.segment<4>(10)) * f.point_j;
       return (pj - pi).norm();
     };
-    const double ldot = (length(x.q + kH * x.v) - length(x.q - kH * x.v)) / (2.0 * kH);
+    const double ldot =
+        (length(x.q + kFdStep * x.v) - length(x.q - kFdStep * x.v)) / (2.0 * kFdStep);
     Vec f(damper.n_v());
     damper.forces(0.0, x.q, x.v, {}, f);
     // forces() also holds the gyroscopic term, which does no power: M v' balance, T' = f.v
@@ -420,7 +343,8 @@ TEST(SpatialForces, DampersDissipateAndTorquesDoTheirPower) {
     auto point = [&](const Vec& q) -> Eigen::Vector3d {
       return q.segment<3>(7) + rotation(q.segment<4>(10)) * follower.point_i;
     };
-    const Eigen::Vector3d pd = (point(x.q + kH * x.v) - point(x.q - kH * x.v)) / (2.0 * kH);
+    const Eigen::Vector3d pd =
+        (point(x.q + kFdStep * x.v) - point(x.q - kFdStep * x.v)) / (2.0 * kFdStep);
     const Eigen::Vector3d F = rotation(x.q.segment<4>(10)) * follower.vector;
     EXPECT_NEAR((f - gyro).dot(x.v), F.dot(pd), 1e-8);
   }
@@ -440,7 +364,7 @@ TEST(SpatialMassMatrix, NormalizationInertiaLeavesAccelerationsAndJointMultiplie
   const int n = sys.n_v();
   const int m = sys.n_lambda();
   for (unsigned seed = 1; seed <= 4; ++seed) {
-    const Sample x = random_state(n, seed);
+    const Sample x = random_state(n, seed, 1.0);
     Mat M(n, n);
     sys.mass(0.0, x.q, M);
     Mat Mp = Mat::Zero(n, n);
@@ -456,13 +380,7 @@ TEST(SpatialMassMatrix, NormalizationInertiaLeavesAccelerationsAndJointMultiplie
     Vec L(m);
     sys.curvature(0.0, x.q, x.v, L);
     auto solve = [&](const Mat& mass) {
-      Mat K = Mat::Zero(n + m, n + m);
-      K.topLeftCorner(n, n) = mass;
-      K.topRightCorner(n, m) = G.transpose();
-      K.bottomLeftCorner(m, n) = G;
-      Vec rhs(n + m);
-      rhs << f, -L;
-      return Vec(K.fullPivLu().solve(rhs));
+      return Vec(kkt_matrix(mass, G).fullPivLu().solve(kkt_rhs(f, L)));
     };
     const Vec with = solve(M);
     const Vec without = solve(Mp);
@@ -499,7 +417,7 @@ TEST(SpatialSparse, ValuesEqualTheDenseMatricesExactly) {
   ASSERT_EQ(mp.rows, sys.n_v());
   ASSERT_EQ(gp.rows, sys.n_lambda());
   ASSERT_EQ(gp.cols, sys.n_v());
-  const Sample x = random_state(sys.n_q(), 3);
+  const Sample x = random_state(sys.n_q(), 3, 1.0);
   Mat M(sys.n_v(), sys.n_v());
   Mat G(sys.n_lambda(), sys.n_v());
   sys.mass(0.0, x.q, M);
@@ -535,4 +453,4 @@ TEST(SpatialSparse, ValuesEqualTheDenseMatricesExactly) {
 }
 
 }  // namespace
-}  // namespace rtmb
+}  // namespace rtmb::multibody_test
