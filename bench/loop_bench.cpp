@@ -18,6 +18,7 @@
 
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/runtime.hpp"
+#include "tests/support/runner_rig.hpp"
 
 namespace {
 
@@ -78,15 +79,10 @@ void BM_LoopTickOverhead(benchmark::State& bs) {
 BENCHMARK(BM_LoopTickOverhead);
 
 void BM_SimulationTick(benchmark::State& bs) {
-  const Model model(make_mechanism("pendulum"), Settings{});
-  Workspace ws(model);
-  State state = initial_state(model);
-  auto inputs = std::make_unique<InputRing>();
-  auto snapshots = std::make_unique<SnapshotSlot>();
-  SimulationRunner runner(model, state, ws, *inputs, *snapshots);
+  testing::RunnerRig rig("pendulum");
   Tick tick;
   for (auto _ : bs) {
-    benchmark::DoNotOptimize(runner.on_tick(tick));
+    benchmark::DoNotOptimize(rig.runner.on_tick(tick));
     ++tick.index;
   }
   bs.SetItemsProcessed(bs.iterations());

@@ -17,6 +17,7 @@
 
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/reference_mechanisms.hpp"
 
 namespace {
 
@@ -112,26 +113,10 @@ void bm_step_latency(benchmark::State& bs) {
 }
 
 void register_all() {
-  struct Mech {
-    const char* name;
-    MechanismOptions options;
-    const char* label;
-  };
-  const Mech mechs[] = {
-      {"pendulum", {}, "pendulum"},
-      {"double_pendulum", {}, "double_pendulum"},
-      {"slider_crank", {}, "slider_crank"},
-      {"andrews", {}, "andrews"},
-      {"robot_parabola", {}, "robot_parabola"},
-      {"robot_sine", {}, "robot_sine"},
-      {"chain", {10, false}, "chain10"},
-      {"chain", {10, true}, "chain10_loop"},
-  };
-  for (const Mech& m : mechs) {
-    for (Method method : {Method::kEuler, Method::kHeun, Method::kRk4, Method::kDopri5}) {
-      for (StabilizerKind stab :
-           {StabilizerKind::kNone, StabilizerKind::kBaumgarte, StabilizerKind::kPStab,
-            StabilizerKind::kSBoth, StabilizerKind::kSFull, StabilizerKind::kProject}) {
+  const std::vector<testing::MechanismCase> mechs = testing::reference_mechanisms(10);
+  for (const testing::MechanismCase& m : mechs) {
+    for (Method method : testing::kRungeKuttaMethods) {
+      for (StabilizerKind stab : testing::kReferenceStabilizers) {
         const std::string name = std::string("BM_Step/") + m.label + "_" +
                                  std::string(to_string(method)) + "_" +
                                  std::string(to_string(stab));
@@ -140,7 +125,7 @@ void register_all() {
       }
     }
   }
-  for (const Mech& m : mechs) {
+  for (const testing::MechanismCase& m : mechs) {
     for (Method method : {Method::kMidpoint, Method::kNewmark, Method::kHht, Method::kWbz,
                           Method::kGenAlpha, Method::kGgl}) {
       const std::string name =

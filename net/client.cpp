@@ -2,16 +2,15 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // rtmb::Client (include/rtmb/net/client.hpp) on plain POSIX sockets: blocking calls bounded by
-// poll() timeouts, the same wire functions as the server.
+// poll() timeouts (wait_for_socket), the UDP side an rtmb::UdpSocket, the same wire functions as
+// the server.
 #include "rtmb/net/client.hpp"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,32 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 [[nodiscard]] std::string errno_text(const char* what) {
   return std::string(what) + ": " + std::strerror(errno);
-}
-
-[[nodiscard]] sockaddr_in ipv4(const std::string& host, std::uint16_t port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  if (inet_pton(AF_INET, host.c_str(), &a.sin_addr) != 1) {
-    throw ClientError("not an IPv4 address: '" + host + "'");
-  }
-  return a;
-}
-
-// Waits until fd is readable (events = POLLIN) or writable; false on timeout.
-[[nodiscard]] bool wait_for(int fd, short events, Clock::time_point deadline) {
-  for (;;) {
-    // ppoll: nanosecond timeout, so a 1 kHz client can wait for less than a millisecond
-    const auto left = std::max<std::int64_t>(
-        0, std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Clock::now()).count());
-    const timespec ts{static_cast<time_t>(left / 1'000'000'000),
-                      static_cast<long>(left % 1'000'000'000)};
-    pollfd p{fd, events, 0};
-    const int r = ::ppoll(&p, 1, &ts, nullptr);
-    if (r > 0) return true;
-    if (r == 0) return false;
-    if (errno != EINTR) throw ClientError(errno_text("poll"));
-  }
 }
 
 [[nodiscard]] std::vector<std::string> split(const std::string& s) {
@@ -87,16 +60,15 @@ Client::~Client() {
 
 void Client::close() noexcept {
   if (tcp_ >= 0) ::close(tcp_);
-  if (udp_ >= 0) ::close(udp_);
   tcp_ = -1;
-  udp_ = -1;
+  udp_.reset();
   local_udp_port_ = 0;
   pending_.clear();
 }
 
 void Client::connect(const std::string& host, std::uint16_t tcp_port, Timeout timeout) {
   close();
-  const sockaddr_in addr = ipv4(host, tcp_port);
+  const sockaddr_in addr = ipv4_address(host, tcp_port);
   tcp_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (tcp_ < 0) throw ClientError(errno_text("socket"));
   host_ = host;
@@ -108,7 +80,7 @@ void Client::connect(const std::string& host, std::uint16_t tcp_port, Timeout ti
       close();
       throw ClientError(e);
     }
-    if (!wait_for(tcp_, POLLOUT, Clock::now() + timeout)) {
+    if (!wait_for_socket(tcp_, POLLOUT, Clock::now() + timeout)) {
       close();
       throw ClientError("connect: timed out");
     }
@@ -131,7 +103,7 @@ void Client::send_raw(const std::string& bytes) {
     if (n > 0) {
       sent += static_cast<std::size_t>(n);
     } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-      if (!wait_for(tcp_, POLLOUT, deadline)) throw ClientError("send: timed out");
+      if (!wait_for_socket(tcp_, POLLOUT, deadline)) throw ClientError("send: timed out");
     } else {
       throw ClientError(errno_text("send"));
     }
@@ -149,7 +121,7 @@ std::string Client::read_line(Timeout timeout) {
       return line;
     }
     if (pending_.size() > 1'000'000) throw ClientError("reply line too long");
-    if (!wait_for(tcp_, POLLIN, deadline)) throw ClientError("no reply: timed out");
+    if (!wait_for_socket(tcp_, POLLIN, deadline)) throw ClientError("no reply: timed out");
     std::array<char, 4096> buf{};
     const ssize_t n = ::recv(tcp_, buf.data(), buf.size(), 0);
     if (n == 0) throw ClientError("connection closed by the server");
@@ -204,9 +176,8 @@ ClientSchema Client::hello(const std::optional<std::string>& token) {
 }
 
 void Client::open_udp() {
-  if (udp_ >= 0) return;
-  udp_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (udp_ < 0) throw ClientError(errno_text("socket"));
+  if (udp_) return;
+  udp_.emplace();
   // the same local address as the control connection: the server streams to the peer address
   sockaddr_in local{};
   socklen_t len = sizeof local;
@@ -214,14 +185,8 @@ void Client::open_udp() {
     throw ClientError(errno_text("getsockname"));
   }
   local.sin_port = 0;
-  if (::bind(udp_, reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
-    throw ClientError(errno_text("bind"));
-  }
-  len = sizeof local;
-  (void)::getsockname(udp_, reinterpret_cast<sockaddr*>(&local), &len);
-  local_udp_port_ = ntohs(local.sin_port);
-  const int bytes = 1 << 20;
-  (void)::setsockopt(udp_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+  local_udp_port_ = udp_->bind(local);
+  udp_->set_receive_buffer(1 << 20);
 }
 
 void Client::subscribe(std::uint32_t decimation) {
@@ -239,11 +204,11 @@ bool Client::receive_state(StateMessage& out, Timeout timeout) {
 
 bool Client::receive_state_until(StateMessage& out,
                                  std::chrono::steady_clock::time_point deadline) {
-  if (udp_ < 0) throw ClientError("receive_state: subscribe first");
+  if (!udp_) throw ClientError("receive_state: subscribe first");
   std::array<std::byte, kMaxDatagramBytes + 1> buf{};
   for (;;) {
-    if (!wait_for(udp_, POLLIN, deadline)) return false;
-    const ssize_t n = ::recv(udp_, buf.data(), buf.size(), MSG_DONTWAIT);
+    if (!udp_->wait_readable(deadline)) return false;
+    const long n = udp_->receive(buf);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNREFUSED) {
         continue;
@@ -281,10 +246,9 @@ MessageHeader Client::send_input(std::span<const InputSample> samples) {
 void Client::send_datagram(std::span<const std::byte> bytes) {
   if (schema_.udp_port == 0) throw ClientError("send: say hello first");
   open_udp();
-  const sockaddr_in to = ipv4(host_, schema_.udp_port);
-  const ssize_t n = ::sendto(udp_, bytes.data(), bytes.size(), 0,
-                             reinterpret_cast<const sockaddr*>(&to), sizeof to);
-  if (n < 0) throw ClientError(errno_text("sendto"));
+  if (!udp_->send_to(bytes, ipv4_address(host_, schema_.udp_port))) {
+    throw ClientError(errno_text("sendto"));
+  }
 }
 
 }  // namespace rtmb

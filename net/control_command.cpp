@@ -10,6 +10,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <utility>
+#include <variant>
 
 #include "net/flat_json.hpp"
 #include "net/json_writer.hpp"
@@ -37,6 +38,16 @@ constexpr std::array<std::string_view, std::variant_size_v<CommandBody>> kComman
   }
   return list;
 }
+
+// The value type of a command field: T for T and for std::optional<T>.
+template <class T>
+struct FieldValue {
+  using type = T;
+};
+template <class T>
+struct FieldValue<std::optional<T>> {
+  using type = T;
+};
 
 // Typed access to the keys of one command; the first failure is kept in error_.
 class Fields {
@@ -100,6 +111,15 @@ class Fields {
     return true;
   }
 
+  // integer() into a command field of its own width, plain or optional: set only when present
+  template <class Field>
+  bool integer_field(std::string_view key, std::uint64_t lo, std::uint64_t hi, Field& out) {
+    std::optional<std::uint64_t> n;
+    if (!integer(key, lo, hi, n)) return false;
+    if (n) out = static_cast<typename FieldValue<Field>::type>(*n);
+    return true;
+  }
+
   bool value(std::string_view key, ParamValue& out) {
     const JsonValue* v = object_.find(key);
     if (v == nullptr) return fail("missing key " + quoted(key));
@@ -142,65 +162,67 @@ class Fields {
 };
 
 // Keys of each command, in the order they are checked and written.
-bool read_body(std::string_view name, Fields& f, CommandBody& out) {
-  std::optional<std::uint64_t> n;
-  if (name == "hello") {
-    HelloCommand c;
-    if (!f.only({"token", "version"}) || !f.string("token", c.token) ||
-        !f.integer("version", 1, 65535, n)) {
-      return false;
-    }
-    if (n) c.version = static_cast<std::uint16_t>(*n);
-    out = std::move(c);
-  } else if (name == "start") {
-    if (!f.only({})) return false;
-    out = StartCommand{};
-  } else if (name == "pause") {
-    if (!f.only({})) return false;
-    out = PauseCommand{};
-  } else if (name == "step") {
-    StepCommand c;
-    if (!f.only({"count"}) || !f.integer("count", 1, kMaxStepCount, n)) return false;
-    if (n) c.count = static_cast<std::uint32_t>(*n);
-    out = c;
-  } else if (name == "reset") {
-    if (!f.only({})) return false;
-    out = ResetCommand{};
-  } else if (name == "set") {
-    SetCommand c;
-    if (!f.only({"param", "value"}) || !f.required_string("param", c.param) ||
-        !f.value("value", c.value)) {
-      return false;
-    }
-    out = std::move(c);
-  } else if (name == "load") {
-    LoadCommand c;
-    if (!f.only({"model"}) || !f.required_string("model", c.model)) return false;
-    out = std::move(c);
-  } else if (name == "subscribe") {
-    SubscribeCommand c;
-    std::uint64_t port = 0;
-    if (!f.only({"address", "port", "decimation"}) || !f.string("address", c.address) ||
-        !f.required_integer("port", 1, 65535, port) ||
-        !f.integer("decimation", 1, kMaxDecimation, n)) {
-      return false;
-    }
-    c.port = static_cast<std::uint16_t>(port);
-    if (n) c.decimation = static_cast<std::uint32_t>(*n);
-    out = std::move(c);
-  } else if (name == "unsubscribe") {
-    UnsubscribeCommand c;
-    if (!f.only({"address", "port"}) || !f.string("address", c.address) ||
-        !f.integer("port", 1, 65535, n)) {
-      return false;
-    }
-    if (n) c.port = static_cast<std::uint16_t>(*n);
-    out = std::move(c);
-  } else {
-    if (!f.only({})) return false;
-    out = StatsCommand{};
+bool read(Fields& f, HelloCommand& c) {
+  return f.only({"token", "version"}) && f.string("token", c.token) &&
+         f.integer_field("version", 1, 65535, c.version);
+}
+
+bool read(Fields& f, StepCommand& c) {
+  return f.only({"count"}) && f.integer_field("count", 1, kMaxStepCount, c.count);
+}
+
+bool read(Fields& f, SetCommand& c) {
+  return f.only({"param", "value"}) && f.required_string("param", c.param) &&
+         f.value("value", c.value);
+}
+
+bool read(Fields& f, LoadCommand& c) {
+  return f.only({"model"}) && f.required_string("model", c.model);
+}
+
+bool read(Fields& f, SubscribeCommand& c) {
+  std::uint64_t port = 0;
+  if (!f.only({"address", "port", "decimation"}) || !f.string("address", c.address) ||
+      !f.required_integer("port", 1, 65535, port) ||
+      !f.integer_field("decimation", 1, kMaxDecimation, c.decimation)) {
+    return false;
   }
+  c.port = static_cast<std::uint16_t>(port);
   return true;
+}
+
+bool read(Fields& f, UnsubscribeCommand& c) {
+  return f.only({"address", "port"}) && f.string("address", c.address) &&
+         f.integer_field("port", 1, 65535, c.port);
+}
+
+// start, pause, reset, stats: no keys
+template <class C>
+bool read(Fields& f, C&) {
+  return f.only({});
+}
+
+// Reads alternative I of CommandBody into out.
+template <std::size_t I>
+bool read_alternative(Fields& f, CommandBody& out) {
+  std::variant_alternative_t<I, CommandBody> c;
+  if (!read(f, c)) return false;
+  out = std::move(c);
+  return true;
+}
+
+template <std::size_t... I>
+constexpr auto readers(std::index_sequence<I...>) {
+  return std::array<bool (*)(Fields&, CommandBody&), sizeof...(I)>{&read_alternative<I>...};
+}
+
+// By command name (kCommandNames[i] names alternative i); a name not found reads as the last,
+// stats (callers check is_command_name first).
+bool read_body(std::string_view name, Fields& f, CommandBody& out) {
+  constexpr auto kReaders = readers(std::make_index_sequence<std::variant_size_v<CommandBody>>{});
+  std::size_t i = 0;
+  while (i + 1 < kCommandNames.size() && kCommandNames[i] != name) ++i;
+  return kReaders[i](f, out);
 }
 
 [[nodiscard]] bool is_command_name(std::string_view name) noexcept {

@@ -108,42 +108,63 @@ void store_header(std::span<std::byte> out,
   return PacketStatus::kOk;
 }
 
+// The layout of a message kind: its header flags and the layout of its payload's fixed part.
+struct MessageLayout {
+  MessageKind kind;
+  std::uint16_t flag_mask;      // flags this kind defines
+  std::size_t fixed_bytes;      // payload bytes before the items
+  std::size_t reserved_offset;  // u16 that must be zero, in the payload
+  std::size_t count_offset;     // u16 item count, in the payload
+  std::uint16_t min_count;      // item count range
+  std::uint16_t max_count;
+  std::size_t item_bytes;  // bytes per item
+};
+
+constexpr MessageLayout kStateLayout{MessageKind::kState,         kStateFlagMask,
+                                     kStatePayloadFixedBytes,     state_offset::kReserved,
+                                     state_offset::kChannelCount, 0,
+                                     kMaxStateChannels,           8};
+constexpr MessageLayout kInputLayout{MessageKind::kInput,        kInputFlagMask,
+                                     kInputPayloadFixedBytes,    input_offset::kReserved,
+                                     input_offset::kSampleCount, 1,
+                                     kMaxInputSamples,           kInputSampleBytes};
+
+// The header (read_header), then the payload structure: fixed part present, reserved zero, count
+// in range, exact length. On kOk, `payload` is the datagram after the header and `count` its
+// item count.
+[[nodiscard]] PacketStatus read_message(std::span<const std::byte> datagram,
+                                        const MessageLayout& layout,
+                                        MessageHeader& header,
+                                        std::span<const std::byte>& payload,
+                                        std::uint16_t& count) noexcept {
+  if (const PacketStatus s = read_header(datagram, layout.kind, layout.flag_mask, header);
+      s != PacketStatus::kOk) {
+    return s;
+  }
+  const std::span<const std::byte> p = datagram.subspan(kHeaderBytes);
+  if (p.size() < layout.fixed_bytes) return PacketStatus::kBadLength;
+  if (load<std::uint16_t>(p, layout.reserved_offset) != 0u) return PacketStatus::kBadReserved;
+  count = load<std::uint16_t>(p, layout.count_offset);
+  if (count < layout.min_count || count > layout.max_count) return PacketStatus::kBadCount;
+  if (p.size() != layout.fixed_bytes + layout.item_bytes * std::size_t{count}) {
+    return PacketStatus::kBadLength;
+  }
+  payload = p;
+  return PacketStatus::kOk;
+}
+
 }  // namespace
 
 std::string_view to_string(PacketStatus s) noexcept {
-  switch (s) {
-    case PacketStatus::kOk:
-      return "ok";
-    case PacketStatus::kTooShort:
-      return "too_short";
-    case PacketStatus::kBadMagic:
-      return "bad_magic";
-    case PacketStatus::kBadVersion:
-      return "bad_version";
-    case PacketStatus::kBadLength:
-      return "bad_length";
-    case PacketStatus::kBadKind:
-      return "bad_kind";
-    case PacketStatus::kBadReserved:
-      return "bad_reserved";
-    case PacketStatus::kBadCount:
-      return "bad_count";
-    case PacketStatus::kNonFinite:
-      return "non_finite";
-    case PacketStatus::kUnknownChannel:
-      return "unknown_channel";
-    case PacketStatus::kRepeatedChannel:
-      return "repeated_channel";
-    case PacketStatus::kDuplicate:
-      return "duplicate";
-    case PacketStatus::kOutOfOrder:
-      return "out_of_order";
-    case PacketStatus::kUnknownSender:
-      return "unknown_sender";
-    case PacketStatus::kRateLimited:
-      return "rate_limited";
-  }
-  return "invalid";
+  // by value: PacketStatus counts from 0 without gaps
+  constexpr std::string_view kNames[] = {
+      "ok",           "too_short",       "bad_magic",        "bad_version",
+      "bad_length",   "bad_kind",        "bad_reserved",     "bad_count",
+      "non_finite",   "unknown_channel", "repeated_channel", "duplicate",
+      "out_of_order", "unknown_sender",  "rate_limited"};
+  static_assert(std::size(kNames) == kPacketStatusCount);
+  const auto i = static_cast<std::size_t>(s);
+  return i < std::size(kNames) ? kNames[i] : "invalid";
 }
 
 bool bitwise_equal(const StateMessage& a, const StateMessage& b) noexcept {
@@ -226,19 +247,11 @@ PacketStatus peek_kind(std::span<const std::byte> datagram, MessageKind& out_kin
 }
 
 PacketStatus decode_state(std::span<const std::byte> datagram, StateMessage& out) noexcept {
-  if (const PacketStatus s = read_header(datagram, MessageKind::kState, kStateFlagMask, out.header);
+  std::span<const std::byte> p;
+  std::uint16_t count = 0;
+  if (const PacketStatus s = read_message(datagram, kStateLayout, out.header, p, count);
       s != PacketStatus::kOk) {
     return s;
-  }
-
-  // payload structure: fixed part present, reserved zero, count in range, exact length
-  const std::span<const std::byte> p = datagram.subspan(kHeaderBytes);
-  if (p.size() < kStatePayloadFixedBytes) return PacketStatus::kBadLength;
-  if (load<std::uint16_t>(p, state_offset::kReserved) != 0u) return PacketStatus::kBadReserved;
-  const std::uint16_t count = load<std::uint16_t>(p, state_offset::kChannelCount);
-  if (count > kMaxStateChannels) return PacketStatus::kBadCount;
-  if (p.size() != kStatePayloadFixedBytes + 8 * std::size_t{count}) {
-    return PacketStatus::kBadLength;
   }
 
   // scalars; drift and energy are diagnostics and may legitimately be NaN ("not measured")
@@ -262,19 +275,11 @@ PacketStatus decode_state(std::span<const std::byte> datagram, StateMessage& out
 PacketStatus decode_input(std::span<const std::byte> datagram,
                           std::uint16_t channel_count,
                           InputMessage& out) noexcept {
-  if (const PacketStatus s = read_header(datagram, MessageKind::kInput, kInputFlagMask, out.header);
+  std::span<const std::byte> p;
+  std::uint16_t count = 0;
+  if (const PacketStatus s = read_message(datagram, kInputLayout, out.header, p, count);
       s != PacketStatus::kOk) {
     return s;
-  }
-
-  // payload structure: fixed part present, reserved zero, count in range, exact length
-  const std::span<const std::byte> p = datagram.subspan(kHeaderBytes);
-  if (p.size() < kInputPayloadFixedBytes) return PacketStatus::kBadLength;
-  if (load<std::uint16_t>(p, input_offset::kReserved) != 0u) return PacketStatus::kBadReserved;
-  const std::uint16_t count = load<std::uint16_t>(p, input_offset::kSampleCount);
-  if (count == 0u || count > kMaxInputSamples) return PacketStatus::kBadCount;
-  if (p.size() != kInputPayloadFixedBytes + kInputSampleBytes * std::size_t{count}) {
-    return PacketStatus::kBadLength;
   }
 
   // samples in order: known channel, finite value, channel not named before in this datagram

@@ -28,6 +28,8 @@ import re
 import sys
 from pathlib import Path
 
+from house_check import repo_root, report
+
 ALLOWED = {
     "core": {"core"},
     "models": {"core", "models"},
@@ -131,12 +133,9 @@ def check(root: Path):
 
 
 def main():
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
-    problems, n = check(root)
-    for p in problems:
-        print(p)
-    print(f"check_layers: {n} files, {len(problems)} violations, {len(EXCEPTIONS)} exceptions")
-    return 1 if problems else 0
+    problems, n = check(repo_root())
+    return report("check_layers", problems,
+                  f"{n} files, {len(problems)} violations, {len(EXCEPTIONS)} exceptions")
 
 
 if __name__ == "__main__":

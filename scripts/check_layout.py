@@ -17,6 +17,8 @@ Usage: scripts/check_layout.py [REPO_ROOT]; prints every problem and exits 1 if 
 import sys
 from pathlib import Path
 
+from house_check import repo_root, report
+
 MAX_LINES = 800
 SOURCE_SUFFIXES = {".cpp", ".hpp", ".h", ".py", ".js", ".mjs"}
 SOURCE_DIRS = ("engine", "net", "apps", "include", "tests", "bench", "fuzz", "scripts", "python",
@@ -75,12 +77,10 @@ def size_problems(root: Path):
 
 
 def main():
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
+    root = repo_root()
     problems = mirror_problems(root) + size_problems(root)
-    for p in problems:
-        print(p)
-    print(f"check_layout: {len(problems)} problems, {len(SIZE_EXCEPTIONS)} size exceptions")
-    return 1 if problems else 0
+    return report("check_layout", problems,
+                  f"{len(problems)} problems, {len(SIZE_EXCEPTIONS)} size exceptions")
 
 
 if __name__ == "__main__":

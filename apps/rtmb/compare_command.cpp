@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "apps/rtmb/subcommand.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/step.hpp"
 
@@ -236,10 +237,11 @@ bool write_plots(const std::filesystem::path& dir,
 }  // namespace
 
 void add_compare_command(CLI::App& app, CompareOptions& o, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "compare",
+  CLI::App* cmd = add_subcommand(
+      app, "compare",
       "Run method x stabilizer combinations on a model; write compare.md, compare.csv, "
-      "drift.png and energy.png.");
+      "drift.png and energy.png.",
+      exit_code, [&o] { return run_compare(o); });
   cmd->add_option("model", o.model, "Built-in mechanism: " + mechanism_names())->required();
   cmd->add_option(
       "--methods", o.methods,
@@ -249,7 +251,6 @@ void add_compare_command(CLI::App& app, CompareOptions& o, int* exit_code) {
   cmd->add_option("--dt", o.dt, "Fixed step [s] (default: the model's)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--out", o.out, "Output directory")->capture_default_str();
-  cmd->callback([&o, exit_code] { *exit_code = run_compare(o); });
 }
 
 int run_compare(const CompareOptions& o) {

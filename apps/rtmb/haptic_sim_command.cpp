@@ -33,6 +33,7 @@
 #include <thread>
 
 #include "apps/rtmb/app_common.hpp"
+#include "apps/rtmb/subcommand.hpp"
 #include "net/json_writer.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/client.hpp"
@@ -167,10 +168,11 @@ SimResult run_device(Client& client, const HapticSimOptions& o) {
 }  // namespace
 
 void add_haptic_sim_command(CLI::App& app, HapticSimOptions& o, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "haptic-sim",
+  CLI::App* cmd = add_subcommand(
+      app, "haptic-sim",
       "Emulate a haptic device against the server (in-process for MODEL, or --connect): a hand "
-      "presses a device mass into the model's coupling; reports force smoothness and passivity");
+      "presses a device mass into the model's coupling; reports force smoothness and passivity",
+      exit_code, [&o] { return haptic_sim(o); });
   cmd->add_option("model", o.model,
                   "Model file of the in-process server (with a haptic_force output)");
   cmd->add_option("--connect", o.connect, "HOST:PORT of a running `rtmb serve` (control port)");
@@ -220,7 +222,6 @@ void add_haptic_sim_command(CLI::App& app, HapticSimOptions& o, int* exit_code) 
   cmd->add_option("--record", o.record,
                   "Record the session on the in-process server (as rtmb serve --record FILE): "
                   "'rtmb replay FILE' reproduces it bit for bit");
-  cmd->callback([&o, exit_code] { *exit_code = haptic_sim(o); });
 }
 
 int haptic_sim(const HapticSimOptions& o) {

@@ -1,55 +1,24 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// `rtmb latency` (apps/rtmb/latency_command.hpp).
-//
-// Engine round trip. The rtmb::Client says hello and subscribes its UDP socket to the state
-// stream (decimation 1); a receiver thread then owns that client and only calls receive_state.
-// The main thread is the emulated device: it sends one input datagram per period from a second
-// UDP socket of its own (the server takes inputs from any port of an address whose control
-// client said hello, docs/protocol.md "Server behaviour"), each with its sequence number and
-// steady-clock sender time. For every state whose
-// echo names one of these inputs, RTT = receive time - echoed sender time, both on this process's
-// steady clock; each input is counted once (its first echo). An input never echoed is lost: it
-// was dropped on the way, or a newer input reached the server within the same step (the echo
-// names only the last input applied).
-//
-// Impairment (--impair) emulates the network on the device side: datagrams wait in a local
-// queue for delay + uniform(-jitter, +jitter) ms (never less than zero, so jitter can reorder
-// them) and are dropped with probability loss, from a fixed RNG seed. The sender time is taken
-// when the device creates the datagram, so the emulated delay is part of the RTT.
-//
-// Floor. After the engine run (server stopped), a plain UDP ping-pong on loopback: an echo
-// thread on one socket, a pinger on another, datagrams of the input's size, same rate and count.
+// `rtmb latency` (apps/rtmb/latency_command.hpp): its options, the in-process server and the
+// report. The measurements themselves are in apps/rtmb/latency_measurement.cpp.
 #include "apps/rtmb/latency_command.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <array>
-#include <atomic>
-#include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <exception>
-#include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <stdexcept>
 #include <string>
-#include <thread>
-#include <vector>
 
-#include "apps/rtmb/app_common.hpp"
+#include "apps/rtmb/impairment.hpp"
+#include "apps/rtmb/latency_measurement.hpp"
+#include "apps/rtmb/subcommand.hpp"
 #include "net/json_writer.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/net/client.hpp"
@@ -60,71 +29,8 @@ namespace rtmb::app {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 constexpr double kMaxRateHz = 100000.0;
-constexpr double kMaxCount = 1e7;                        // inputs per run (memory for the records)
-constexpr auto kGrace = std::chrono::milliseconds(300);  // wait for the last echoes
-constexpr std::uint32_t kImpairSeed = 12345u;
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
-      .count();
-}
-
-/// Parsed --impair.
-struct Impairment {
-  double delay_ms = 0.0;   ///< mean extra delay [ms], >= 0
-  double jitter_ms = 0.0;  ///< half-width of the uniform jitter [ms], >= 0
-  double loss = 0.0;       ///< drop probability [-], in [0, 1]
-  [[nodiscard]] bool active() const { return delay_ms > 0.0 || jitter_ms > 0.0 || loss > 0.0; }
-};
-
-/// Parses "delay=MS,jitter=MS,loss=P" (any subset, each key once). Throws std::invalid_argument.
-Impairment parse_impairment(const std::string& text) {
-  Impairment out;
-  bool seen[3] = {false, false, false};
-  std::size_t begin = 0;
-  while (begin <= text.size()) {
-    const std::size_t end = std::min(text.find(',', begin), text.size());
-    const std::string item = text.substr(begin, end - begin);
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos) {
-      throw std::invalid_argument("expected KEY=VALUE, got '" + item + "'");
-    }
-    const std::string key = item.substr(0, eq);
-    const std::string value = item.substr(eq + 1);
-    double v = 0.0;
-    std::size_t used = 0;
-    try {
-      v = std::stod(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (value.empty() || used != value.size() || !std::isfinite(v)) {
-      throw std::invalid_argument("'" + value + "' is not a number (key " + key + ")");
-    }
-    int index = -1;
-    if (key == "delay") index = 0;
-    if (key == "jitter") index = 1;
-    if (key == "loss") index = 2;
-    if (index < 0) {
-      throw std::invalid_argument("unknown key '" + key + "' (valid: delay, jitter, loss)");
-    }
-    if (seen[index]) throw std::invalid_argument("key '" + key + "' given twice");
-    seen[index] = true;
-    if (index == 2 && (v < 0.0 || v > 1.0)) {
-      throw std::invalid_argument("loss must be a probability in [0, 1]");
-    }
-    if (index < 2 && (v < 0.0 || v > 10000.0)) {
-      throw std::invalid_argument(key + " must be from 0 to 10000 ms");
-    }
-    (index == 0 ? out.delay_ms : index == 1 ? out.jitter_ms : out.loss) = v;
-    begin = end + 1;
-  }
-  return out;
-}
-
+constexpr double kMaxCount = 1e7;  // inputs per run (memory for the records)
 /// Splits "HOST:PORT". Throws std::invalid_argument.
 void parse_endpoint(const std::string& text, std::string& out_host, std::uint16_t& out_port) {
   const std::size_t colon = text.rfind(':');
@@ -158,231 +64,6 @@ std::uint16_t resolve_channel(const std::string& text, const ClientSchema& schem
                               std::to_string(schema.inputs.size() - 1) + ")");
 }
 
-/// A UDP socket on 127.0.0.1 or connected to an address. Closed by the destructor.
-class UdpSocket {
- public:
-  UdpSocket() : fd_(::socket(AF_INET, SOCK_DGRAM, 0)) {
-    if (fd_ < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
-  }
-  ~UdpSocket() { ::close(fd_); }
-  UdpSocket(const UdpSocket&) = delete;
-  UdpSocket& operator=(const UdpSocket&) = delete;
-
-  /// Binds to 127.0.0.1 on a port chosen by the OS; returns it.
-  std::uint16_t bind_loopback() {
-    sockaddr_in a = address("127.0.0.1", 0);
-    if (::bind(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) fail("bind");
-    socklen_t len = sizeof a;
-    (void)::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    return ntohs(a.sin_port);
-  }
-  void connect_to(const std::string& host, std::uint16_t port) {
-    const sockaddr_in a = address(host, port);
-    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) fail("connect");
-  }
-  /// Waits up to timeout_ms for a datagram; returns its size, or -1 on timeout.
-  long receive(std::byte* data, std::size_t size, int timeout_ms, sockaddr_in* out_from) {
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, timeout_ms) <= 0) return -1;
-    socklen_t len = sizeof(sockaddr_in);
-    return ::recvfrom(fd_, data, size, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(out_from),
-                      out_from != nullptr ? &len : nullptr);
-  }
-  void send(const std::byte* data, std::size_t size) { (void)::send(fd_, data, size, 0); }
-  void send_to(const std::byte* data, std::size_t size, const sockaddr_in& to) {
-    (void)::sendto(fd_, data, size, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
-  }
-
- private:
-  static sockaddr_in address(const std::string& host, std::uint16_t port) {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    if (::inet_pton(AF_INET, host.c_str(), &a.sin_addr) != 1) {
-      throw std::invalid_argument("not an IPv4 address: '" + host + "'");
-    }
-    return a;
-  }
-  [[noreturn]] static void fail(const char* what) {
-    throw std::runtime_error(std::string(what) + ": " + std::strerror(errno));
-  }
-  int fd_;
-};
-
-using RttSummary = Percentiles;  // round trips [us]
-
-/// One state whose echo was valid, as the receiver thread saw it.
-struct EchoRecord {
-  std::uint64_t sequence = 0;
-  std::int64_t sender_time_ns = 0;
-  std::int64_t received_ns = 0;
-};
-
-/// What the engine run measured.
-struct EngineResult {
-  std::uint64_t sent = 0;        ///< inputs the device created (dropped by --impair included)
-  std::uint64_t echoed = 0;      ///< inputs named by at least one echo
-  std::uint64_t reordered = 0;   ///< state datagrams rejected as out of order or duplicate
-  std::uint64_t state_gaps = 0;  ///< state sequence numbers skipped (lost state datagrams)
-  std::uint64_t states = 0;      ///< state datagrams accepted
-  RttSummary rtt;
-};
-
-/// A datagram waiting in the impairment queue.
-struct Held {
-  std::array<std::byte, kMaxDatagramBytes> bytes{};
-  std::size_t size = 0;
-};
-
-/// The device: sends inputs at the rate, through the impairment, while a thread reads states.
-EngineResult run_engine(Client& client,
-                        const std::string& host,
-                        std::uint16_t channel,
-                        const LatencyOptions& o,
-                        const Impairment& imp) {
-  const auto count = static_cast<std::uint64_t>(std::llround(o.rate_hz * o.duration_s));
-  const auto period =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / o.rate_hz));
-
-  // the device's own input socket, opened before the receiver starts (nothing throws after)
-  UdpSocket out;
-  out.connect_to(host, client.schema().udp_port);
-
-  // receiver: owns the client from here on; records every valid echo
-  std::atomic<bool> stop{false};
-  std::vector<EchoRecord> echoes;
-  echoes.reserve(static_cast<std::size_t>(count) + 1024);
-  std::uint64_t states = 0, gaps = 0;
-  std::atomic<bool> receive_failed{false};
-  std::vector<std::int64_t> sent_at(static_cast<std::size_t>(count) + 1, 0);
-  std::thread receiver([&] {
-    StateMessage m;
-    std::optional<std::uint64_t> last_sequence;
-    try {
-      while (!stop.load(std::memory_order_relaxed)) {
-        if (!client.receive_state(m, Client::Timeout{20})) continue;
-        const std::int64_t t = now_ns();
-        ++states;
-        if (last_sequence && m.header.sequence > *last_sequence + 1) {
-          gaps += m.header.sequence - *last_sequence - 1;
-        }
-        last_sequence = m.header.sequence;
-        if (has_flag(m.header.flags, WireFlag::kEchoValid)) {
-          echoes.push_back({m.echo.sequence, m.echo.sender_time_ns, t});
-        }
-      }
-    } catch (const std::exception&) {
-      receive_failed.store(true);
-    }
-  });
-
-  // device: one input per period; impaired datagrams wait in `held` until their release time
-  std::multimap<Clock::time_point, Held> held;
-  std::mt19937_64 rng(kImpairSeed);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  const auto t0 = Clock::now() + std::chrono::milliseconds(10);
-  std::uint64_t next = 0;
-  while (next < count || !held.empty()) {
-    auto wake = next < count ? t0 + period * static_cast<long>(next) : Clock::time_point::max();
-    if (!held.empty()) wake = std::min(wake, held.begin()->first);
-    std::this_thread::sleep_until(wake);
-    const auto now = Clock::now();
-    if (next < count && now >= t0 + period * static_cast<long>(next)) {
-      InputMessage m;
-      m.header.sequence = ++next;
-      m.header.sender_time_ns = now_ns();
-      m.sample_count = 1;
-      m.samples[0] = InputSample{channel, 0.0};
-      sent_at[static_cast<std::size_t>(next)] = m.header.sender_time_ns;
-      Held h;
-      h.size = encode_input(m, h.bytes);
-      if (!imp.active()) {
-        out.send(h.bytes.data(), h.size);
-      } else if (uniform(rng) >= imp.loss) {
-        const double delay_ms =
-            std::max(0.0, imp.delay_ms + imp.jitter_ms * (2.0 * uniform(rng) - 1.0));
-        const auto release = now + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double, std::milli>(delay_ms));
-        held.emplace(release, h);
-      }
-    }
-    while (!held.empty() && held.begin()->first <= Clock::now()) {
-      out.send(held.begin()->second.bytes.data(), held.begin()->second.size);
-      held.erase(held.begin());
-    }
-  }
-  std::this_thread::sleep_for(kGrace);
-  stop.store(true);
-  receiver.join();
-  if (receive_failed.load()) throw std::runtime_error("the state stream failed (receive error)");
-
-  // first echo of each input sent by this run
-  EngineResult r;
-  r.sent = count;
-  r.states = states;
-  r.state_gaps = gaps;
-  r.reordered = client.state_counters().count(PacketStatus::kOutOfOrder) +
-                client.state_counters().count(PacketStatus::kDuplicate);
-  std::vector<bool> seen(sent_at.size(), false);
-  std::vector<double> rtt_us;
-  rtt_us.reserve(echoes.size());
-  for (const EchoRecord& e : echoes) {
-    if (e.sequence == 0 || e.sequence > count) continue;
-    const auto i = static_cast<std::size_t>(e.sequence);
-    if (seen[i] || sent_at[i] != e.sender_time_ns) continue;
-    seen[i] = true;
-    rtt_us.push_back(static_cast<double>(e.received_ns - e.sender_time_ns) * 1e-3);
-  }
-  r.echoed = rtt_us.size();
-  r.rtt = percentiles(std::move(rtt_us));
-  return r;
-}
-
-/// The raw floor: UDP ping-pong on loopback with datagrams of `size` bytes.
-RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size) {
-  UdpSocket echo_socket;
-  const std::uint16_t port = echo_socket.bind_loopback();
-  UdpSocket ping;
-  ping.connect_to("127.0.0.1", port);
-  std::atomic<bool> stop{false};
-  std::thread echo([&] {
-    std::array<std::byte, kMaxDatagramBytes> buf{};
-    while (!stop.load(std::memory_order_relaxed)) {
-      sockaddr_in from{};
-      const long n = echo_socket.receive(buf.data(), buf.size(), 20, &from);
-      if (n > 0) echo_socket.send_to(buf.data(), static_cast<std::size_t>(n), from);
-    }
-  });
-
-  const auto period =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate_hz));
-  std::vector<double> rtt_us;
-  rtt_us.reserve(static_cast<std::size_t>(count));
-  std::array<std::byte, kMaxDatagramBytes> buf{};
-  std::array<std::byte, kMaxDatagramBytes> reply{};
-  const auto t0 = Clock::now();
-  for (std::uint64_t i = 1; i <= count; ++i) {
-    std::this_thread::sleep_until(t0 + period * static_cast<long>(i));
-    const std::int64_t sent = now_ns();
-    std::memcpy(buf.data(), &i, sizeof i);
-    ping.send(buf.data(), size);
-    // wait for this ping's reply (older replies are skipped), at most 100 ms
-    for (;;) {
-      const long n = ping.receive(reply.data(), reply.size(), 100, nullptr);
-      if (n < 0) break;
-      std::uint64_t got = 0;
-      if (static_cast<std::size_t>(n) >= sizeof got) std::memcpy(&got, reply.data(), sizeof got);
-      if (got == i) {
-        rtt_us.push_back(static_cast<double>(now_ns() - sent) * 1e-3);
-        break;
-      }
-    }
-  }
-  stop.store(true);
-  echo.join();
-  return percentiles(std::move(rtt_us));
-}
-
 void print_rtt(const char* name, const RttSummary& s, bool with_p90) {
   std::printf("  %-22s p50 %8.1f", name, s.p50);
   if (with_p90) std::printf("  p90 %8.1f", s.p90);
@@ -392,10 +73,11 @@ void print_rtt(const char* name, const RttSummary& s, bool with_p90) {
 }  // namespace
 
 void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "latency",
+  CLI::App* cmd = add_subcommand(
+      app, "latency",
       "Emulate a device: send inputs at a rate, read the state stream, report input->state "
-      "round-trip percentiles, loss and reordering, next to the raw UDP loopback floor.");
+      "round-trip percentiles, loss and reordering, next to the raw UDP loopback floor.",
+      exit_code, [&o] { return latency(o); });
   cmd->add_option("--rate", o.rate_hz, "Inputs per second [Hz]")
       ->capture_default_str()
       ->check(CLI::Range(1e-3, kMaxRateHz));
@@ -415,7 +97,6 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
   cmd->add_option("--connect", o.connect,
                   "HOST:PORT of a running `rtmb serve` (control port) instead of an in-process "
                   "server");
-  cmd->callback([&o, exit_code] { *exit_code = latency(o); });
 }
 
 int latency(const LatencyOptions& o) {
@@ -467,7 +148,7 @@ int latency(const LatencyOptions& o) {
     model = schema.model;
     const std::uint16_t channel = resolve_channel(o.channel, schema);
     client.subscribe(1);
-    engine = run_engine(client, host, channel, o, imp);
+    engine = run_engine(client, host, channel, o.rate_hz, o.duration_s, imp);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rtmb latency: %s\n", e.what());
     if (server) {

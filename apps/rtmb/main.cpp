@@ -13,6 +13,24 @@
 #include "apps/rtmb/run_command.hpp"
 #include "apps/rtmb/serve_command.hpp"
 
+namespace {
+
+/// The options of one subcommand. The parser binds them by reference, so they live as long as
+/// the program (one per options type).
+template <class Options>
+Options& options_of() {
+  static Options options;
+  return options;
+}
+
+/// Registers every subcommand `add(app, its options, exit_code)`.
+template <class... Options>
+void add_commands(CLI::App& app, int* exit_code, void (*... add)(CLI::App&, Options&, int*)) {
+  (add(app, options_of<Options>(), exit_code), ...);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{
       "rtmb - real-time constrained multibody engine.\n"
@@ -22,20 +40,10 @@ int main(int argc, char** argv) {
   app.failure_message(CLI::FailureMessage::help);
 
   int exit_code = 0;
-  rtmb::app::RunOptions run_options;
-  rtmb::app::add_run_command(app, run_options, &exit_code);
-  rtmb::app::ServeOptions serve_options;
-  rtmb::app::add_serve_command(app, serve_options, &exit_code);
-  rtmb::app::LatencyOptions latency_options;
-  rtmb::app::add_latency_command(app, latency_options, &exit_code);
-  rtmb::app::CompareOptions compare_options;
-  rtmb::app::add_compare_command(app, compare_options, &exit_code);
-  rtmb::app::GenOptions gen_options;
-  rtmb::app::add_gen_command(app, gen_options, &exit_code);
-  rtmb::app::ReplayOptions replay_options;
-  rtmb::app::add_replay_command(app, replay_options, &exit_code);
-  rtmb::app::HapticSimOptions haptic_sim_options;
-  rtmb::app::add_haptic_sim_command(app, haptic_sim_options, &exit_code);
+  using namespace rtmb::app;
+  add_commands(app, &exit_code, &add_run_command, &add_serve_command, &add_latency_command,
+               &add_compare_command, &add_gen_command, &add_replay_command,
+               &add_haptic_sim_command);
 
   try {
     app.parse(argc, argv);

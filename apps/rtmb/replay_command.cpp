@@ -10,20 +10,21 @@
 #include <cstdio>
 #include <exception>
 
+#include "apps/rtmb/subcommand.hpp"
 #include "rtmb/models/record_model.hpp"
 #include "rtmb/runtime/record.hpp"
 
 namespace rtmb::app {
 
 void add_replay_command(CLI::App& app, ReplayOptions& o, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "replay",
+  CLI::App* cmd = add_subcommand(
+      app, "replay",
       "Re-run a record of 'rtmb serve --record FILE' offline and check that every state is "
       "reproduced bit for bit (the state hashes are compared and printed). Exit status 0: "
-      "identical, 1: different, 2: unusable file.");
+      "identical, 1: different, 2: unusable file.",
+      exit_code, [&o] { return replay_record(o); });
   cmd->add_option("file", o.file, "Record file")->required();
   cmd->add_flag("--quiet", o.quiet, "No progress line");
-  cmd->callback([&o, exit_code] { *exit_code = replay_record(o); });
 }
 
 int replay_record(const ReplayOptions& o) {

@@ -134,9 +134,10 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
       ->check(CLI::IsMember({"none", "baumgarte", "pstab", "sboth", "sfull", "project", "orthproj",
                              "orthproj-m", "symproj", "symproj-m", "dc-b", "dc-c", "dc-d",
                              "partition"}));
-  run->add_option("--gamma1", o.gamma1, "Baumgarte velocity gain [1/s]: g'' + g1 g' + g2 g = 0")
+  run->add_option("--gamma1", o.settings.gamma1,
+                  "Baumgarte velocity gain [1/s]: g'' + g1 g' + g2 g = 0")
       ->check(CLI::NonNegativeNumber);
-  run->add_option("--gamma2", o.gamma2, "Baumgarte position gain [1/s^2]")
+  run->add_option("--gamma2", o.settings.gamma2, "Baumgarte position gain [1/s^2]")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--dt", o.dt, "Fixed step [s] (default: the model's)")
       ->check(CLI::PositiveNumber);
@@ -147,15 +148,17 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
       ->check(CLI::PositiveNumber);
   run->add_option("--atol", o.atol, "dopri5 absolute tolerance (default rtol/10)")
       ->check(CLI::PositiveNumber);
-  run->add_option("--datol", o.datol, "pstab/sboth: skip stabilization while drift <= DATOL")
+  run->add_option("--datol", o.settings.datol,
+                  "pstab/sboth: skip stabilization while drift <= DATOL")
       ->check(CLI::NonNegativeNumber);
-  run->add_option("--proj-tol", o.projection_tolerance, "project: target ||g||inf")
+  run->add_option("--proj-tol", o.settings.projection_tolerance, "project: target ||g||inf")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  run->add_option("--proj-iter", o.projection_max_iterations, "project: max corrections per step")
+  run->add_option("--proj-iter", o.settings.projection_max_iterations,
+                  "project: max corrections per step")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  run->add_flag("--mass-weighted", o.correction_mass_weighted,
+  run->add_flag("--mass-weighted", o.settings.correction_mass_weighted,
                 "dc-b/dc-c/dc-d: mass-weighted instead of unweighted minimum-norm corrections");
   run->add_option("--solver", o.solver,
                   "KKT solver: auto (sparse for body models from n_v >= " +
@@ -178,23 +181,29 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
   run->add_option("--family", o.family, "gsssss: sub-family u0 | v0 (Hoitink 2011)")
       ->capture_default_str()
       ->check(CLI::IsMember({"u0", "v0"}));
-  run->add_option("--rho1", o.rho1, "gsssss: spectral radius rho1_inf")->capture_default_str();
-  run->add_option("--rho2", o.rho2, "gsssss: spectral radius rho2_inf")->capture_default_str();
-  run->add_option("--rho3", o.rho3, "gsssss: spurious-root spectral radius rho3_inf")
+  run->add_option("--rho1", o.settings.implicit.rho1, "gsssss: spectral radius rho1_inf")
       ->capture_default_str();
-  run->add_option("--rho-inf", o.rho_inf, "hht, wbz, genalpha: spectral radius at infinity")
+  run->add_option("--rho2", o.settings.implicit.rho2, "gsssss: spectral radius rho2_inf")
       ->capture_default_str();
-  run->add_option("--option", o.option,
+  run->add_option("--rho3", o.settings.implicit.rho3,
+                  "gsssss: spurious-root spectral radius rho3_inf")
+      ->capture_default_str();
+  run->add_option("--rho-inf", o.settings.implicit.rho_inf,
+                  "hht, wbz, genalpha: spectral radius at infinity")
+      ->capture_default_str();
+  run->add_option("--option", o.settings.implicit.option,
                   "implicit: constraint-force option 1..4 (2: B(u~)^T lambda~, Hoitink's choice)")
       ->capture_default_str()
       ->check(CLI::Range(1, 4));
-  run->add_option("--newton-tol", o.newton_tolerance, "implicit: Newton increment tolerance")
+  run->add_option("--newton-tol", o.settings.implicit.newton_tolerance,
+                  "implicit: Newton increment tolerance")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  run->add_option("--newton-iter", o.newton_max_iterations, "implicit: max Newton iterations")
+  run->add_option("--newton-iter", o.settings.implicit.newton_max_iterations,
+                  "implicit: max Newton iterations")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  run->add_flag("--modified-newton", o.modified_newton,
+  run->add_flag("--modified-newton", o.settings.implicit.modified_newton,
                 "implicit: reuse the factored iteration matrix across iterations and steps");
   run->add_flag("--newton-strict", o.newton_strict,
                 "implicit: Hoitink's pure absolute increment test, without accepting round-off");
@@ -237,7 +246,7 @@ int run_offline(const RunOptions& o) {
     return std::find(o.given.begin(), o.given.end(), name) != o.given.end();
   };
   std::shared_ptr<const System> system;
-  Settings settings;
+  Settings settings = o.settings;  // the options bound to Settings fields as they are
   try {
     system = file ? make_system(*file) : make_mechanism(o.model, o.mechanism);
     settings.method = *parse_method(o.method);
@@ -248,22 +257,8 @@ int run_offline(const RunOptions& o) {
       settings.stabilizer = StabilizerKind::kNone;
     }
     settings.implicit.family = o.family == "u0" ? GsssssFamily::kU0 : GsssssFamily::kV0;
-    settings.implicit.rho1 = o.rho1;
-    settings.implicit.rho2 = o.rho2;
-    settings.implicit.rho3 = o.rho3;
-    settings.implicit.rho_inf = o.rho_inf;
-    settings.implicit.option = o.option;
-    settings.implicit.newton_tolerance = o.newton_tolerance;
-    settings.implicit.newton_max_iterations = o.newton_max_iterations;
-    settings.implicit.modified_newton = o.modified_newton;
     settings.implicit.newton_round_off_floor = !o.newton_strict;
     settings.dt = o.dt > 0.0 ? o.dt : (info != nullptr ? info->default_dt : settings.dt);
-    settings.gamma1 = o.gamma1;
-    settings.gamma2 = o.gamma2;
-    settings.datol = o.datol;
-    settings.projection_tolerance = o.projection_tolerance;
-    settings.projection_max_iterations = o.projection_max_iterations;
-    settings.correction_mass_weighted = o.correction_mass_weighted;
     settings.solver = *parse_solver(o.solver);
     if (file) {
       // the file's integration settings, except what the command line gave

@@ -15,18 +15,16 @@ namespace rtmb::app {
 /// Options of `rtmb run`.
 struct RunOptions {
   std::string model;
+  /// The options that are Settings fields as they are (gamma1, gamma2, datol, projection_*,
+  /// correction_mass_weighted, implicit.rho*, option, newton_*, modified_newton), bound to them
+  /// directly; their defaults are Settings' own.
+  Settings settings;
   std::string method = "rk4";
   std::string stabilizer = "pstab";
-  double gamma1 = 0.0;
-  double gamma2 = 0.0;
   double dt = 0.0;     ///< 0: the mechanism's default
   double t_end = 0.0;  ///< 0: the mechanism's default
   double rtol = 1e-6;
-  double atol = 0.0;  ///< 0: rtol/10
-  double datol = 0.0;
-  double projection_tolerance = 1e-12;
-  int projection_max_iterations = 20;
-  bool correction_mass_weighted = false;
+  double atol = 0.0;            ///< 0: rtol/10
   std::string solver = "auto";  ///< KKT solver: auto | dense | sparse
   std::string csv;
   long every = 1;
@@ -35,15 +33,7 @@ struct RunOptions {
   // implicit index-3 methods (gsssss, newmark, hht, wbz, genalpha, midpoint, ggl)
   bool stabilizer_given = false;  ///< --stabilizer on the command line (else none for implicit)
   std::string family = "v0";      ///< gsssss: u0 | v0
-  double rho1 = 1.0;              ///< gsssss: spectral radii, 0 <= rho3 <= rho1 <= rho2 <= 1
-  double rho2 = 1.0;
-  double rho3 = 0.0;
-  double rho_inf = 0.8;  ///< hht, wbz, genalpha
-  int option = 2;        ///< constraint-force option 1..4 (Hoitink eq. 3.8-3.11)
-  double newton_tolerance = 1e-8;
-  int newton_max_iterations = 100;
-  bool modified_newton = false;
-  bool newton_strict = false;  ///< Hoitink's pure absolute increment test (no round-off floor)
+  bool newton_strict = false;     ///< Hoitink's pure absolute increment test (no round-off floor)
   /// Options given on the command line (e.g. "--dt"): with a model file they override its
   /// settings, the others keep the file's values.
   std::vector<std::string> given;

@@ -21,6 +21,7 @@
 
 #include "apps/rtmb/app_common.hpp"
 #include "apps/rtmb/demo_client.hpp"
+#include "apps/rtmb/subcommand.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/server.hpp"
@@ -85,9 +86,10 @@ void print_demo(const DemoReport& d) {
 }  // namespace
 
 void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "serve",
-      "Serve a model in real time: UDP state stream and inputs, TCP control (docs/protocol.md).");
+  CLI::App* cmd = add_subcommand(
+      app, "serve",
+      "Serve a model in real time: UDP state stream and inputs, TCP control (docs/protocol.md).",
+      exit_code, [&o] { return serve(o); });
   cmd->add_option("model", o.model,
                   "Model file (docs/model-format.md) or built-in mechanism (" + mechanism_names() +
                       "); default: configs/default.yaml");
@@ -143,7 +145,6 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
   cmd->add_option("--web-dir", o.web_dir,
                   "Directory with the view's page (default: the build tree's web/, where the "
                   "build copies it)");
-  cmd->callback([&o, exit_code] { *exit_code = serve(o); });
 }
 
 int serve(const ServeOptions& o) {

@@ -7,6 +7,7 @@
 #include "rtmb/runtime/deadline_loop.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -145,34 +146,25 @@ void LoopScheduler::publish_telemetry() noexcept {
   config_.telemetry->commit();
 }
 
+namespace {
+
+// names[i] for enumerator value i (the enums count from 0 without gaps); "unknown" past the end.
+template <std::size_t N>
+const char* name_of(const char* const (&names)[N], std::size_t i) noexcept {
+  return i < N ? names[i] : "unknown";
+}
+
+}  // namespace
+
 const char* to_string(OverrunPolicy policy) noexcept {
-  switch (policy) {
-    case OverrunPolicy::kSkip:
-      return "skip";
-    case OverrunPolicy::kCatchUp:
-      return "catch_up";
-    case OverrunPolicy::kDegrade:
-      return "degrade";
-    case OverrunPolicy::kHalt:
-      return "halt";
-  }
-  return "unknown";
+  constexpr const char* kNames[] = {"skip", "catch_up", "degrade", "halt"};
+  return name_of(kNames, static_cast<std::size_t>(policy));
 }
 
 const char* to_string(StopReason reason) noexcept {
-  switch (reason) {
-    case StopReason::kNone:
-      return "none";
-    case StopReason::kStopRequested:
-      return "stop_requested";
-    case StopReason::kMaxTicks:
-      return "max_ticks";
-    case StopReason::kHalted:
-      return "halted";
-    case StopReason::kStepRequestedStop:
-      return "step_requested_stop";
-  }
-  return "unknown";
+  constexpr const char* kNames[] = {"none", "stop_requested", "max_ticks", "halted",
+                                    "step_requested_stop"};
+  return name_of(kNames, static_cast<std::size_t>(reason));
 }
 
 }  // namespace rtmb

@@ -36,11 +36,23 @@ constexpr std::size_t kStackMarginBytes = 64 * 1024;
   return r;
 }
 
-// "unlimited" or the number, for limits in messages
-const char* limit_text(rlim_t value, char (&buffer)[32]) noexcept {
-  if (value == RLIM_INFINITY) return "unlimited";
-  std::snprintf(buffer, sizeof buffer, "%llu", static_cast<unsigned long long>(value));
-  return buffer;
+// The soft limit of a resource (RLIMIT_MEMLOCK, ...) as text for messages: "unlimited" or the
+// number.
+struct SoftLimit {
+  char text[32] = "";
+};
+
+SoftLimit soft_limit(decltype(RLIMIT_MEMLOCK) resource) noexcept {
+  rlimit limit{};
+  getrlimit(resource, &limit);
+  SoftLimit out;
+  if (limit.rlim_cur == RLIM_INFINITY) {
+    std::snprintf(out.text, sizeof out.text, "unlimited");
+  } else {
+    std::snprintf(out.text, sizeof out.text, "%llu",
+                  static_cast<unsigned long long>(limit.rlim_cur));
+  }
+  return out;
 }
 
 // One page-sized frame per call, written before and after the recursive call so the frames
@@ -64,14 +76,12 @@ RtSetupResult lock_memory() noexcept {
     return make_result(RtSetupStatus::kOk, 0, "memory locked (mlockall)");
   }
   const int error = errno;
-  rlimit limit{};
-  getrlimit(RLIMIT_MEMLOCK, &limit);
-  char soft[32];
+  const SoftLimit soft = soft_limit(RLIMIT_MEMLOCK);
   return make_result(RtSetupStatus::kRefused, error,
                      "mlockall refused (%s; memlock limit %s bytes): needs CAP_IPC_LOCK or a "
                      "larger memlock limit: see /etc/security/limits.conf ('@realtime - memlock "
                      "unlimited') or ulimit -l",
-                     std::strerror(error), limit_text(limit.rlim_cur, soft));
+                     std::strerror(error), soft.text);
 }
 
 RtSetupResult set_realtime_priority(int priority) noexcept {
@@ -92,14 +102,12 @@ RtSetupResult set_realtime_priority(int priority) noexcept {
   if (error == 0) {
     return make_result(RtSetupStatus::kOk, 0, "SCHED_FIFO priority %d set", priority);
   }
-  rlimit limit{};
-  getrlimit(RLIMIT_RTPRIO, &limit);
-  char soft[32];
+  const SoftLimit soft = soft_limit(RLIMIT_RTPRIO);
   return make_result(RtSetupStatus::kRefused, error,
                      "SCHED_FIFO priority %d refused (%s; rtprio limit %s): needs CAP_SYS_NICE "
                      "or an rtprio limit: see /etc/security/limits.conf ('@realtime - rtprio "
                      "90'); in a container also allow real-time scheduling (--cap-add SYS_NICE)",
-                     priority, std::strerror(error), limit_text(limit.rlim_cur, soft));
+                     priority, std::strerror(error), soft.text);
 }
 
 RtSetupResult set_cpu_affinity(int cpu) noexcept {

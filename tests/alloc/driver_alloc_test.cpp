@@ -16,13 +16,11 @@
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/param_names.hpp"
 #include "tests/support/step_allocations.hpp"
 
 namespace rtmb {
 namespace {
-
-using testing::AllocationCounts;
-using testing::AllocationScope;
 
 // five bodies, each placed entirely by its joint and driver (the table lasts 20 s, longer than
 // the 10 s counted, so its spline search runs at every step)
@@ -88,51 +86,22 @@ TEST_P(DriverStepAllocations, TenThousandStepsAllocateNothing) {
   EXPECT_EQ(run.flagged, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Methods,
-    DriverStepAllocations,
-    ::testing::Combine(::testing::Values(Method::kHeun, Method::kRk4, Method::kDopri5),
-                       ::testing::Values(StabilizerKind::kNone,
-                                         StabilizerKind::kBaumgarte,
-                                         StabilizerKind::kPStab,
-                                         StabilizerKind::kSFull,
-                                         StabilizerKind::kProject)),
-    [](const ::testing::TestParamInfo<Combo>& p) {
-      return std::string(to_string(std::get<0>(p.param))) + "_" +
-             std::string(to_string(std::get<1>(p.param)));
-    });
+const Method kDriverMethods[] = {Method::kHeun, Method::kRk4, Method::kDopri5};
+const StabilizerKind kDriverStabilizers[] = {StabilizerKind::kNone, StabilizerKind::kBaumgarte,
+                                             StabilizerKind::kPStab, StabilizerKind::kSFull,
+                                             StabilizerKind::kProject};
+
+INSTANTIATE_TEST_SUITE_P(Methods,
+                         DriverStepAllocations,
+                         ::testing::Combine(::testing::ValuesIn(kDriverMethods),
+                                            ::testing::ValuesIn(kDriverStabilizers)),
+                         testing::method_stabilizer_param_name);
 
 TEST(DriverAllocations, EveryEvaluationAllocatesNothing) {
-  const std::shared_ptr<const System> sys = driven();
-  State s;
-  sys->initial_state(s);
-  s.v.setConstant(0.3);
-  Mat M(sys->n_v(), sys->n_v());
-  Mat G(sys->n_lambda(), sys->n_v());
-  Mat H(sys->n_lambda(), sys->n_q());
-  Vec f(sys->n_v());
-  Vec g(sys->n_lambda());
-  Vec L(sys->n_lambda());
-  Vec gt(sys->n_lambda());
-  double sum = 0.0;
-  AllocationCounts counts;
-  {
-    AllocationScope scope;
-    for (int i = 0; i < 100; ++i) {
-      const double t = 0.2 * i;  // across every table interval and the ramp's start
-      sys->mass(t, s.q, M);
-      sys->forces(t, s.q, s.v, {}, f);
-      sys->constraints(t, s.q, g);
-      sys->jacobian(t, s.q, G);
-      sys->constraint_rate(t, s.q, gt);
-      sys->curvature(t, s.q, s.v, L);
-      sys->velocity_constraint_jacobian(t, s.q, s.v, H);
-      sum += g.sum() + gt.sum() + L.sum() + sys->energy(t, s.q, s.v, {});
-    }
-    counts = scope.counts();
-  }
-  EXPECT_EQ(counts.allocations, 0u);
-  EXPECT_TRUE(std::isfinite(sum));
+  // at t = 0, 0.2, ..., 19.8 s: across every table interval and the ramp's start
+  const testing::EvaluationAllocations run = testing::count_evaluation_allocations(*driven(), 0.2);
+  EXPECT_EQ(run.counts.allocations, 0u);
+  EXPECT_TRUE(std::isfinite(run.sum));
 }
 
 }  // namespace

@@ -31,13 +31,12 @@
 #include "rtmb/net/view_server.hpp"
 #include "rtmb/runtime/record.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/loopback_server.hpp"
 
 namespace rtmb {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::AllocationCounts;
-using testing::AllocationScope;
 using testing::SimThreadCounter;
 
 TEST(HapticSessionAlloc, CouplingRecordingAndViewOnAllocateNothingOnTheSimulationThread) {
@@ -79,19 +78,12 @@ TEST(HapticSessionAlloc, CouplingRecordingAndViewOnAllocateNothingOnTheSimulatio
   // the device: the coupling target (channels 2, 3 of five_bar_haptic.yaml) on a small circle at 1
   // kHz
   Client device;
-  device.connect("127.0.0.1", server.tcp_port());
-  (void)device.hello();
-  device.subscribe(1);
-  StateMessage m;
-  int received = 0;
-  for (int i = 0; i < 2000; ++i) {
+  testing::say_hello_and_subscribe(device, server);
+  const int received = testing::drive_at_1khz(device, 2000, [](int i) {
     const double a = 2.0 * 3.141592653589793 * 0.5 * i * 1e-3;
-    const std::array<InputSample, 2> samples{InputSample{2, 0.0 + 0.01 * std::cos(a)},
-                                             InputSample{3, 0.14 + 0.01 * std::sin(a)}};
-    (void)device.send_input(samples);
-    if (device.receive_state(m, 20ms)) ++received;
-    std::this_thread::sleep_for(1ms);
-  }
+    return std::array<InputSample, 2>{InputSample{2, 0.0 + 0.01 * std::cos(a)},
+                                      InputSample{3, 0.14 + 0.01 * std::sin(a)}};
+  });
   browser.join();
   view.stop();
   server.request_stop();

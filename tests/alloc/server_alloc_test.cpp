@@ -19,13 +19,12 @@
 #include "rtmb/net/client.hpp"
 #include "rtmb/net/server.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/loopback_server.hpp"
 
 namespace rtmb {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::AllocationCounts;
-using testing::AllocationScope;
 using testing::SimThreadCounter;
 
 TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStream) {
@@ -37,17 +36,10 @@ TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStream) {
   server.start();
 
   Client client;
-  client.connect("127.0.0.1", server.tcp_port());
-  (void)client.hello();
-  client.subscribe(1);
-  StateMessage m;
-  int received = 0;
-  for (int i = 0; i < 1000; ++i) {  // about 1 kHz for about a second
-    const std::array<InputSample, 2> samples{InputSample{0, 0.001 * i}, InputSample{1, -0.5}};
-    (void)client.send_input(samples);
-    if (client.receive_state(m, 20ms)) ++received;
-    std::this_thread::sleep_for(1ms);
-  }
+  testing::say_hello_and_subscribe(client, server);
+  const int received = testing::drive_at_1khz(client, 1000, [](int i) {  // about a second
+    return std::array<InputSample, 2>{InputSample{0, 0.001 * i}, InputSample{1, -0.5}};
+  });
   (void)client.request(R"({"command":"pause"})");
   (void)client.request(R"({"command":"step","count":10})");
   (void)client.request(R"({"command":"reset"})");

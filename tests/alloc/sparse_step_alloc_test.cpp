@@ -18,7 +18,9 @@
 #include "rtmb/step.hpp"
 #include "rtmb/system.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/param_names.hpp"
 #include "tests/support/planar_chain_spec.hpp"
+#include "tests/support/reference_mechanisms.hpp"
 #include "tests/support/sparse_models.hpp"
 #include "tests/support/step_allocations.hpp"
 
@@ -50,32 +52,15 @@ TEST_P(SparseStepAllocations, FourBarFiveThousandStepsAllocateNothing) {
   EXPECT_EQ(run.flagged, 0);
 }
 
+const StabilizerKind kSparseStabilizers[] = {StabilizerKind::kNone, StabilizerKind::kBaumgarte,
+                                             StabilizerKind::kPStab, StabilizerKind::kSBoth,
+                                             StabilizerKind::kProject};
+
 INSTANTIATE_TEST_SUITE_P(ExplicitMethods,
                          SparseStepAllocations,
-                         ::testing::Combine(::testing::Values(Method::kEuler,
-                                                              Method::kHeun,
-                                                              Method::kRk4,
-                                                              Method::kDopri5,
-                                                              Method::kAmpc3,
-                                                              Method::kAmpc4,
-                                                              Method::kAmpc5,
-                                                              Method::kMampc3,
-                                                              Method::kMampc4,
-                                                              Method::kMampc5,
-                                                              Method::kOdeMidpoint),
-                                            ::testing::Values(StabilizerKind::kNone,
-                                                              StabilizerKind::kBaumgarte,
-                                                              StabilizerKind::kPStab,
-                                                              StabilizerKind::kSBoth,
-                                                              StabilizerKind::kProject)),
-                         [](const ::testing::TestParamInfo<Combo>& p) {
-                           std::string name = std::string(to_string(std::get<0>(p.param))) + "_" +
-                                              std::string(to_string(std::get<1>(p.param)));
-                           for (char& c : name) {
-                             if (c == '-') c = '_';
-                           }
-                           return name;
-                         });
+                         ::testing::Combine(::testing::ValuesIn(testing::kExplicitMethods),
+                                            ::testing::ValuesIn(kSparseStabilizers)),
+                         testing::method_stabilizer_param_name);
 
 TEST(SparseStepAllocations, ThousandLinkChainAllocatesNothing) {
   const auto chain = std::make_shared<PlanarMultibody>(testing::planar_chain_spec(1000, true));

@@ -9,9 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,62 +19,30 @@
 #include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/channel_tick_rig.hpp"
+#include "tests/support/param_names.hpp"
 
 namespace rtmb {
 namespace {
 
 // arm6.yaml with its inputs and outputs replaced by more of them
 std::string rig_text() {
-  std::ifstream in(std::string(RTMB_SOURCE_DIR) + "/configs/arm6.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
-  s = s.substr(0, s.find("\ninputs:"));
-  return s + R"(
-inputs:
-  channels:
-    - {name: target_x, drive: {type: coupling, element: tip, axis: x}}
-    - {name: target_y, drive: {type: coupling, element: tip, axis: y}}
-    - {name: target_z, drive: {type: coupling, element: tip, axis: z}}
-    - {name: push, drive: {type: force, body: forearm, point: [0.1, 0, 0], direction: [0, 1, 1]}}
-    - {name: twist, drive: {type: torque, body: upperarm, axis: z}}
-    - {name: motor, drive: {type: motor, joint: elbow, limit: 5}}
-outputs:
-  channels:
-    - {name: a, kind: position, body: flange}
-    - {name: b, kind: orientation, body: flange}
-    - {name: c, kind: velocity, body: flange}
-    - {name: d, kind: angular_velocity, body: flange}
-    - {name: e, kind: point_position, body: flange, point: [0.05, 0, 0]}
-    - {name: f, kind: point_velocity, body: flange, point: [0.05, 0, 0]}
-    - {name: g, kind: joint_position, joint: elbow}
-    - {name: h, kind: joint_velocity, joint: elbow}
-    - {name: i, kind: coupling_force, element: tip}
-    - {name: j, kind: position_drift}
-    - {name: k, kind: velocity_drift}
-    - {name: l, kind: energy}
-)";
+  const std::string arm6 = testing::read_text(std::string(RTMB_SOURCE_DIR) + "/configs/arm6.yaml");
+  return arm6.substr(0, arm6.find("\ninputs:")) + "\n" +
+         testing::read_text(std::string(RTMB_SOURCE_DIR) +
+                            "/tests/alloc/data/arm6_rig_channels.yaml");
 }
 
 class SpatialChannelTickAllocations : public ::testing::TestWithParam<Method> {};
 
 TEST_P(SpatialChannelTickAllocations, RunnerTicksAllocateNothing) {
-  ModelFile file = parse_model_file(rig_text(), "arm6_rig.yaml");
-  file.settings.method = GetParam();
-  file.settings.stabilizer =
-      is_implicit(GetParam()) ? StabilizerKind::kNone : StabilizerKind::kPStab;
+  const ModelFile file = testing::channel_rig_file(rig_text(), "arm6_rig.yaml", GetParam());
   const Model model(std::shared_ptr<const System>(make_system(file)), file.settings);
   ASSERT_EQ(model.system().n_inputs(), 6);
   testing::ChannelTickRig rig(file, model);
   ASSERT_TRUE(rig.outputs);
   ASSERT_EQ(rig.outputs->count(), 3 + 4 + 3 + 3 + 3 + 3 + 1 + 1 + 3 + 1 + 1 + 1);
   const double values[6] = {1.0, 0.2, 0.2, 0.5, 0.1, 0.3};
-  for (std::int64_t k = 0; k < 20; ++k)
-    ASSERT_TRUE(rig.tick(k, values));  // warm-up outside the count
-  const testing::ChannelTickRig::Counted run = rig.count_ticks(20, 520, values);
-  EXPECT_TRUE(run.ok);
-  EXPECT_EQ(run.counts.allocations, 0u);
-  EXPECT_EQ(run.counts.deallocations, 0u);
+  EXPECT_TRUE(testing::ticked_without_heap(rig.warm_up_and_count(20, 520, values)));
   StateSnapshot s;
   ASSERT_TRUE(rig.snapshots->try_read(s));
   EXPECT_EQ(s.n_outputs, rig.outputs->count());
@@ -89,13 +55,7 @@ TEST_P(SpatialChannelTickAllocations, RunnerTicksAllocateNothing) {
 INSTANTIATE_TEST_SUITE_P(Families,
                          SpatialChannelTickAllocations,
                          ::testing::Values(Method::kRk4, Method::kMidpoint),
-                         [](const ::testing::TestParamInfo<Method>& p) {
-                           std::string n(to_string(p.param));
-                           for (char& ch : n) {
-                             if (ch == '-') ch = '_';
-                           }
-                           return n;
-                         });
+                         testing::method_param_name);
 
 }  // namespace
 }  // namespace rtmb

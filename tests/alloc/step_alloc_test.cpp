@@ -10,11 +10,14 @@
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "rtmb/adaptive_dopri5.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/param_names.hpp"
+#include "tests/support/reference_mechanisms.hpp"
 #include "tests/support/step_allocations.hpp"
 
 namespace rtmb {
@@ -35,22 +38,7 @@ using testing::AllocationScope;
 constexpr long kSteps = 10'000;
 constexpr long kWarmUp = 10;
 
-struct MechanismCase {
-  const char* name;
-  MechanismOptions options;
-  const char* label;
-};
-
-const MechanismCase kMechanisms[] = {
-    {"pendulum", {}, "pendulum"},
-    {"double_pendulum", {}, "double_pendulum"},
-    {"slider_crank", {}, "slider_crank"},
-    {"andrews", {}, "andrews"},
-    {"robot_parabola", {}, "robot_parabola"},
-    {"robot_sine", {}, "robot_sine"},
-    {"chain", {6, false}, "chain6"},
-    {"chain", {6, true}, "chain6_loop"},
-};
+const std::vector<testing::MechanismCase> kMechanisms = testing::reference_mechanisms(6);
 
 using Combo = std::tuple<int, Method, StabilizerKind>;
 
@@ -58,7 +46,7 @@ class StepAllocations : public ::testing::TestWithParam<Combo> {};
 
 TEST_P(StepAllocations, TenThousandStepsAllocateNothing) {
   const auto [mech_index, method, stabilizer] = GetParam();
-  const MechanismCase& mc = kMechanisms[mech_index];
+  const testing::MechanismCase& mc = kMechanisms[mech_index];
   const MechanismInfo* info = find_mechanism(mc.name);
   ASSERT_NE(info, nullptr);
 
@@ -73,19 +61,13 @@ TEST_P(StepAllocations, TenThousandStepsAllocateNothing) {
 INSTANTIATE_TEST_SUITE_P(
     AllCombinations,
     StepAllocations,
-    ::testing::Combine(
-        ::testing::Range(0, static_cast<int>(std::size(kMechanisms))),
-        ::testing::Values(Method::kEuler, Method::kHeun, Method::kRk4, Method::kDopri5),
-        ::testing::Values(StabilizerKind::kNone,
-                          StabilizerKind::kBaumgarte,
-                          StabilizerKind::kPStab,
-                          StabilizerKind::kSBoth,
-                          StabilizerKind::kSFull,
-                          StabilizerKind::kProject)),
+    ::testing::Combine(::testing::Range(0, static_cast<int>(kMechanisms.size())),
+                       ::testing::ValuesIn(testing::kRungeKuttaMethods),
+                       ::testing::ValuesIn(testing::kReferenceStabilizers)),
     [](const ::testing::TestParamInfo<Combo>& param_info) {
-      return std::string(kMechanisms[std::get<0>(param_info.param)].label) + "_" +
-             std::string(to_string(std::get<1>(param_info.param))) + "_" +
-             std::string(to_string(std::get<2>(param_info.param)));
+      return testing::param_name({kMechanisms[std::get<0>(param_info.param)].label,
+                                  to_string(std::get<1>(param_info.param)),
+                                  to_string(std::get<2>(param_info.param))});
     });
 
 TEST(StepAllocations, CounterSeesSetupAllocationsInThisExecutable) {

@@ -21,20 +21,15 @@
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/client.hpp"
 #include "rtmb/net/server.hpp"
+#include "tests/support/loopback_server.hpp"
 
 namespace rtmb {
 namespace {
 
 using namespace std::chrono_literals;
 
-bool eventually(const std::function<bool()>& pred) {
-  const auto end = std::chrono::steady_clock::now() + 3000ms;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(2ms);
-  }
-  return pred();
-}
+using testing::connect_and_hello;
+using testing::eventually;
 
 struct Sample {
   double fx = 0.0;     ///< streamed device force x [N]
@@ -71,8 +66,7 @@ outputs:
   Server server(config);
   server.start();
   Client client;
-  client.connect("127.0.0.1", server.tcp_port());
-  const ClientSchema schema = client.hello();
+  const ClientSchema schema = connect_and_hello(client, server);
   EXPECT_EQ(schema.outputs,
             (std::vector<std::string>{"device.fx", "device.fy", "device.flags", "device.energy",
                                       "device.damping", "raw.fx", "raw.fy"}));

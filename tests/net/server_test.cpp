@@ -19,6 +19,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -29,36 +30,23 @@
 #include "rtmb/net/client.hpp"
 #include "rtmb/net/wire.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/loopback_server.hpp"
 
 namespace rtmb {
 namespace {
 
 using namespace std::chrono_literals;
 
-ServerConfig loopback_config() {
-  ServerConfig c;
-  c.model = "pendulum";
-  c.bind_address = "127.0.0.1";
-  c.tcp_port = 0;
-  c.udp_port = 0;
-  return c;
-}
+using testing::connect_and_hello;
+using testing::eventually;
+using testing::loopback_config;
+using testing::say_hello_and_subscribe;
 
-// Polls until pred() holds or the time is up; returns pred().
-bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds limit = 3000ms) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(2ms);
-  }
-  return pred();
-}
-
-// Connects client to server, says hello and subscribes its UDP socket to every state.
-void say_hello_and_subscribe(Client& client, const Server& server) {
-  client.connect("127.0.0.1", server.tcp_port());
-  (void)client.hello();
-  client.subscribe(1);
+// Starts the server, subscribes the client and reads the first state into m.
+void start_and_subscribe(Server& server, Client& client, StateMessage& m) {
+  server.start();
+  say_hello_and_subscribe(client, server);
+  ASSERT_TRUE(client.receive_state(m, 2000ms));
 }
 
 std::vector<std::byte> input_datagram(std::uint64_t seq, std::uint16_t channel, double value) {
@@ -99,8 +87,7 @@ TEST(ServerLoopback, HelloSubscribeStreamAndLatencyEcho) {
   server.start();
 
   Client client;
-  client.connect("127.0.0.1", server.tcp_port());
-  const ClientSchema schema = client.hello();
+  const ClientSchema schema = connect_and_hello(client, server);
   EXPECT_EQ(schema.version, kWireVersion);
   EXPECT_EQ(schema.model, "pendulum");
   EXPECT_EQ(schema.udp_port, server.udp_port());
@@ -160,16 +147,23 @@ TEST(ServerLoopback, HelloSubscribeStreamAndLatencyEcho) {
   EXPECT_GT(server.loop_counters().ticks, 0);
 }
 
-TEST(ServerLoopback, PauseStepResetControlTheStream) {
-  ServerConfig config = loopback_config();
-  config.start_running = false;
-  Server server(config);
-  server.start();
-  Client client;
-  say_hello_and_subscribe(client, server);
+// A paused server with a subscribed client that has read the paused initial state (m).
+class ServerLoopbackPaused : public ::testing::Test {
+ protected:
+  static ServerConfig paused() {
+    ServerConfig config = loopback_config();
+    config.start_running = false;
+    return config;
+  }
 
+  void SetUp() override { start_and_subscribe(server, client, m); }
+
+  Server server{paused()};
+  Client client;
   StateMessage m;
-  ASSERT_TRUE(client.receive_state(m, 2000ms));  // the paused initial state
+};
+
+TEST_F(ServerLoopbackPaused, PauseStepResetControlTheStream) {
   EXPECT_TRUE(has_flag(m.header.flags, WireFlag::kPaused));
   EXPECT_EQ(m.header.step, 0u);
 
@@ -200,16 +194,7 @@ TEST(ServerLoopback, PauseStepResetControlTheStream) {
   EXPECT_NE(stats.find("\"udp_bad_magic\":0"), std::string::npos) << stats;
 }
 
-TEST(ServerLoopback, InputsActAsForcesInTheStepAfterTheyArriveThenTheWatchdogRampsThemOut) {
-  ServerConfig config = loopback_config();
-  config.start_running = false;
-  Server server(config);
-  server.start();
-  Client client;
-  say_hello_and_subscribe(client, server);
-  StateMessage m;
-  ASSERT_TRUE(client.receive_state(m, 2000ms));  // the paused initial state
-
+TEST_F(ServerLoopbackPaused, InputsActAsForcesInTheStepAfterTheyArriveThenTheWatchdogRampsThemOut) {
   // an input while paused, then one step: the step must be exactly the engine's step with the
   // input as generalized force (reference computed here with the same model and settings)
   const std::array<InputSample, 2> samples{InputSample{0, 2.0}, InputSample{1, -1.0}};
@@ -287,11 +272,10 @@ TEST(ServerLoopback, LoadSwapsTheModelBetweenTicksAndRefusesWhatDoesNotFit) {
   ServerConfig config = loopback_config();
   config.model_file = load_model_file(dir + "rtmb_load_a.yaml");
   Server server(config);
-  server.start();
   Client client;
-  say_hello_and_subscribe(client, server);
   StateMessage m;
-  ASSERT_TRUE(client.receive_state(m, 2000ms));
+  start_and_subscribe(server, client, m);
+  if (HasFatalFailure()) return;
   EXPECT_EQ(m.channel_count, 4);
 
   // a model file next to the served one: the reply carries the new schema, the stream restarts
@@ -618,36 +602,94 @@ TEST(ServerLoopback, ServesABodyModelFile) {
   EXPECT_EQ(server.schema().inputs[2].name, "crank.tz");
   ASSERT_EQ(server.schema().outputs.size(), 18u);
   EXPECT_EQ(server.schema().outputs[2].unit, "rad");
-  server.start();
   Client client;
-  say_hello_and_subscribe(client, server);
   StateMessage m;
-  ASSERT_TRUE(client.receive_state(m, 2000ms));
+  start_and_subscribe(server, client, m);
+  if (HasFatalFailure()) return;
   EXPECT_EQ(m.channel_count, 18);
 }
 
-TEST(ServerLoopback, NamedChannelsOfTheFiveBarPantograph) {
-  // configs/five_bar.yaml: hello announces the named inputs and outputs with their units, the
-  // stream carries the outputs (handle position first), and a motor torque sent over UDP by
-  // channel name's index moves the handle, which sits still without it (no gravity)
-  ServerConfig config = loopback_config();
-  config.model_file = load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/five_bar.yaml");
-  Server server(config);
-  server.start();
-  Client client;
-  client.connect("127.0.0.1", server.tcp_port());
-  const ClientSchema schema = client.hello();
-  ASSERT_EQ(schema.inputs,
-            (std::vector<std::string>{"motor_l", "motor_r", "target_x", "target_y"}));
-  ASSERT_EQ(schema.outputs.size(), 10u);
-  EXPECT_EQ(schema.outputs[0], "handle.x");
-  EXPECT_EQ(schema.output_units[0], "m");
-  EXPECT_EQ(schema.outputs[6], "coupling_force.fx");
-  EXPECT_EQ(schema.output_units[6], "N");
-  client.subscribe(1);
+TEST(ServerLoopback, HelloAnnouncesTheNamedChannelsOfModelFiles) {
+  // configs/five_bar.yaml and configs/arm6.yaml (issue 4): hello names the inputs and the outputs
+  // with their units, in stream order
+  struct Case {
+    const char* file;
+    std::vector<std::string> inputs;
+    std::size_t outputs;
+    std::vector<std::size_t> picked;  // outputs whose names are checked
+    std::string names;
+  };
+  const Case cases[] = {
+      {"five_bar.yaml",
+       {"motor_l", "motor_r", "target_x", "target_y"},
+       10,
+       {0, 6},
+       "handle.x coupling_force.fx"},
+      {"arm6.yaml",
+       {"target_x", "target_y", "target_z"},
+       11,
+       {0, 3, 6, 10},
+       "tip.x tip_velocity.vx coupling_force.fx energy"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    ServerConfig config = loopback_config();
+    config.model_file = load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/" + c.file);
+    Server server(config);
+    server.start();
+    Client client;
+    const ClientSchema schema = connect_and_hello(client, server);
+    ASSERT_EQ(schema.inputs, c.inputs);
+    ASSERT_EQ(schema.outputs.size(), c.outputs);
+    std::string names;
+    for (std::size_t k : c.picked) names += (names.empty() ? "" : " ") + schema.outputs[k];
+    EXPECT_EQ(names, c.names);
+    EXPECT_EQ(schema.output_units[0] + " " + schema.output_units[6], "m N");
+  }
+}
 
+// A model file served on loopback to a subscribed client.
+class ServerLoopbackFile : public ::testing::Test {
+ protected:
+  void serve(const char* file) {
+    config.model_file = load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/" + file);
+    server.emplace(config);
+    server->start();
+    say_hello_and_subscribe(client, *server);
+  }
+
+  // Reads `count` states into m; false when one does not come within 2 s.
+  bool receive(int count) {
+    for (int i = 0; i < count; ++i) {
+      if (!client.receive_state(m, 2000ms)) return false;
+    }
+    return true;
+  }
+
+  // Sends `inputs` at every 10th state (fresh for the watchdog) until moved(m), for at most
+  // `limit` states.
+  template <class Inputs, class Moved>
+  ::testing::AssertionResult drive_until(const Inputs& inputs, int limit, Moved moved) {
+    for (int i = 0; i < limit; ++i) {
+      if (i % 10 == 0) (void)client.send_input(inputs);
+      if (!receive(1)) return ::testing::AssertionFailure() << "no state within 2 s";
+      if (moved(m)) return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure() << "not moved after " << limit << " states";
+  }
+
+  ServerConfig config = loopback_config();
+  std::optional<Server> server;
+  Client client;
   StateMessage m;
-  for (int i = 0; i < 20; ++i) ASSERT_TRUE(client.receive_state(m, 2000ms));
+};
+
+TEST_F(ServerLoopbackFile, FiveBarPantographHandleMovesWithItsMotor) {
+  // configs/five_bar.yaml: the stream carries the outputs (handle position first), and a motor
+  // torque sent over UDP by channel name's index moves the handle, which sits still without it
+  // (no gravity)
+  serve("five_bar.yaml");
+  ASSERT_TRUE(receive(20));
   ASSERT_EQ(m.channel_count, 10);
   const double x0 = m.channels[0];
   const double y0 = m.channels[1];
@@ -657,53 +699,28 @@ TEST(ServerLoopback, NamedChannelsOfTheFiveBarPantograph) {
 
   // the left motor turns its crank counter-clockwise: the handle moves (first order J e_1 dth)
   const std::array<InputSample, 1> torque{InputSample{0, 0.05}};
-  bool moved = false;
-  for (int i = 0; i < 3000 && !moved; ++i) {
-    if (i % 10 == 0) (void)client.send_input(torque);  // keep it fresh for the watchdog
-    ASSERT_TRUE(client.receive_state(m, 2000ms));
-    moved = std::hypot(m.channels[0] - x0, m.channels[1] - y0) > 1e-4;
-  }
-  EXPECT_TRUE(moved) << "handle at (" << m.channels[0] << ", " << m.channels[1] << ")";
+  EXPECT_TRUE(drive_until(torque, 3000,
+                          [&](const StateMessage& s) {
+                            return std::hypot(s.channels[0] - x0, s.channels[1] - y0) > 1e-4;
+                          }))
+      << "handle at (" << m.channels[0] << ", " << m.channels[1] << ")";
   EXPECT_GT(std::hypot(m.channels[6], m.channels[7]), 0.0);  // the coupling pulls back
 }
 
-TEST(ServerLoopback, NamedChannelsOfTheSpatialArm6TipCoupling) {
-  // configs/arm6.yaml (issue 4): hello announces the three coupling-target channels and the tip
-  // outputs; a target sent over UDP pulls the tip 0.3 m sideways (y), where without it the arm
-  // moves (nearly) in its x-z plane
-  ServerConfig config = loopback_config();
-  config.model_file = load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/arm6.yaml");
-  Server server(config);
-  server.start();
-  Client client;
-  client.connect("127.0.0.1", server.tcp_port());
-  const ClientSchema schema = client.hello();
-  ASSERT_EQ(schema.inputs, (std::vector<std::string>{"target_x", "target_y", "target_z"}));
-  ASSERT_EQ(schema.outputs.size(), 11u);
-  EXPECT_EQ(schema.outputs[0], "tip.x");
-  EXPECT_EQ(schema.output_units[0], "m");
-  EXPECT_EQ(schema.outputs[3], "tip_velocity.vx");
-  EXPECT_EQ(schema.outputs[6], "coupling_force.fx");
-  EXPECT_EQ(schema.output_units[6], "N");
-  EXPECT_EQ(schema.outputs[10], "energy");
-  client.subscribe(1);
-
-  StateMessage m;
-  for (int i = 0; i < 20; ++i) ASSERT_TRUE(client.receive_state(m, 2000ms));
+TEST_F(ServerLoopbackFile, SpatialArm6TipFollowsItsCouplingTarget) {
+  // configs/arm6.yaml (issue 4): a target sent over UDP pulls the tip 0.3 m sideways (y), where
+  // without it the arm moves (nearly) in its x-z plane
+  serve("arm6.yaml");
+  ASSERT_TRUE(receive(20));
   ASSERT_EQ(m.channel_count, 11);
-  const double y0 = m.channels[1];
   std::printf("arm6 served: tip (%.6f, %.6f, %.6f) before the target moves\n", m.channels[0],
               m.channels[1], m.channels[2]);
-  EXPECT_LT(std::abs(y0), 1e-3);  // the off-axis flange load alone moves y only slightly
+  EXPECT_LT(std::abs(m.channels[1]), 1e-3);  // the off-axis flange load alone moves y only slightly
   // target (1.2, 0.3, 0.3): 0.3 m to the side of the start
   const std::array<InputSample, 3> target{InputSample{0, 1.2}, InputSample{1, 0.3},
                                           InputSample{2, 0.3}};
-  bool moved = false;
-  for (int i = 0; i < 5000 && !moved; ++i) {
-    if (i % 10 == 0) (void)client.send_input(target);
-    ASSERT_TRUE(client.receive_state(m, 2000ms));
-    moved = m.channels[1] > 0.05;
-  }
+  const ::testing::AssertionResult moved =
+      drive_until(target, 5000, [](const StateMessage& s) { return s.channels[1] > 0.05; });
   std::printf("arm6 served: tip (%.6f, %.6f, %.6f), coupling force (%.3f, %.3f, %.3f) N\n",
               m.channels[0], m.channels[1], m.channels[2], m.channels[6], m.channels[7],
               m.channels[8]);

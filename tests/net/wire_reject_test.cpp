@@ -33,6 +33,12 @@ PacketStatus decode_input_bytes(const Bytes& b, std::uint16_t channels = 300) {
   return decode_input(view(b), channels, m);
 }
 
+// `base` with the u16 at byte `at` set to `value`.
+Bytes with_u16(Bytes base, std::size_t at, std::uint16_t value) {
+  poke<std::uint16_t>(base, at, value);
+  return base;
+}
+
 TEST(WireReject, TruncatedHeaderIsTooShort) {
   for (std::size_t n = 0; n < kHeaderBytes; ++n) {
     const Bytes b(kKnownInput.begin(), kKnownInput.begin() + static_cast<std::ptrdiff_t>(n));
@@ -97,13 +103,11 @@ TEST(WireReject, LengthOverMaximumEvenIfDatagramMatches) {
 
 TEST(WireReject, LengthDisagreesWithCount) {
   // header and datagram agree, but the payload's own count implies another size
-  Bytes input = kKnownInput;
-  poke<std::uint16_t>(input, kHeaderBytes + input_offset::kSampleCount, 3);
-  EXPECT_EQ(decode_input_bytes(input), PacketStatus::kBadLength);
-
-  Bytes state = kKnownState;
-  poke<std::uint16_t>(state, kHeaderBytes + state_offset::kChannelCount, 1);
-  EXPECT_EQ(decode_state_bytes(state), PacketStatus::kBadLength);
+  EXPECT_EQ(decode_input_bytes(with_u16(kKnownInput, kHeaderBytes + input_offset::kSampleCount, 3)),
+            PacketStatus::kBadLength);
+  EXPECT_EQ(
+      decode_state_bytes(with_u16(kKnownState, kHeaderBytes + state_offset::kChannelCount, 1)),
+      PacketStatus::kBadLength);
 
   Bytes stub = kKnownState;  // payload shorter than the state's fixed part
   stub.resize(kHeaderBytes + kStatePayloadFixedBytes - 1);
@@ -130,26 +134,18 @@ TEST(WireReject, UnknownOrUnexpectedKind) {
 }
 
 TEST(WireReject, ReservedFieldsAndUndefinedFlags) {
-  Bytes header_reserved = kKnownInput;
-  poke<std::uint16_t>(header_reserved, header_offset::kReserved, 1);
-  EXPECT_EQ(decode_input_bytes(header_reserved), PacketStatus::kBadReserved);
-
-  Bytes input_flag = kKnownInput;  // inputs define no flags in version 1
-  poke<std::uint16_t>(input_flag, header_offset::kFlags,
-                      static_cast<std::uint16_t>(WireFlag::kEchoValid));
-  EXPECT_EQ(decode_input_bytes(input_flag), PacketStatus::kBadReserved);
-
-  Bytes state_flag = kKnownState;
-  poke<std::uint16_t>(state_flag, header_offset::kFlags, 0x0008);
-  EXPECT_EQ(decode_state_bytes(state_flag), PacketStatus::kBadReserved);
-
-  Bytes state_payload = kKnownState;
-  poke<std::uint16_t>(state_payload, kHeaderBytes + state_offset::kReserved, 0x8000);
-  EXPECT_EQ(decode_state_bytes(state_payload), PacketStatus::kBadReserved);
-
-  Bytes input_payload = kKnownInput;
-  poke<std::uint16_t>(input_payload, kHeaderBytes + input_offset::kReserved, 1);
-  EXPECT_EQ(decode_input_bytes(input_payload), PacketStatus::kBadReserved);
+  constexpr auto kEchoValid = static_cast<std::uint16_t>(WireFlag::kEchoValid);
+  constexpr PacketStatus kBad = PacketStatus::kBadReserved;
+  EXPECT_EQ(decode_input_bytes(with_u16(kKnownInput, header_offset::kReserved, 1)), kBad);
+  // inputs define no flags in version 1; states none above bit 2
+  EXPECT_EQ(decode_input_bytes(with_u16(kKnownInput, header_offset::kFlags, kEchoValid)), kBad);
+  EXPECT_EQ(decode_state_bytes(with_u16(kKnownState, header_offset::kFlags, 0x0008)), kBad);
+  // the payloads' reserved fields
+  EXPECT_EQ(
+      decode_state_bytes(with_u16(kKnownState, kHeaderBytes + state_offset::kReserved, 0x8000)),
+      kBad);
+  EXPECT_EQ(decode_input_bytes(with_u16(kKnownInput, kHeaderBytes + input_offset::kReserved, 1)),
+            kBad);
 }
 
 TEST(WireReject, TooManyOrNoSamples) {

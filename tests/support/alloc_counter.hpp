@@ -85,6 +85,15 @@ class AllocationScope {
   AllocationCounts start_;  // thread totals at construction
 };
 
+/// The heap calls this thread makes while running f() (f's own allocations included: for code
+/// that must allocate, such as the negative controls; assert outside, as with AllocationScope).
+template <class F>
+[[nodiscard]] AllocationCounts count_allocations(F&& f) {
+  AllocationScope scope;
+  f();
+  return scope.counts();
+}
+
 /// Counts the simulation thread's heap calls from just before its loop to just after it: pass
 /// `&SimThreadCounter::hook` and the counter as the server's loop hook and context.
 struct SimThreadCounter {

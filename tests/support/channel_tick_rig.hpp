@@ -6,9 +6,14 @@
 // ring -> InputChannelBank -> System inputs, outputs evaluated each tick), for the allocation
 // tests of planar and spatial channel models (tests/alloc/*channels_alloc_test.cpp).
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <span>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "rtmb/models/model_file.hpp"
@@ -56,7 +61,8 @@ struct ChannelTickRig {
 
   struct Counted {
     AllocationCounts counts;
-    bool ok = true;  ///< every tick returned true
+    bool ok = true;          ///< every counted tick returned true
+    bool warm_up_ok = true;  ///< every warm-up tick returned true
   };
 
   /// Heap calls of ticks [first, last), a reset of the inputs and one more output evaluation.
@@ -71,6 +77,17 @@ struct ChannelTickRig {
     return out;
   }
 
+  /// Ticks [0, warm_up) outside the count, then count_ticks(warm_up, last, values).
+  Counted warm_up_and_count(std::int64_t warm_up,
+                            std::int64_t last,
+                            std::span<const double> values) {
+    bool warm_up_ok = true;
+    for (std::int64_t k = 0; k < warm_up; ++k) warm_up_ok = tick(k, values) && warm_up_ok;
+    Counted out = count_ticks(warm_up, last, values);
+    out.warm_up_ok = warm_up_ok;
+    return out;
+  }
+
   Workspace ws;
   State state;
   std::unique_ptr<InputRing> inputs = std::make_unique<InputRing>();
@@ -79,5 +96,33 @@ struct ChannelTickRig {
   std::unique_ptr<InputChannelBank> bank;
   std::unique_ptr<OutputEvaluator> outputs;
 };
+
+/// The text of a file (a model file or a part of one); empty when it cannot be read.
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The rig's model file: `text` parsed, run with `method` (PStab for explicit methods, no
+/// stabilizer for implicit ones).
+inline ModelFile channel_rig_file(const std::string& text, const std::string& name, Method method) {
+  ModelFile file = parse_model_file(text, name);
+  file.settings.method = method;
+  file.settings.stabilizer = is_implicit(method) ? StabilizerKind::kNone : StabilizerKind::kPStab;
+  return file;
+}
+
+/// Success when every tick of the run returned true and the counted ones touched no heap.
+inline ::testing::AssertionResult ticked_without_heap(const ChannelTickRig::Counted& run) {
+  if (run.warm_up_ok && run.ok && run.counts.allocations == 0 && run.counts.deallocations == 0) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "warm-up ticks ok " << run.warm_up_ok << ", counted ticks ok " << run.ok << ", "
+         << run.counts.allocations << " allocations, " << run.counts.deallocations
+         << " deallocations";
+}
 
 }  // namespace rtmb::testing

@@ -2,12 +2,14 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
@@ -51,6 +53,42 @@ inline CommandResult run_rtmb(const std::string& args) {
     if (!line.empty()) r.last_line = line;
   }
   return r;
+}
+
+/// Success when every one of `parts` appears in out; else a failure naming the missing ones,
+/// followed by out. Usage: EXPECT_TRUE(contains_all(r.out, {"closing report", "p99"})).
+inline ::testing::AssertionResult contains_all(const std::string& out,
+                                               std::initializer_list<std::string> parts) {
+  std::string missing;
+  for (const std::string& p : parts) {
+    if (out.find(p) == std::string::npos) missing += " '" + p + "'";
+  }
+  if (missing.empty()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "missing" << missing << " in:\n" << out;
+}
+
+/// Reads the values printed from the first `marker` on with std::sscanf(format, values...); true
+/// when the marker is there and every value was read.
+template <class... Values>
+bool scan_after(const std::string& out,
+                const std::string& marker,
+                const char* format,
+                Values*... values) {
+  const std::size_t at = out.find(marker);
+  return at != std::string::npos &&
+         std::sscanf(out.c_str() + at, format, values...) == static_cast<int>(sizeof...(values));
+}
+
+/// Writes text to a file `name` in GoogleTest's temporary folder; returns its path.
+inline std::string write_temp_file(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  EXPECT_NE(f, nullptr) << path;
+  if (f != nullptr) {
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  return path;
 }
 
 }  // namespace rtmb::testing

@@ -3,12 +3,20 @@
 #pragma once
 
 // The allocation-counting step loop of the step-contract tests (tests/alloc/step_alloc_test.cpp,
-// tests/alloc/body_model_alloc_test.cpp). Link with tests/support/alloc_counter.cpp.
+// tests/alloc/body_model_alloc_test.cpp, ...) and the counted sweep over every System
+// evaluation. Link with tests/support/alloc_counter.cpp.
 
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "rtmb/models/model_file.hpp"
 #include "rtmb/step.hpp"
+#include "rtmb/system.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 namespace rtmb::testing {
@@ -74,6 +82,91 @@ inline StepAllocationCounts count_step_allocations(const Model& model, long warm
     }
     out.counts = scope.counts();
   }
+  return out;
+}
+
+/// A model file of configs/ as a System.
+inline std::shared_ptr<const System> load_config_system(const std::string& file) {
+  return make_system(load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/" + file));
+}
+
+/// (index into a list of configs/ files, method, stabilizer): a step sweep over model files.
+using FileCombo = std::tuple<int, Method, StabilizerKind>;
+
+/// Success when `steps` steps of configs/files[index] with the combo's method and stabilizer
+/// (dt = 1 ms, after 10 warm-up steps) touch no heap and, unless flagged_allowed, none is flagged.
+template <std::size_t N>
+::testing::AssertionResult config_steps_without_heap(const char* const (&files)[N],
+                                                     const FileCombo& combo,
+                                                     long steps,
+                                                     bool flagged_allowed) {
+  const auto [file, method, stabilizer] = combo;
+  const Model model(load_config_system(files[file]),
+                    step_allocation_settings(method, stabilizer, 1e-3));
+  const StepAllocationCounts run = count_step_allocations(model, 10, steps);
+  if (run.counts.allocations == 0 && run.counts.deallocations == 0 &&
+      (flagged_allowed || run.flagged == 0)) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << run.counts.allocations << " allocations, " << run.counts.deallocations
+         << " deallocations, " << run.flagged << " flagged steps";
+}
+
+/// What count_evaluation_allocations() saw.
+struct EvaluationAllocations {
+  AllocationCounts counts;        ///< heap calls of the counted evaluations
+  double sum = 0.0;               ///< energies and residuals summed (finite if every call was)
+  bool forces_finite = false;     ///< the last generalized forces are finite
+  bool sparse_structure = false;  ///< the system gave a sparse structure (with_sparse only)
+};
+
+/// Calls every dense System evaluation 100 times inside an AllocationScope, from the initial
+/// state with all velocities 0.3, at times 0, time_step, 2 time_step, ... With with_sparse, also
+/// constraint_force_jacobian and the sparse values (if the system gives a sparse structure).
+inline EvaluationAllocations count_evaluation_allocations(const System& sys,
+                                                          double time_step = 0.0,
+                                                          bool with_sparse = false) {
+  State s;
+  sys.initial_state(s);
+  s.v.setConstant(0.3);
+  Mat M(sys.n_v(), sys.n_v());
+  Mat G(sys.n_lambda(), sys.n_v());
+  Mat H(sys.n_lambda(), sys.n_q());
+  Mat K(sys.n_v(), sys.n_q());
+  Vec f(sys.n_v());
+  Vec g(sys.n_lambda());
+  Vec L(sys.n_lambda());
+  Vec gt(sys.n_lambda());
+  const Vec lambda = Vec::Ones(sys.n_lambda());
+  SparsePattern mp;
+  SparsePattern gp;
+  EvaluationAllocations out;
+  out.sparse_structure = with_sparse && sys.sparse_structure(mp, gp);
+  std::vector<double> mv(static_cast<std::size_t>(mp.nonzeros()));
+  std::vector<double> gv(static_cast<std::size_t>(gp.nonzeros()));
+  {
+    AllocationScope scope;
+    for (int i = 0; i < 100; ++i) {
+      const double t = time_step * i;
+      sys.mass(t, s.q, M);
+      sys.forces(t, s.q, s.v, {}, f);
+      sys.constraints(t, s.q, g);
+      sys.jacobian(t, s.q, G);
+      sys.constraint_rate(t, s.q, gt);
+      sys.curvature(t, s.q, s.v, L);
+      sys.velocity_constraint_jacobian(t, s.q, s.v, H);
+      (void)sys.inertia_jacobian(t, s.q, f, K);
+      if (out.sparse_structure) {
+        (void)sys.constraint_force_jacobian(t, s.q, lambda, K);
+        sys.mass_values(t, s.q, mv);
+        sys.jacobian_values(t, s.q, gv);
+      }
+      out.sum += g.sum() + gt.sum() + L.sum() + sys.energy(t, s.q, s.v, {});
+    }
+    out.counts = scope.counts();
+  }
+  out.forces_finite = f.allFinite();
   return out;
 }
 

@@ -5,25 +5,27 @@
 // A small blocking client of `rtmb serve` for tools and tests (docs/protocol.md): a TCP control
 // connection (one JSON line per request, one per reply) and a UDP socket that receives the state
 // stream and sends inputs. Every call blocks at most for the timeout it is given. Errors of the
-// transport throw ClientError; a request the server refuses comes back as its reply line.
-// Not for the real-time thread (allocates, blocks). One thread at a time.
+// transport throw ClientError (or its base SocketError, from a socket call); a request the server
+// refuses comes back as its reply line. Not for the real-time thread (allocates, blocks). One
+// thread at a time.
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "rtmb/net/udp_socket.hpp"
 #include "rtmb/net/wire.hpp"
 
 namespace rtmb {
 
 /// A transport failure (connect, send, receive, timeout on a control reply, malformed reply).
-class ClientError : public std::runtime_error {
+/// A failed socket call or a bad address comes as its base, SocketError.
+class ClientError : public SocketError {
  public:
-  using std::runtime_error::runtime_error;
+  using SocketError::SocketError;
 };
 
 /// What hello told about the server and its model.
@@ -85,7 +87,7 @@ class Client {
   void open_udp();
 
   int tcp_ = -1;
-  int udp_ = -1;
+  std::optional<UdpSocket> udp_;  // opened by subscribe or the first datagram sent
   std::string host_;
   std::string pending_;  // bytes read past the last line
   std::uint16_t local_udp_port_ = 0;

@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "tests/support/run_binary.hpp"
 
@@ -28,84 +30,81 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-void generate(const std::string& args, const std::string& path) {
+/// `rtmb gen chain ARGS > path`; with `text`, reads the file back into it.
+void generate(const std::string& args, const std::string& path, std::string* text = nullptr) {
   const CommandResult r = run_rtmb("gen chain " + args + " > " + path);
   ASSERT_EQ(r.exit_code, 0) << r.out;
+  if (text == nullptr) return;
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  text->assign(1 << 16, '\0');
+  text->resize(std::fread(text->data(), 1, text->size(), f));
+  std::fclose(f);
+}
+
+/// `rtmb run` of a generated chain for t_end seconds: it ends well with the constraints kept
+/// (position drift <= 1e-10) and the energy kept to `energy_tolerance` (relative: no damping).
+CommandResult run_generated(const std::string& path, const char* t_end, double energy_tolerance) {
+  const CommandResult r = run_rtmb("run " + path + " --t-end " + t_end + " --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_LE(json_number(r.last_line, "max_position_drift"), 1e-10);
+  const double e0 = json_number(r.last_line, "energy_start");
+  EXPECT_LE(std::abs(json_number(r.last_line, "energy_end") - e0), energy_tolerance * std::abs(e0));
+  return r;
+}
+
+/// `rtmb gen chain ARGS --n 12 --loop` into `file`: the text has `expected` occurrences of each
+/// given line part, and `rtmb run` keeps the loop closed and the energy (0.5 s, 500 steps) under
+/// the model name `model`. Returns the run's summary line.
+std::string check_closed_chain(const std::string& args,
+                               const std::string& file,
+                               std::initializer_list<std::pair<const char*, std::size_t>> expected,
+                               const std::string& model) {
+  const std::string path = ::testing::TempDir() + file;
+  std::string text;
+  generate(args + " --n 12 --loop", path, &text);
+  for (const auto& [part, n] : expected) EXPECT_EQ(count(text, part), n) << part;
+  const CommandResult r = run_generated(path, "0.5", 1e-5);
+  EXPECT_NE(r.last_line.find("\"model\":\"" + model + "\""), std::string::npos) << r.last_line;
+  EXPECT_EQ(json_number(r.last_line, "steps"), 500);
+  return r.last_line;
 }
 
 TEST(GenCommand, ClosedChainRunsWithItsLoopClosedAndConservesEnergy) {
-  const std::string path = ::testing::TempDir() + "rtmb_gen_chain_loop.yaml";
-  generate("--n 12 --loop", path);
-  std::FILE* f = std::fopen(path.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string text(1 << 16, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
-  EXPECT_EQ(count(text, "{name: link"), 12u);
-  EXPECT_EQ(count(text, "type: revolute"), 13u);  // 12 pivots + the tip pin
-
-  const CommandResult r = run_rtmb("run " + path + " --t-end 0.5 --quiet");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.last_line.find("\"model\":\"chain_loop_12\""), std::string::npos) << r.last_line;
-  EXPECT_EQ(json_number(r.last_line, "steps"), 500);
-  EXPECT_LE(json_number(r.last_line, "max_position_drift"), 1e-10);
-  const double e0 = json_number(r.last_line, "energy_start");
-  const double e1 = json_number(r.last_line, "energy_end");
-  EXPECT_LE(std::abs(e1 - e0), 1e-5 * std::abs(e0));
+  // 12 pivots + the tip pin
+  (void)check_closed_chain("", "rtmb_gen_chain_loop.yaml",
+                           {{"{name: link", 12u}, {"type: revolute", 13u}}, "chain_loop_12");
 }
 
 TEST(GenCommand, OpenChainRuns) {
   const std::string path = ::testing::TempDir() + "rtmb_gen_chain_open.yaml";
   generate("--n 20", path);
-  const CommandResult r = run_rtmb("run " + path + " --t-end 0.2 --quiet");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_LE(json_number(r.last_line, "max_position_drift"), 1e-10);
-  const double e0 = json_number(r.last_line, "energy_start");
-  EXPECT_LE(std::abs(json_number(r.last_line, "energy_end") - e0), 1e-7 * std::abs(e0));
+  (void)run_generated(path, "0.2", 1e-7);
 }
 
 TEST(GenCommand, BadOptionsAreRefused) {
-  CommandResult r = run_rtmb("gen chain --n 2 --loop");
-  EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("--loop needs --n >= 3"), std::string::npos) << r.out;
-  r = run_rtmb("gen chain --n 2 --loop --spatial");
-  EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("--loop needs --n >= 3"), std::string::npos) << r.out;
+  for (const char* dimension : {"", " --spatial"}) {
+    const CommandResult r = run_rtmb(std::string("gen chain --n 2 --loop") + dimension);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("--loop needs --n >= 3"), std::string::npos) << r.out;
+  }
 }
 
 TEST(GenCommand, SpatialClosedChainRunsWithItsLoopClosedAndConservesEnergy) {
-  const std::string path = ::testing::TempDir() + "rtmb_gen_chain_spatial_loop.yaml";
-  generate("--n 12 --spatial --loop", path);
-  std::FILE* f = std::fopen(path.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string text(1 << 16, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
-  EXPECT_EQ(count(text, "dimension: spatial"), 1u);
-  EXPECT_EQ(count(text, "{name: link"), 12u);
-  EXPECT_EQ(count(text, "type: spherical"), 13u);  // 12 pivots + the tip pin
-
-  const CommandResult r = run_rtmb("run " + path + " --t-end 0.5 --quiet");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.last_line.find("\"model\":\"chain_loop_spatial_12\""), std::string::npos)
-      << r.last_line;
-  EXPECT_EQ(json_number(r.last_line, "steps"), 500);
-  EXPECT_LE(json_number(r.last_line, "max_position_drift"), 1e-10);
-  const double e0 = json_number(r.last_line, "energy_start");
-  const double e1 = json_number(r.last_line, "energy_end");
-  EXPECT_LE(std::abs(e1 - e0), 1e-5 * std::abs(e0));
+  // 12 pivots + the tip pin
+  const std::string summary = check_closed_chain(
+      "--spatial", "rtmb_gen_chain_spatial_loop.yaml",
+      {{"dimension: spatial", 1u}, {"{name: link", 12u}, {"type: spherical", 13u}},
+      "chain_loop_spatial_12");
   std::printf("spatial loop chain: drift %.3e, E %.10f -> %.10f J\n",
-              json_number(r.last_line, "max_position_drift"), e0, e1);
+              json_number(summary, "max_position_drift"), json_number(summary, "energy_start"),
+              json_number(summary, "energy_end"));
 }
 
 TEST(GenCommand, SpatialOpenChainRuns) {
   const std::string path = ::testing::TempDir() + "rtmb_gen_chain_spatial_open.yaml";
   generate("--n 20 --spatial", path);
-  const CommandResult r = run_rtmb("run " + path + " --t-end 0.2 --quiet");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_LE(json_number(r.last_line, "max_position_drift"), 1e-10);
-  const double e0 = json_number(r.last_line, "energy_start");
-  EXPECT_LE(std::abs(json_number(r.last_line, "energy_end") - e0), 1e-7 * std::abs(e0));
+  (void)run_generated(path, "0.2", 1e-7);
 }
 
 }  // namespace

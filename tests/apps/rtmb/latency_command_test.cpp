@@ -16,13 +16,10 @@ namespace {
 using rtmb::testing::CommandResult;
 using rtmb::testing::json_number;
 using rtmb::testing::json_value;
-
-CommandResult run_latency(const std::string& args) {
-  return rtmb::testing::run_rtmb("latency " + args);
-}
+using rtmb::testing::run_rtmb;
 
 TEST(LatencyCommand, JsonSummaryIsCompleteAndConsistent) {
-  const CommandResult r = run_latency("--rate 200 --duration 1 --json");
+  const CommandResult r = run_rtmb("latency --rate 200 --duration 1 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string& j = r.last_line;
   ASSERT_EQ(j.front(), '{') << r.out;
@@ -52,7 +49,7 @@ TEST(LatencyCommand, JsonSummaryIsCompleteAndConsistent) {
 }
 
 TEST(LatencyCommand, FullLossEchoesNothing) {
-  const CommandResult r = run_latency("--rate 200 --duration 0.5 --impair loss=1 --json");
+  const CommandResult r = run_rtmb("latency --rate 200 --duration 0.5 --impair loss=1 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string& j = r.last_line;
   EXPECT_GT(json_number(j, "sent"), 0.0) << j;
@@ -62,14 +59,14 @@ TEST(LatencyCommand, FullLossEchoesNothing) {
 
 TEST(LatencyCommand, BadImpairmentIsRefused) {
   for (const char* bad : {"delay=abc", "loss=2", "wobble=3", "delay", "delay=1,delay=2"}) {
-    const CommandResult r = run_latency(std::string("--duration 0.1 --impair ") + bad);
+    const CommandResult r = run_rtmb(std::string("latency --duration 0.1 --impair ") + bad);
     EXPECT_NE(r.exit_code, 0) << bad << ": " << r.out;
     EXPECT_NE(r.out.find("bad --impair"), std::string::npos) << bad << ": " << r.out;
   }
 }
 
 TEST(LatencyCommand, UnknownChannelIsRefused) {
-  const CommandResult r = run_latency("--rate 100 --duration 0.1 --channel nope");
+  const CommandResult r = run_rtmb("latency --rate 100 --duration 0.1 --channel nope");
   EXPECT_NE(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("unknown input channel"), std::string::npos) << r.out;
 }

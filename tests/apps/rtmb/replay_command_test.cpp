@@ -20,6 +20,7 @@ namespace {
 
 using rtmb::testing::CommandResult;
 using rtmb::testing::run_rtmb;
+using rtmb::testing::scan_after;
 
 std::string temp_record(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
@@ -34,6 +35,22 @@ std::string hash_after(const std::string& out, const std::string& marker) {
   return out.substr(at + marker.size(), 16);
 }
 
+// replay's second line: "  N steps (T s simulated), M input entries ..."
+constexpr const char* kReplayedRun = " %llu steps (%lf s simulated), %llu input";
+
+/// Replays `rec` (quietly), prints its hash line under `label` and expects it to end well with the
+/// recorded hash.
+CommandResult replay_recorded(const std::string& rec,
+                              const std::string& label,
+                              const std::string& recorded) {
+  const CommandResult replayed = run_rtmb("replay --quiet " + rec);
+  std::printf("%s: recorded %s; %s", label.c_str(), recorded.c_str(),
+              replayed.out.substr(replayed.out.find("state hash")).c_str());
+  EXPECT_EQ(replayed.exit_code, 0) << replayed.out;
+  EXPECT_EQ(hash_after(replayed.out, "replayed "), recorded) << replayed.out;
+  return replayed;
+}
+
 void check_round_trip(const std::string& model, const std::string& name) {
   const std::string rec = temp_record(name);
   const CommandResult served =
@@ -44,20 +61,13 @@ void check_round_trip(const std::string& model, const std::string& name) {
   ASSERT_EQ(recorded.size(), 16u) << served.out;
   EXPECT_NE(served.out.find(", 0 lost"), std::string::npos) << served.out;
 
-  const CommandResult replayed = run_rtmb("replay --quiet " + rec);
-  std::printf("%s: serve recorded %s; %s", model.c_str(), recorded.c_str(),
-              replayed.out.substr(replayed.out.find("state hash")).c_str());
-  EXPECT_EQ(replayed.exit_code, 0) << replayed.out;
-  EXPECT_EQ(hash_after(replayed.out, "replayed "), recorded) << replayed.out;
+  const CommandResult replayed = replay_recorded(rec, model + ": serve", recorded);
   EXPECT_EQ(hash_after(replayed.out, "hash: recorded "), recorded) << replayed.out;
   EXPECT_NE(replayed.out.find("identical"), std::string::npos) << replayed.out;
   // the demo client really drove it: thousands of input entries, not an empty log
   unsigned long long steps = 0, entries = 0;
-  const std::size_t line = replayed.out.find("\n  ");
-  ASSERT_NE(line, std::string::npos) << replayed.out;
-  ASSERT_EQ(std::sscanf(replayed.out.c_str() + line, " %llu steps (%*f s simulated), %llu input",
-                        &steps, &entries),
-            2)
+  double simulated = 0.0;
+  ASSERT_TRUE(scan_after(replayed.out, "\n  ", kReplayedRun, &steps, &simulated, &entries))
       << replayed.out;
   EXPECT_GT(steps, 1000u) << replayed.out;
   EXPECT_GT(entries, 1000u) << replayed.out;
@@ -127,18 +137,10 @@ TEST(ReplayCommand, SixtySecondHapticSimSessionReplaysBitForBit) {
   const std::string recorded = hash_after(sim.out, "state hash ");
   ASSERT_EQ(recorded.size(), 16u) << sim.out;
   EXPECT_EQ(sim.out.find("INCOMPLETE"), std::string::npos) << sim.out;
-  const CommandResult replayed = run_rtmb("replay --quiet " + rec);
-  std::printf("60 s haptic-sim session: recorded %s; %s", recorded.c_str(),
-              replayed.out.substr(replayed.out.find("state hash")).c_str());
-  EXPECT_EQ(replayed.exit_code, 0) << replayed.out;
-  EXPECT_EQ(hash_after(replayed.out, "replayed "), recorded) << replayed.out;
+  const CommandResult replayed = replay_recorded(rec, "60 s haptic-sim session", recorded);
   unsigned long long steps = 0, entries = 0;
   double simulated = 0.0;
-  const std::size_t line = replayed.out.find("\n  ");
-  ASSERT_NE(line, std::string::npos) << replayed.out;
-  ASSERT_EQ(std::sscanf(replayed.out.c_str() + line, " %llu steps (%lf s simulated), %llu input",
-                        &steps, &simulated, &entries),
-            3)
+  ASSERT_TRUE(scan_after(replayed.out, "\n  ", kReplayedRun, &steps, &simulated, &entries))
       << replayed.out;
   EXPECT_GT(simulated, 55.0) << replayed.out;  // the served session's 60 s, minus start-up
   EXPECT_GT(entries, 30000u) << replayed.out;  // the device moved nearly every tick

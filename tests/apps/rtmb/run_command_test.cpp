@@ -177,11 +177,8 @@ TEST(RunCommand, ModelFileSettingsApplyAndOptionsOverrideThem) {
 }
 
 TEST(RunCommand, BadModelFileNamesFileLineAndKey) {
-  const std::string path = ::testing::TempDir() + "rtmb_run_bad.yaml";
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs("mechanism: pendulum\nintegration:\n  dt: -1\n", f);
-  std::fclose(f);
+  const std::string path = rtmb::testing::write_temp_file(
+      "rtmb_run_bad.yaml", "mechanism: pendulum\nintegration:\n  dt: -1\n");
   const Result r = run_rtmb("run " + path + " --quiet");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find(path + ":3:7: key 'integration.dt': must be > 0"), std::string::npos)

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rtmb/models/mechanisms.hpp"
+#include "tests/support/runner_rig.hpp"
 
 namespace rtmb {
 namespace {
@@ -39,6 +40,12 @@ InputChannelConfig channel(InputKind kind, MissPolicy policy) {
   return c;
 }
 
+// Advances the bank to now_ns and returns channel 0's value.
+double value_after(InputChannelBank& bank, std::int64_t now_ns) {
+  bank.advance(now_ns);
+  return bank.value(0);
+}
+
 InputChannelBank make_bank(const std::vector<InputChannelConfig>& channels,
                            const InputBankConfig& config = {}) {
   return InputChannelBank(channels, config);
@@ -51,13 +58,11 @@ TEST(InputChannelPolicy, HoldKeepsTheLastValue) {
   EXPECT_EQ(bank.value(0), 0.0);  // initial_value before anything
 
   bank.receive(0, 1.5, kSenderOrigin);
-  bank.advance(tick_ns(0));
-  EXPECT_EQ(bank.value(0), 1.5);
+  EXPECT_EQ(value_after(bank, tick_ns(0)), 1.5);
   EXPECT_EQ(bank.mode(0), InputChannelMode::kFresh);
 
   for (int k = 1; k <= 50; ++k) {
-    bank.advance(tick_ns(k));
-    ASSERT_EQ(bank.value(0), 1.5) << "tick " << k;
+    ASSERT_EQ(value_after(bank, tick_ns(k)), 1.5) << "tick " << k;
     ASSERT_EQ(bank.mode(0), InputChannelMode::kPolicy);
   }
   const InputChannelCounters n = bank.channel_counters(0);
@@ -78,8 +83,7 @@ TEST(InputChannelPolicy, ExtrapolationContinuesALinearRampExactlyUpToTheHorizon)
   constexpr double kSlopePerTick = 0.25;
   for (int k = 0; k < 10; ++k) {
     bank.receive(0, kSlopePerTick * k, kSenderOrigin + k * kMs);
-    bank.advance(tick_ns(k));
-    ASSERT_EQ(bank.value(0), kSlopePerTick * k);
+    ASSERT_EQ(value_after(bank, tick_ns(k)), kSlopePerTick * k);
   }
   // then the stream stops: the line continues for 5 ms of tick time, then holds
   for (int k = 10; k <= 30; ++k) {
@@ -96,20 +100,16 @@ TEST(InputChannelPolicy, ExtrapolationSlopeComesFromSenderTimestamps) {
   auto bank = make_bank({channel(InputKind::kCommand, MissPolicy::kExtrapolate)});
   bank.receive(0, 3.0, kSenderOrigin);
   bank.receive(0, 4.0, kSenderOrigin + 2 * kMs);
-  bank.advance(tick_ns(0));
-  EXPECT_EQ(bank.value(0), 4.0);
-  bank.advance(tick_ns(1));
-  EXPECT_DOUBLE_EQ(bank.value(0), 4.5);
-  bank.advance(tick_ns(2));
-  EXPECT_DOUBLE_EQ(bank.value(0), 5.0);
+  EXPECT_EQ(value_after(bank, tick_ns(0)), 4.0);
+  EXPECT_DOUBLE_EQ(value_after(bank, tick_ns(1)), 4.5);
+  EXPECT_DOUBLE_EQ(value_after(bank, tick_ns(2)), 5.0);
 }
 
 TEST(InputChannelPolicy, ExtrapolationWithOneSampleHolds) {
   auto bank = make_bank({channel(InputKind::kCommand, MissPolicy::kExtrapolate)});
   bank.receive(0, -2.0, kSenderOrigin);
   bank.advance(tick_ns(0));
-  bank.advance(tick_ns(1));
-  EXPECT_EQ(bank.value(0), -2.0);
+  EXPECT_EQ(value_after(bank, tick_ns(1)), -2.0);
 }
 
 TEST(InputChannelPolicy, ExtrapolationNeverProducesANonFiniteValue) {
@@ -119,15 +119,13 @@ TEST(InputChannelPolicy, ExtrapolationNeverProducesANonFiniteValue) {
   bank.receive(0, -big, kSenderOrigin);
   bank.receive(0, big, kSenderOrigin + 1);
   bank.advance(0);
-  bank.advance(tick_ns(1));
-  EXPECT_EQ(bank.value(0), big);
+  EXPECT_EQ(value_after(bank, tick_ns(1)), big);
 
   // sender times at the ends of the int64 range: no overflow in the span
   bank.receive(0, 1.0, std::numeric_limits<std::int64_t>::min());
   bank.receive(0, 2.0, std::numeric_limits<std::int64_t>::max());
   bank.advance(tick_ns(2));
-  bank.advance(tick_ns(3));
-  EXPECT_NEAR(bank.value(0), 2.0, 1e-9);
+  EXPECT_NEAR(value_after(bank, tick_ns(3)), 2.0, 1e-9);
 }
 
 TEST(InputChannelPolicy, DecayFollowsExpMinusTOverTau) {
@@ -135,8 +133,7 @@ TEST(InputChannelPolicy, DecayFollowsExpMinusTOverTau) {
   c.decay_tau_ns = 7 * kMs;
   auto bank = make_bank({c});
   bank.receive(0, -3.0, kSenderOrigin);
-  bank.advance(tick_ns(4));
-  EXPECT_EQ(bank.value(0), -3.0);
+  EXPECT_EQ(value_after(bank, tick_ns(4)), -3.0);
   for (int k = 5; k <= 100; ++k) {
     bank.advance(tick_ns(k));
     const double t_over_tau = static_cast<double>((k - 4) * kMs) / (7.0 * kMs);
@@ -153,31 +150,26 @@ TEST(InputChannelPolicy, SafeStateAfterExactlyKConsecutiveMissesUntilAFreshSampl
   bank.receive(0, 3.0, kSenderOrigin);
   bank.advance(tick_ns(0));
   for (int k = 1; k <= 3; ++k) {
-    bank.advance(tick_ns(k));
-    ASSERT_EQ(bank.value(0), 3.0) << "tick " << k;
+    ASSERT_EQ(value_after(bank, tick_ns(k)), 3.0) << "tick " << k;
     ASSERT_EQ(bank.mode(0), InputChannelMode::kPolicy);
   }
   bank.advance(tick_ns(4));  // the 4th consecutive miss
   EXPECT_EQ(bank.value(0), -1.0);
   EXPECT_EQ(bank.mode(0), InputChannelMode::kSafe);
   for (int k = 5; k <= 20; ++k) {
-    bank.advance(tick_ns(k));
-    ASSERT_EQ(bank.value(0), -1.0);
+    ASSERT_EQ(value_after(bank, tick_ns(k)), -1.0);
   }
   EXPECT_EQ(bank.channel_counters(0).safe_state_entries, 1);
 
   // recovery: a fresh sample ends safe state at once, and the count starts again
   bank.receive(0, 2.0, kSenderOrigin + 21 * kMs);
-  bank.advance(tick_ns(21));
-  EXPECT_EQ(bank.value(0), 2.0);
+  EXPECT_EQ(value_after(bank, tick_ns(21)), 2.0);
   EXPECT_EQ(bank.mode(0), InputChannelMode::kFresh);
   EXPECT_EQ(bank.channel_counters(0).consecutive_misses, 0);
   for (int k = 22; k <= 24; ++k) {
-    bank.advance(tick_ns(k));
-    ASSERT_EQ(bank.value(0), 2.0);
+    ASSERT_EQ(value_after(bank, tick_ns(k)), 2.0);
   }
-  bank.advance(tick_ns(25));
-  EXPECT_EQ(bank.value(0), -1.0);
+  EXPECT_EQ(value_after(bank, tick_ns(25)), -1.0);
   EXPECT_EQ(bank.channel_counters(0).safe_state_entries, 2);
 }
 
@@ -197,19 +189,15 @@ TEST(InputChannelPolicy, ValuesAreClampedToTheLimits) {
   auto bank = make_bank({c});
 
   bank.receive(0, 5.0, kSenderOrigin);
-  bank.advance(tick_ns(0));
-  EXPECT_EQ(bank.value(0), 2.0);
+  EXPECT_EQ(value_after(bank, tick_ns(0)), 2.0);
   bank.receive(0, -7.0, kSenderOrigin + kMs);
-  bank.advance(tick_ns(1));
-  EXPECT_EQ(bank.value(0), -1.0);
+  EXPECT_EQ(value_after(bank, tick_ns(1)), -1.0);
 
   // extrapolation inside the limits, then into the upper one
   bank.receive(0, 0.0, kSenderOrigin + 2 * kMs);
   bank.receive(0, 0.5, kSenderOrigin + 3 * kMs);
-  bank.advance(tick_ns(2));
-  EXPECT_EQ(bank.value(0), 0.5);
-  bank.advance(tick_ns(3));
-  EXPECT_DOUBLE_EQ(bank.value(0), 1.0);
+  EXPECT_EQ(value_after(bank, tick_ns(2)), 0.5);
+  EXPECT_DOUBLE_EQ(value_after(bank, tick_ns(3)), 1.0);
   for (int k = 4; k < 20; ++k) bank.advance(tick_ns(k));
   EXPECT_EQ(bank.value(0), 2.0);
 }
@@ -319,16 +307,12 @@ TEST(InputChannelWatchdog, ConfiguredThresholdAndRampAreHonoured) {
   bank.receive(0, -2.0, kSenderOrigin);
   bank.advance(0);
   for (int k = 1; k <= 4; ++k) {
-    bank.advance(tick_ns(k));
-    ASSERT_EQ(bank.value(0), -2.0);
+    ASSERT_EQ(value_after(bank, tick_ns(k)), -2.0);
     ASSERT_EQ(bank.mode(0), InputChannelMode::kPolicy);
   }
-  bank.advance(tick_ns(15));
-  EXPECT_DOUBLE_EQ(bank.value(0), -1.0);
-  bank.advance(tick_ns(24));
-  EXPECT_LT(bank.value(0), 0.0);
-  bank.advance(tick_ns(25));
-  EXPECT_EQ(bank.value(0), 0.0);
+  EXPECT_DOUBLE_EQ(value_after(bank, tick_ns(15)), -1.0);
+  EXPECT_LT(value_after(bank, tick_ns(24)), 0.0);
+  EXPECT_EQ(value_after(bank, tick_ns(25)), 0.0);
 }
 
 TEST(InputChannelWatchdog, RampRestartsCleanlyWhenSamplesResume) {
@@ -352,10 +336,8 @@ TEST(InputChannelWatchdog, RampRestartsCleanlyWhenSamplesResume) {
   // the second ramp starts from the new value, over the full 10 ms, from the new last sample
   for (int k = 51; k <= 53; ++k) bank.advance(tick_ns(k));
   EXPECT_EQ(bank.value(0), 6.0);
-  bank.advance(tick_ns(58));
-  EXPECT_DOUBLE_EQ(bank.value(0), 3.0);
-  bank.advance(tick_ns(63));
-  EXPECT_EQ(bank.value(0), 0.0);
+  EXPECT_DOUBLE_EQ(value_after(bank, tick_ns(58)), 3.0);
+  EXPECT_EQ(value_after(bank, tick_ns(63)), 0.0);
   EXPECT_EQ(bank.channel_counters(0).watchdog_ramps, 2);
 
   // a sample in the middle of a ramp ends it at once, and the next ramp starts over
@@ -376,27 +358,22 @@ TEST(InputChannelWatchdog, WatchdogWinsOverSafeStateForForces) {
   auto bank = make_bank({c});
   bank.receive(0, 3.0, kSenderOrigin);
   bank.advance(0);
-  bank.advance(tick_ns(1));
-  EXPECT_EQ(bank.value(0), 1.0);  // safe state, not yet stale
+  EXPECT_EQ(value_after(bank, tick_ns(1)), 1.0);  // safe state, not yet stale
   EXPECT_EQ(bank.mode(0), InputChannelMode::kSafe);
   bank.advance(tick_ns(3));  // stale: ramps from the safe value
   EXPECT_EQ(bank.value(0), 1.0);
   EXPECT_EQ(bank.mode(0), InputChannelMode::kWatchdog);
-  bank.advance(tick_ns(13));
-  EXPECT_EQ(bank.value(0), 0.0);
-  bank.advance(tick_ns(100));
-  EXPECT_EQ(bank.value(0), 0.0);
+  EXPECT_EQ(value_after(bank, tick_ns(13)), 0.0);
+  EXPECT_EQ(value_after(bank, tick_ns(100)), 0.0);
 }
 
 TEST(InputChannelWatchdog, ForceThatNeverHearsFromItsSenderIsWatchedFromTheFirstTick) {
   InputChannelConfig c = channel(InputKind::kForce, MissPolicy::kHold);
   c.initial_value = 0.5;
   auto bank = make_bank({c});
-  bank.advance(tick_ns(100));
-  EXPECT_EQ(bank.value(0), 0.5);
+  EXPECT_EQ(value_after(bank, tick_ns(100)), 0.5);
   EXPECT_FALSE(bank.stale());
-  bank.advance(tick_ns(113));
-  EXPECT_EQ(bank.value(0), 0.0);
+  EXPECT_EQ(value_after(bank, tick_ns(113)), 0.0);
   EXPECT_TRUE(bank.stale());
 }
 
@@ -406,10 +383,8 @@ TEST(InputChannelWatchdog, ZeroRampStepsToZeroWhenStale) {
   auto bank = make_bank({channel(InputKind::kTorque, MissPolicy::kHold)}, bc);
   bank.receive(0, 1.0, kSenderOrigin);
   bank.advance(0);
-  bank.advance(tick_ns(2));
-  EXPECT_EQ(bank.value(0), 1.0);
-  bank.advance(tick_ns(3));
-  EXPECT_EQ(bank.value(0), 0.0);
+  EXPECT_EQ(value_after(bank, tick_ns(2)), 1.0);
+  EXPECT_EQ(value_after(bank, tick_ns(3)), 0.0);
 }
 
 // --- rejected samples ------------------------------------------------------------------------
@@ -422,8 +397,7 @@ TEST(InputChannelSamples, NonFiniteValuesAreIgnoredAndCounted) {
   bank.receive(0, std::numeric_limits<double>::quiet_NaN(), kSenderOrigin + kMs);
   bank.receive(0, std::numeric_limits<double>::infinity(), kSenderOrigin + kMs);
   bank.receive(1, -std::numeric_limits<double>::infinity(), kSenderOrigin + kMs);
-  bank.advance(tick_ns(1));
-  EXPECT_EQ(bank.value(0), 1.25);
+  EXPECT_EQ(value_after(bank, tick_ns(1)), 1.25);
   EXPECT_EQ(bank.value(1), 0.0);
   EXPECT_EQ(bank.mode(0), InputChannelMode::kPolicy);  // a rejected sample is not fresh
   EXPECT_EQ(bank.channel_counters(0).non_finite, 2);
@@ -455,28 +429,23 @@ TEST(InputChannelSamples, OlderSenderTimesAreAcceptedCountedAndRestartTheSlope) 
   bank.receive(0, 1.0, kSenderOrigin + 9 * kMs);
   bank.receive(0, 2.0, kSenderOrigin + 10 * kMs);
   bank.advance(0);
-  bank.advance(tick_ns(1));
-  EXPECT_DOUBLE_EQ(bank.value(0), 3.0);  // slope 1 per ms
+  EXPECT_DOUBLE_EQ(value_after(bank, tick_ns(1)), 3.0);  // slope 1 per ms
 
   // another sender (or a restarted clock) behind the first: its value counts, its time gives
   // no slope against the old clock, so the channel holds until a second sample
   bank.receive(0, 7.0, kSenderOrigin);
-  bank.advance(tick_ns(2));
-  EXPECT_EQ(bank.value(0), 7.0);
+  EXPECT_EQ(value_after(bank, tick_ns(2)), 7.0);
   EXPECT_EQ(bank.channel_counters(0).time_regressions, 1);
   EXPECT_EQ(bank.counters().time_regressions, 1);
-  bank.advance(tick_ns(3));
-  EXPECT_EQ(bank.value(0), 7.0);
+  EXPECT_EQ(value_after(bank, tick_ns(3)), 7.0);
   bank.receive(0, 7.5, kSenderOrigin + kMs);
   bank.advance(tick_ns(4));
-  bank.advance(tick_ns(5));
-  EXPECT_DOUBLE_EQ(bank.value(0), 8.0);
+  EXPECT_DOUBLE_EQ(value_after(bank, tick_ns(5)), 8.0);
 
   // same sender time: replaces the value, not counted, and gives no slope
   bank.receive(0, 2.0, kSenderOrigin + kMs);
   bank.advance(tick_ns(6));
-  bank.advance(tick_ns(7));
-  EXPECT_EQ(bank.value(0), 2.0);
+  EXPECT_EQ(value_after(bank, tick_ns(7)), 2.0);
   EXPECT_EQ(bank.counters().time_regressions, 1);
 }
 
@@ -487,8 +456,7 @@ TEST(InputChannelSamples, ArrivalTimeIsKeptForDiagnosticsOnly) {
   EXPECT_EQ(bank.last_arrival_ns(0), 42);
   EXPECT_EQ(bank.last_arrival_ns(1), kUnknownArrivalNs);
   // the decay counts from the consuming tick, whatever the arrival time said
-  bank.advance(tick_ns(10));
-  EXPECT_EQ(bank.value(0), 1.0);
+  EXPECT_EQ(value_after(bank, tick_ns(10)), 1.0);
 }
 
 TEST(InputChannelSamples, ResetRestoresTheInitialState) {
@@ -506,8 +474,7 @@ TEST(InputChannelSamples, ResetRestoresTheInitialState) {
   EXPECT_EQ(bank.counters().unknown_channel, 0);
   EXPECT_EQ(bank.channel_counters(0).samples, 0);
   // time may start over after a reset: the first tick is the new origin
-  bank.advance(0);
-  EXPECT_EQ(bank.value(0), 0.25);
+  EXPECT_EQ(value_after(bank, 0), 0.25);
   EXPECT_EQ(bank.mode(0), InputChannelMode::kPolicy);
 }
 
@@ -594,8 +561,7 @@ TEST(InputChannelSetup, HookFeedsTheBankThroughSimulationRunner) {
   ASSERT_TRUE(inputs->try_push(QueuedInput{7, 0, 9.0, 3, kSenderOrigin + kMs}));
   Tick tick;
   ASSERT_TRUE(runner.on_tick(tick));
-  bank.advance(tick.index * runner.period_ns());
-  EXPECT_EQ(bank.value(0), -1.5);
+  EXPECT_EQ(value_after(bank, tick.index * runner.period_ns()), -1.5);
   EXPECT_EQ(bank.value(1), 0.5);
   EXPECT_EQ(bank.counters().samples, 2);
   EXPECT_EQ(bank.counters().unknown_channel, 1);
@@ -638,12 +604,11 @@ TEST(InputChannelSetup, RunnerAdvancesTheBankAndTheWatchdogRampsAStoppedForce) {
 TEST(InputChannelSetup, BankValuesAreTheGeneralizedForceOfTheStep) {
   // channel i acts as the generalized force on coordinate i: a tick with a sample must equal a
   // plain step with applied_force set by hand, and a stopped stream must leave no force behind
-  const Model model(make_mechanism("pendulum"), Settings{});
-  Workspace ws(model);
-  State state = initial_state(model);
-  auto inputs = std::make_unique<InputRing>();
-  auto snapshots = std::make_unique<SnapshotSlot>();
-  SimulationRunner runner(model, state, ws, *inputs, *snapshots);
+  testing::RunnerRig rig("pendulum");
+  const Model& model = rig.model;
+  Workspace& ws = rig.ws;
+  const State& state = rig.state;
+  SimulationRunner& runner = rig.runner;
   InputBankConfig config;
   config.period_ns = runner.period_ns();
   auto bank = make_bank({channel(InputKind::kForce, MissPolicy::kHold),
@@ -656,8 +621,8 @@ TEST(InputChannelSetup, BankValuesAreTheGeneralizedForceOfTheStep) {
   applied_force(ws_ref) << 3.0, -1.0;
   (void)step(model, ref, ws_ref);
 
-  ASSERT_TRUE(inputs->try_push(QueuedInput{0, 0, 3.0, 1, kSenderOrigin}));
-  ASSERT_TRUE(inputs->try_push(QueuedInput{1, 0, -1.0, 1, kSenderOrigin}));
+  ASSERT_TRUE(rig.inputs->try_push(QueuedInput{0, 0, 3.0, 1, kSenderOrigin}));
+  ASSERT_TRUE(rig.inputs->try_push(QueuedInput{1, 0, -1.0, 1, kSenderOrigin}));
   Tick tick;
   ASSERT_TRUE(runner.on_tick(tick));
   EXPECT_EQ(applied_force(ws)[0], 3.0);

@@ -87,10 +87,7 @@ TEST(LatestValue, TwoThreadsNeverTornNeverBackwards) {
   bool backwards = false;
   Wide out;
   while (last < kStressValues) {
-    if (!slot->try_read(out)) {
-      std::this_thread::yield();
-      continue;
-    }
+    while (!slot->try_read(out)) std::this_thread::yield();
     ++reads;
     torn = torn || !consistent(out);
     backwards = backwards || out.seq <= last;  // each successful read is strictly newer

@@ -86,19 +86,31 @@ TEST(RuntimeRtSetup, RealtimePriorityIsGrantedOrRefusedWithTheFix) {
 // Lowering one's own soft limit and effective capabilities is always permitted on Linux, so the
 // refusal tests provoke the refusal on any machine instead of depending on how it is set up.
 
-TEST(RuntimeRtSetup, RealtimePriorityRefusalNamesTheFix) {
-  // without CAP_SYS_NICE and with an rtprio limit of 0 the kernel must refuse SCHED_FIFO; the
-  // limit is per process, so it is restored right after
+// Runs call() on a thread without `capability` while the soft limit of `resource` is 0; out
+// stays empty when the capability could not be dropped. The limit is per process, so it is
+// restored right after.
+template <class Call>
+void run_refused(int capability,
+                 decltype(RLIMIT_RTPRIO) resource,
+                 Call call,
+                 std::optional<RtSetupResult>& out) {
   rlimit saved{};
-  ASSERT_EQ(getrlimit(RLIMIT_RTPRIO, &saved), 0);
+  ASSERT_EQ(getrlimit(resource, &saved), 0);
   rlimit zero = saved;
   zero.rlim_cur = 0;
-  ASSERT_EQ(setrlimit(RLIMIT_RTPRIO, &zero), 0);
-  std::optional<RtSetupResult> r;
+  ASSERT_EQ(setrlimit(resource, &zero), 0);
   std::thread([&] {
-    if (drop_effective_capability(CAP_SYS_NICE)) r = set_realtime_priority(10);
+    if (drop_effective_capability(capability)) out = call();
   }).join();
-  ASSERT_EQ(setrlimit(RLIMIT_RTPRIO, &saved), 0);
+  ASSERT_EQ(setrlimit(resource, &saved), 0);
+}
+
+TEST(RuntimeRtSetup, RealtimePriorityRefusalNamesTheFix) {
+  // without CAP_SYS_NICE and with an rtprio limit of 0 the kernel must refuse SCHED_FIFO
+  std::optional<RtSetupResult> r;
+  run_refused(
+      CAP_SYS_NICE, RLIMIT_RTPRIO, [] { return set_realtime_priority(10); }, r);
+  if (HasFatalFailure()) return;
   ASSERT_TRUE(r.has_value()) << "capset could not drop CAP_SYS_NICE (blocked by a seccomp filter?)";
   EXPECT_EQ(r->status, RtSetupStatus::kRefused) << r->message();
   EXPECT_EQ(r->error, EPERM);
@@ -107,19 +119,17 @@ TEST(RuntimeRtSetup, RealtimePriorityRefusalNamesTheFix) {
 }
 
 TEST(RuntimeRtSetup, LockMemoryRefusalNamesTheFix) {
-  // without CAP_IPC_LOCK and with a memlock limit of 0 the kernel must refuse mlockall; the
-  // limit is per process, so it is restored right after
-  rlimit saved{};
-  ASSERT_EQ(getrlimit(RLIMIT_MEMLOCK, &saved), 0);
-  rlimit zero = saved;
-  zero.rlim_cur = 0;
-  ASSERT_EQ(setrlimit(RLIMIT_MEMLOCK, &zero), 0);
+  // without CAP_IPC_LOCK and with a memlock limit of 0 the kernel must refuse mlockall
   std::optional<RtSetupResult> r;
-  std::thread([&] {
-    if (drop_effective_capability(CAP_IPC_LOCK)) r = lock_memory();
-  }).join();
-  munlockall();
-  ASSERT_EQ(setrlimit(RLIMIT_MEMLOCK, &saved), 0);
+  run_refused(
+      CAP_IPC_LOCK, RLIMIT_MEMLOCK,
+      [] {
+        const RtSetupResult locked = lock_memory();
+        munlockall();  // in case it was not refused
+        return locked;
+      },
+      r);
+  if (HasFatalFailure()) return;
   ASSERT_TRUE(r.has_value()) << "capset could not drop CAP_IPC_LOCK (blocked by a seccomp filter?)";
   if (kSanitizerBuild) {
     EXPECT_EQ(r->status, RtSetupStatus::kUnsupported) << r->message();  // not attempted

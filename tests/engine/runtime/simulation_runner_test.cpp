@@ -14,45 +14,19 @@
 #include <stdexcept>
 
 #include "rtmb/models/mechanisms.hpp"
+#include "tests/support/runner_rig.hpp"
 
 namespace rtmb {
 namespace {
 
-// Everything the simulation thread owns, built at setup.
-struct Rig {
-  explicit Rig(const char* mechanism,
-               const MechanismOptions& options = {},
-               const RunnerConfig& config = {})
-      : model(make_mechanism(mechanism, options), Settings{}),
-        ws(model),
-        state(initial_state(model)),
-        inputs(std::make_unique<InputRing>()),
-        snapshots(std::make_unique<SnapshotSlot>()),
-        runner(model, state, ws, *inputs, *snapshots, config) {}
+using Rig = testing::RunnerRig;
 
-  // Runs `ticks` loop ticks on a fake clock and returns why the loop stopped.
-  StopReason run(std::int64_t ticks) {
-    LoopConfig lc;
-    lc.period_ns = runner.period_ns();
-    lc.max_ticks = ticks;
-    DeadlineLoop loop(lc, runner.step_fn(), clock);
-    return loop.run();
-  }
-
-  StateSnapshot latest() {
-    StateSnapshot s;
-    EXPECT_TRUE(snapshots->try_read(s));
-    return s;
-  }
-
-  Model model;
-  Workspace ws;
-  State state;
-  std::unique_ptr<InputRing> inputs;
-  std::unique_ptr<SnapshotSlot> snapshots;
-  SimulationRunner runner;
-  FakeClock clock;
-};
+// The newest snapshot; a failure if none was published.
+StateSnapshot latest(Rig& rig) {
+  StateSnapshot s;
+  EXPECT_TRUE(rig.snapshots->try_read(s));
+  return s;
+}
 
 // Records the samples the hook was given, in a fixed array (the hook must not allocate).
 struct HookLog {
@@ -86,7 +60,7 @@ TEST(RuntimeSimulationRunner, SnapshotMatchesTheStateAfterEachTick) {
   EXPECT_EQ(rig.runner.period_ns(), 1'000'000);  // dt = 1e-3 s
   EXPECT_EQ(rig.run(10), StopReason::kMaxTicks);
 
-  const StateSnapshot s = rig.latest();
+  const StateSnapshot s = latest(rig);
   EXPECT_DOUBLE_EQ(s.t, 10 * rig.model.settings().dt);
   EXPECT_EQ(s.t, rig.state.t);
   EXPECT_EQ(s.step, 10);
@@ -112,7 +86,7 @@ TEST(RuntimeSimulationRunner, SubstepsAdvanceSeveralEngineStepsPerTick) {
   Rig rig("pendulum", {}, config);
   EXPECT_EQ(rig.runner.period_ns(), 4'000'000);
   EXPECT_EQ(rig.run(3), StopReason::kMaxTicks);
-  const StateSnapshot s = rig.latest();
+  const StateSnapshot s = latest(rig);
   EXPECT_EQ(s.step, 12);
   EXPECT_DOUBLE_EQ(s.t, 12 * rig.model.settings().dt);
   EXPECT_EQ(rig.snapshots->published(), 3u);  // one snapshot per tick, not per step
@@ -133,7 +107,7 @@ TEST(RuntimeSimulationRunner, InputsAreDrainedInOrderBeforeTheStepAndEchoed) {
   EXPECT_EQ(log.seen[1].channel, 1u);
   EXPECT_EQ(log.seen[1].value, -2.0);
   EXPECT_EQ(log.seen[2].seq, 12u);
-  StateSnapshot s = rig.latest();
+  StateSnapshot s = latest(rig);
   EXPECT_EQ(s.last_input_seq, 12u);
   EXPECT_EQ(s.last_input_sender_time_ns, 3000);
   EXPECT_EQ(s.last_input_step,
@@ -143,7 +117,7 @@ TEST(RuntimeSimulationRunner, InputsAreDrainedInOrderBeforeTheStepAndEchoed) {
   // a sample arriving later acts in the next tick
   ASSERT_TRUE(rig.inputs->try_push(sample(0, 0.0, 13, 4000)));
   EXPECT_EQ(rig.run(2), StopReason::kMaxTicks);
-  s = rig.latest();
+  s = latest(rig);
   EXPECT_EQ(log.count, 4);
   EXPECT_EQ(s.last_input_seq, 13u);
   EXPECT_EQ(s.last_input_step, 2);
@@ -159,7 +133,7 @@ TEST(RuntimeSimulationRunner, ReportsHowLongAnInputWaitedForItsTick) {
   q.arrival_ns = 4'250'000;  // 0.75 ms before the tick's release
   ASSERT_TRUE(rig.inputs->try_push(q));
   ASSERT_TRUE(rig.runner.on_tick(tick));
-  StateSnapshot s = rig.latest();
+  StateSnapshot s = latest(rig);
   EXPECT_EQ(s.last_input_wait_ns, 750'000);
   EXPECT_EQ(s.tick_deadline_ns, 5'000'000);
 
@@ -167,12 +141,12 @@ TEST(RuntimeSimulationRunner, ReportsHowLongAnInputWaitedForItsTick) {
   tick.deadline_ns = 6'000'000;
   ASSERT_TRUE(rig.inputs->try_push(q));
   ASSERT_TRUE(rig.runner.on_tick(tick));
-  EXPECT_EQ(rig.latest().last_input_wait_ns, 0);
+  EXPECT_EQ(latest(rig).last_input_wait_ns, 0);
 
   q.arrival_ns = 0;  // arrival not known
   ASSERT_TRUE(rig.inputs->try_push(q));
   ASSERT_TRUE(rig.runner.on_tick(tick));
-  EXPECT_EQ(rig.latest().last_input_wait_ns, -1);
+  EXPECT_EQ(latest(rig).last_input_wait_ns, -1);
 }
 
 TEST(RuntimeSimulationRunner, DrainingIsBoundedPerTick) {
@@ -185,7 +159,7 @@ TEST(RuntimeSimulationRunner, DrainingIsBoundedPerTick) {
   EXPECT_EQ(rig.inputs->size_approx(), 3u);
   EXPECT_EQ(rig.run(2), StopReason::kMaxTicks);
   EXPECT_EQ(rig.runner.counters().inputs_applied, 5);
-  EXPECT_EQ(rig.latest().last_input_seq, 4u);
+  EXPECT_EQ(latest(rig).last_input_seq, 4u);
 }
 
 TEST(RuntimeSimulationRunner, NonFiniteStateStopsTheLoop) {
@@ -197,7 +171,7 @@ TEST(RuntimeSimulationRunner, NonFiniteStateStopsTheLoop) {
   ASSERT_TRUE(rig.inputs->try_push(sample(0, 0.0, 1, 0)));
   EXPECT_EQ(rig.run(100), StopReason::kStepRequestedStop);
   EXPECT_EQ(rig.runner.counters().ticks, 4);
-  const StateSnapshot s = rig.latest();
+  const StateSnapshot s = latest(rig);
   EXPECT_TRUE(has_flag(s.step_flags, StepFlag::kNonFinite));
   EXPECT_TRUE(has_flag(rig.runner.counters().flags_seen, StepFlag::kNonFinite));
   EXPECT_EQ(rig.runner.counters().flagged_steps, 1);
@@ -209,7 +183,7 @@ TEST(RuntimeSimulationRunner, LargeModelsAreTruncatedAndFlagged) {
   Rig rig("chain", options);
   ASSERT_GT(rig.model.system().n_q(), kSnapshotMaxCoordinates);
   EXPECT_EQ(rig.run(1), StopReason::kMaxTicks);
-  const StateSnapshot s = rig.latest();
+  const StateSnapshot s = latest(rig);
   EXPECT_EQ(s.n_q, kSnapshotMaxCoordinates);
   EXPECT_EQ(s.n_v, kSnapshotMaxCoordinates);
   EXPECT_EQ(s.flags, static_cast<std::uint32_t>(SnapshotFlag::kTruncated));
@@ -217,19 +191,18 @@ TEST(RuntimeSimulationRunner, LargeModelsAreTruncatedAndFlagged) {
 }
 
 TEST(RuntimeSimulationRunner, InvalidSetupIsRejected) {
-  const Model model(make_mechanism("pendulum"), Settings{});
-  Workspace ws(model);
-  State state = initial_state(model);
-  auto inputs = std::make_unique<InputRing>();
-  auto snapshots = std::make_unique<SnapshotSlot>();
+  testing::RunnerParts p("pendulum");
   RunnerConfig bad;
   bad.substeps = 0;
-  EXPECT_THROW(SimulationRunner(model, state, ws, *inputs, *snapshots, bad), std::invalid_argument);
+  EXPECT_THROW(SimulationRunner(p.model, p.state, p.ws, *p.inputs, *p.snapshots, bad),
+               std::invalid_argument);
   bad = RunnerConfig{};
   bad.max_inputs_per_tick = 0;
-  EXPECT_THROW(SimulationRunner(model, state, ws, *inputs, *snapshots, bad), std::invalid_argument);
+  EXPECT_THROW(SimulationRunner(p.model, p.state, p.ws, *p.inputs, *p.snapshots, bad),
+               std::invalid_argument);
   State wrong(5, 5);
-  EXPECT_THROW(SimulationRunner(model, wrong, ws, *inputs, *snapshots), std::invalid_argument);
+  EXPECT_THROW(SimulationRunner(p.model, wrong, p.ws, *p.inputs, *p.snapshots),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -127,10 +127,7 @@ TEST(SpscRing, TwoThreadsDeliverEverythingInOrderWhenProducerRetries) {
   bool ok = true;
   Item item;
   while (expected < kStressItems) {
-    if (!ring->try_pop(item)) {
-      std::this_thread::yield();
-      continue;
-    }
+    while (!ring->try_pop(item)) std::this_thread::yield();
     ok = ok && item.seq == expected && intact(item);
     ++expected;
   }

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// run_engine and run_floor (apps/rtmb/latency_measurement.hpp).
+//
+// Engine round trip. The rtmb::Client says hello and subscribes its UDP socket to the state
+// stream (decimation 1); a receiver thread then owns that client and only calls receive_state.
+// The main thread is the emulated device: it sends one input datagram per period from a second
+// UDP socket of its own (the server takes inputs from any port of an address whose control
+// client said hello, docs/protocol.md "Server behaviour"), each with its sequence number and
+// steady-clock sender time. For every state whose
+// echo names one of these inputs, RTT = receive time - echoed sender time, both on this process's
+// steady clock; each input is counted once (its first echo). An input never echoed is lost: it
+// was dropped on the way, or a newer input reached the server within the same step (the echo
+// names only the last input applied).
+//
+// Impairment (--impair) emulates the network on the device side: datagrams wait in a local
+// queue for delay + uniform(-jitter, +jitter) ms (never less than zero, so jitter can reorder
+// them) and are dropped with probability loss, from a fixed RNG seed. The sender time is taken
+// when the device creates the datagram, so the emulated delay is part of the RTT.
+//
+// Floor. After the engine run (server stopped), a plain UDP ping-pong on loopback: an echo
+// thread on one socket, a pinger on another, datagrams of the input's size, same rate and count.
+#include "apps/rtmb/latency_measurement.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <optional>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "rtmb/net/udp_socket.hpp"
+#include "rtmb/net/wire.hpp"
+
+namespace rtmb::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kGrace = std::chrono::milliseconds(300);  // wait for the last echoes
+constexpr std::uint32_t kImpairSeed = 12345u;
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+/// One state whose echo was valid, as the receiver thread saw it.
+struct EchoRecord {
+  std::uint64_t sequence = 0;
+  std::int64_t sender_time_ns = 0;
+  std::int64_t received_ns = 0;
+};
+
+/// A datagram waiting in the impairment queue.
+struct Held {
+  std::array<std::byte, kMaxDatagramBytes> bytes{};
+  std::size_t size = 0;
+};
+
+}  // namespace
+
+EngineResult run_engine(Client& client,
+                        const std::string& host,
+                        std::uint16_t channel,
+                        double rate_hz,
+                        double duration_s,
+                        const Impairment& imp) {
+  const auto count = static_cast<std::uint64_t>(std::llround(rate_hz * duration_s));
+  const auto period =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate_hz));
+
+  // the device's own input socket, opened before the receiver starts (nothing throws after)
+  UdpSocket out;
+  out.connect(host, client.schema().udp_port);
+
+  // receiver: owns the client from here on; records every valid echo
+  std::atomic<bool> stop{false};
+  std::vector<EchoRecord> echoes;
+  echoes.reserve(static_cast<std::size_t>(count) + 1024);
+  std::uint64_t states = 0, gaps = 0;
+  std::atomic<bool> receive_failed{false};
+  std::vector<std::int64_t> sent_at(static_cast<std::size_t>(count) + 1, 0);
+  std::thread receiver([&] {
+    StateMessage m;
+    std::optional<std::uint64_t> last_sequence;
+    try {
+      while (!stop.load(std::memory_order_relaxed)) {
+        if (!client.receive_state(m, Client::Timeout{20})) continue;
+        const std::int64_t t = now_ns();
+        ++states;
+        if (last_sequence && m.header.sequence > *last_sequence + 1) {
+          gaps += m.header.sequence - *last_sequence - 1;
+        }
+        last_sequence = m.header.sequence;
+        if (has_flag(m.header.flags, WireFlag::kEchoValid)) {
+          echoes.push_back({m.echo.sequence, m.echo.sender_time_ns, t});
+        }
+      }
+    } catch (const std::exception&) {
+      receive_failed.store(true);
+    }
+  });
+
+  // device: one input per period; impaired datagrams wait in `held` until their release time
+  std::multimap<Clock::time_point, Held> held;
+  std::mt19937_64 rng(kImpairSeed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  const auto t0 = Clock::now() + std::chrono::milliseconds(10);
+  std::uint64_t next = 0;
+  while (next < count || !held.empty()) {
+    auto wake = next < count ? t0 + period * static_cast<long>(next) : Clock::time_point::max();
+    if (!held.empty()) wake = std::min(wake, held.begin()->first);
+    std::this_thread::sleep_until(wake);
+    const auto now = Clock::now();
+    if (next < count && now >= t0 + period * static_cast<long>(next)) {
+      InputMessage m;
+      m.header.sequence = ++next;
+      m.header.sender_time_ns = now_ns();
+      m.sample_count = 1;
+      m.samples[0] = InputSample{channel, 0.0};
+      sent_at[static_cast<std::size_t>(next)] = m.header.sender_time_ns;
+      Held h;
+      h.size = encode_input(m, h.bytes);
+      if (!imp.active()) {
+        (void)out.send(std::span<const std::byte>(h.bytes.data(), h.size));
+      } else if (uniform(rng) >= imp.loss) {
+        const double delay_ms =
+            std::max(0.0, imp.delay_ms + imp.jitter_ms * (2.0 * uniform(rng) - 1.0));
+        const auto release = now + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double, std::milli>(delay_ms));
+        held.emplace(release, h);
+      }
+    }
+    while (!held.empty() && held.begin()->first <= Clock::now()) {
+      const Held& h = held.begin()->second;
+      (void)out.send(std::span<const std::byte>(h.bytes.data(), h.size));
+      held.erase(held.begin());
+    }
+  }
+  std::this_thread::sleep_for(kGrace);
+  stop.store(true);
+  receiver.join();
+  if (receive_failed.load()) throw std::runtime_error("the state stream failed (receive error)");
+
+  // first echo of each input sent by this run
+  EngineResult r;
+  r.sent = count;
+  r.states = states;
+  r.state_gaps = gaps;
+  r.reordered = client.state_counters().count(PacketStatus::kOutOfOrder) +
+                client.state_counters().count(PacketStatus::kDuplicate);
+  std::vector<bool> seen(sent_at.size(), false);
+  std::vector<double> rtt_us;
+  rtt_us.reserve(echoes.size());
+  for (const EchoRecord& e : echoes) {
+    if (e.sequence == 0 || e.sequence > count) continue;
+    const auto i = static_cast<std::size_t>(e.sequence);
+    if (seen[i] || sent_at[i] != e.sender_time_ns) continue;
+    seen[i] = true;
+    rtt_us.push_back(static_cast<double>(e.received_ns - e.sender_time_ns) * 1e-3);
+  }
+  r.echoed = rtt_us.size();
+  r.rtt = percentiles(std::move(rtt_us));
+  return r;
+}
+
+RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size) {
+  UdpSocket echo_socket;
+  const std::uint16_t port = echo_socket.bind_loopback();
+  UdpSocket ping;
+  ping.connect("127.0.0.1", port);
+  std::atomic<bool> stop{false};
+  std::thread echo([&] {
+    std::array<std::byte, kMaxDatagramBytes> buf{};
+    while (!stop.load(std::memory_order_relaxed)) {
+      sockaddr_in from{};
+      if (!echo_socket.wait_readable(Clock::now() + std::chrono::milliseconds(20))) continue;
+      const long n = echo_socket.receive(buf, &from);
+      if (n > 0) {
+        (void)echo_socket.send_to(
+            std::span<const std::byte>(buf.data(), static_cast<std::size_t>(n)), from);
+      }
+    }
+  });
+
+  const auto period =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate_hz));
+  std::vector<double> rtt_us;
+  rtt_us.reserve(static_cast<std::size_t>(count));
+  std::array<std::byte, kMaxDatagramBytes> buf{};
+  std::array<std::byte, kMaxDatagramBytes> reply{};
+  const auto t0 = Clock::now();
+  for (std::uint64_t i = 1; i <= count; ++i) {
+    std::this_thread::sleep_until(t0 + period * static_cast<long>(i));
+    const std::int64_t sent = now_ns();
+    std::memcpy(buf.data(), &i, sizeof i);
+    (void)ping.send(std::span<const std::byte>(buf.data(), size));
+    // wait for this ping's reply (older replies are skipped), at most 100 ms
+    for (;;) {
+      if (!ping.wait_readable(Clock::now() + std::chrono::milliseconds(100))) break;
+      const long n = ping.receive(reply);
+      if (n < 0) break;
+      std::uint64_t got = 0;
+      if (static_cast<std::size_t>(n) >= sizeof got) std::memcpy(&got, reply.data(), sizeof got);
+      if (got == i) {
+        rtt_us.push_back(static_cast<double>(now_ns() - sent) * 1e-3);
+        break;
+      }
+    }
+  }
+  stop.store(true);
+  echo.join();
+  return percentiles(std::move(rtt_us));
+}
+
+}  // namespace rtmb::app
