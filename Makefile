@@ -13,6 +13,7 @@ SHELL := /bin/bash
 BUILD_DIR      ?= build
 ASAN_BUILD_DIR ?= build-asan
 FUZZ_BUILD_DIR ?= build-fuzz
+TSAN_BUILD_DIR ?= build-tsan
 FUZZ_SECONDS   ?= 20
 BUILD_TYPE     ?= RelWithDebInfo
 RUN_ARGS       ?= serve --duration 10 --demo
@@ -35,6 +36,11 @@ CTEST       = ctest --output-on-failure --no-tests=error -j $(TEST_JOBS) --test-
 ASAN_CMAKE_FLAGS  = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
                     '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g -DNDEBUG' \
                     -DRTMB_SANITIZE=ON -DRTMB_BUILD_BENCH=OFF
+# ThreadSanitizer tree: only the tests in which threads share memory (tests/CMakeLists.txt,
+# rtmb_thread_tests), -O1 for the same reason as ASan. Any report is fatal.
+TSAN_CMAKE_FLAGS  = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+                    '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g -DNDEBUG' \
+                    -DRTMB_TSAN=ON -DRTMB_BUILD_BENCH=OFF
 SANITIZER_ENV := ASAN_OPTIONS=halt_on_error=1:print_stacktrace=1:detect_leaks=1:check_initialization_order=1:strict_init_order=1 \
                  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
@@ -42,7 +48,7 @@ SANITIZER_ENV := ASAN_OPTIONS=halt_on_error=1:print_stacktrace=1:detect_leaks=1:
 FORMAT_DIRS := $(wildcard engine net include tests bench apps fuzz)
 FIND_SOURCES = find $(FORMAT_DIRS) -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print0
 
-.PHONY: help deps build test run bench bench-scaling sanitize fuzz-smoke format format-check clean
+.PHONY: help deps build test run bench bench-scaling sanitize tsan fuzz-smoke format format-check clean
 
 help:
 	@echo "make run           build, then serve configs/default.yaml in real time for 10 s with a local demo client (rtmb $(RUN_ARGS))"
@@ -51,10 +57,11 @@ help:
 	@echo "make bench         build, then run the benchmarks (extra flags: BENCH_ARGS=...)"
 	@echo "make bench-scaling step time vs body count, sparse vs dense, fitted exponent"
 	@echo "make sanitize      ASan+UBSan build in $(ASAN_BUILD_DIR)/, then run all tests there"
+	@echo "make tsan          ThreadSanitizer build in $(TSAN_BUILD_DIR)/ of the threaded tests (rtmb_thread_tests), then run them"
 	@echo "make fuzz-smoke    clang libFuzzer build in $(FUZZ_BUILD_DIR)/, each fuzzer for $(FUZZ_SECONDS) s"
 	@echo "make format        clang-format our sources in place"
 	@echo "make format-check  fail if any source is not clang-formatted"
-	@echo "make clean         remove $(BUILD_DIR)/ and $(ASAN_BUILD_DIR)/"
+	@echo "make clean         remove the build trees ($(BUILD_DIR)/, $(ASAN_BUILD_DIR)/, $(FUZZ_BUILD_DIR)/, $(TSAN_BUILD_DIR)/)"
 	@echo "Variables: JOBS=N, BUILD_TYPE=..., CMAKE_ARGS='-D...', RUN_ARGS='...', BENCH_ARGS='...'"
 	@echo "(BUILD_TYPE and CMAKE_ARGS apply when a build tree is first configured; make clean to change them)"
 
@@ -94,6 +101,13 @@ sanitize: deps $(ASAN_BUILD_DIR)/build.ninja
 	$(SANITIZER_ENV) ninja -C $(ASAN_BUILD_DIR) $(NINJA_JOBS)
 	$(SANITIZER_ENV) $(CTEST) $(ASAN_BUILD_DIR)
 
+$(TSAN_BUILD_DIR)/build.ninja: | deps
+	cmake -S . -B $(TSAN_BUILD_DIR) -G Ninja $(TSAN_CMAKE_FLAGS) $(CMAKE_ARGS)
+
+tsan: deps $(TSAN_BUILD_DIR)/build.ninja
+	ninja -C $(TSAN_BUILD_DIR) $(NINJA_JOBS) rtmb_thread_tests
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD_DIR)/bin/rtmb_thread_tests
+
 # libFuzzer needs clang; only the fuzz targets are built in this tree (ninja rtmb_fuzz)
 $(FUZZ_BUILD_DIR)/build.ninja: | deps
 	cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DRTMB_FUZZ=ON \
@@ -112,4 +126,4 @@ format-check: deps
 	  || { echo "format-check: sources are not clang-formatted; run 'make format'" >&2; exit 1; }
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR) $(TSAN_BUILD_DIR)
