@@ -13,8 +13,9 @@
 
 namespace rtmb {
 
-/// Builds the integrator a Method names (fixed-step form). starter_substeps: RK4 substeps per
-/// start-up step of the Adams methods (Settings::starter_substeps). Setup-only.
+/// Builds the integrator a Method names (fixed-step form); nullptr for the implicit index-3
+/// methods (is_implicit: Workspace::Impl::implicit steps them). starter_substeps: RK4 substeps
+/// per start-up step of the Adams methods (Settings::starter_substeps). Setup-only.
 [[nodiscard]] std::unique_ptr<Integrator> make_integrator(Method method,
                                                           int n_q,
                                                           int n_v,
