@@ -16,13 +16,8 @@
 namespace {
 
 using rtmb::testing::CommandResult;
+using rtmb::testing::json_number;
 using rtmb::testing::run_rtmb;
-
-double json_number(const std::string& json, const std::string& key) {
-  const std::size_t at = json.find("\"" + key + "\":");
-  if (at == std::string::npos) return std::nan("");
-  return std::stod(json.substr(at + key.size() + 3));
-}
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
