@@ -28,6 +28,7 @@
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/client.hpp"
+#include "rtmb/net/udp_socket.hpp"
 #include "rtmb/net/wire.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/loopback_server.hpp"
@@ -59,28 +60,6 @@ std::vector<std::byte> input_datagram(std::uint64_t seq, std::uint16_t channel, 
   out.resize(encode_input(m, out));
   return out;
 }
-
-// A plain UDP socket for sending malformed datagrams to the server.
-class RawSender {
- public:
-  explicit RawSender(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_DGRAM, 0)) {
-    to_.sin_family = AF_INET;
-    to_.sin_port = htons(port);
-    to_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  }
-  ~RawSender() { ::close(fd_); }
-  RawSender(const RawSender&) = delete;
-  RawSender& operator=(const RawSender&) = delete;
-  [[nodiscard]] bool ok() const { return fd_ >= 0; }
-  void send(std::span<const std::byte> bytes) {
-    (void)::sendto(fd_, bytes.data(), bytes.size(), 0, reinterpret_cast<const sockaddr*>(&to_),
-                   sizeof to_);
-  }
-
- private:
-  int fd_;
-  sockaddr_in to_{};
-};
 
 TEST(ServerLoopback, HelloSubscribeStreamAndLatencyEcho) {
   Server server(loopback_config());
@@ -390,8 +369,8 @@ TEST(ServerLoopback, HaltPolicyStopsInTheSafeStateWhenStepsCannotKeepUp) {
 TEST(ServerLoopback, MalformedDatagramsAreDroppedAndCounted) {
   Server server(loopback_config());
   server.start();
-  RawSender raw(server.udp_port());
-  ASSERT_TRUE(raw.ok());
+  UdpSocket raw;  // a plain UDP socket for the malformed datagrams (throws if it cannot open)
+  raw.connect("127.0.0.1", server.udp_port());
 
   // one of each kind, each counted under its reason
   std::vector<std::byte> d = input_datagram(1, 0, 1.0);
