@@ -32,6 +32,7 @@
 #include "rtmb/net/wire.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/loopback_server.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace rtmb {
 namespace {
@@ -42,6 +43,7 @@ using testing::connect_and_hello;
 using testing::eventually;
 using testing::loopback_config;
 using testing::say_hello_and_subscribe;
+using testing::write_temp_file;
 
 // Starts the server, subscribes the client and reads the first state into m.
 void start_and_subscribe(Server& server, Client& client, StateMessage& m) {
@@ -234,22 +236,16 @@ TEST_F(ServerLoopbackPaused, InputsActAsForcesInTheStepAfterTheyArriveThenTheWat
   EXPECT_EQ(server.stats().input_values, (std::vector<double>{0.0, 0.0}));
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr) << path;
-  std::fputs(text.c_str(), f);
-  std::fclose(f);
-}
-
 TEST(ServerLoopback, LoadSwapsTheModelBetweenTicksAndRefusesWhatDoesNotFit) {
-  const std::string dir = ::testing::TempDir();
-  write_file(dir + "rtmb_load_a.yaml", "mechanism: pendulum\n");
-  write_file(dir + "rtmb_load_b.yaml",
-             "mechanism: slider_crank\ninputs:\n  channels: [{name: crank}, {name: rod}, {name: "
-             "fx}, {name: fy, kind: command}]\n");
-  write_file(dir + "rtmb_load_bad_dt.yaml", "mechanism: pendulum\nintegration: {dt: 0.0007}\n");
+  // the served file, and two next to it that the load command names
+  const std::string served = write_temp_file("rtmb_load_a.yaml", "mechanism: pendulum\n");
+  (void)write_temp_file("rtmb_load_b.yaml",
+                        "mechanism: slider_crank\ninputs:\n  channels: [{name: crank}, {name: "
+                        "rod}, {name: fx}, {name: fy, kind: command}]\n");
+  (void)write_temp_file("rtmb_load_bad_dt.yaml",
+                        "mechanism: pendulum\nintegration: {dt: 0.0007}\n");
   ServerConfig config = loopback_config();
-  config.model_file = load_model_file(dir + "rtmb_load_a.yaml");
+  config.model_file = load_model_file(served);
   Server server(config);
   Client client;
   StateMessage m;
