@@ -4,16 +4,18 @@
 
 #include <cstdio>
 
+#include "apps/rtmb/subcommand.hpp"
 #include "rtmb/models/chain_models.hpp"
 
 namespace rtmb::app {
 
 void add_gen_command(CLI::App& app, GenOptions& o, int* exit_code) {
   CLI::App* gen = app.add_subcommand("gen", "Generate model files for scaling studies (stdout).");
-  CLI::App* chain = gen->add_subcommand(
-      "chain",
+  CLI::App* chain = add_subcommand(
+      *gen, "chain",
       "Planar chain of N uniform links (0.5 m, 1 kg) on revolute joints under gravity, hung from "
-      "the origin in a zigzag; --loop pins the tip where it starts.");
+      "the origin in a zigzag; --loop pins the tip where it starts.",
+      exit_code, [&o] { return generate_chain(o); });
   chain->add_option("--n", o.links, "Number of links N")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
@@ -22,7 +24,6 @@ void add_gen_command(CLI::App& app, GenOptions& o, int* exit_code) {
                   "Spatial bodies (dimension: spatial) on spherical joints, zigzagging out of "
                   "the vertical plane");
   gen->require_subcommand(1);
-  chain->callback([&o, exit_code] { *exit_code = generate_chain(o); });
 }
 
 int generate_chain(const GenOptions& o) {

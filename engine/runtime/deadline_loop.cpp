@@ -7,9 +7,11 @@
 #include "rtmb/runtime/deadline_loop.hpp"
 
 #include <algorithm>
-#include <cstddef>
+#include <array>
 #include <stdexcept>
 #include <string>
+
+#include "engine/model/enum_names.hpp"
 
 namespace rtmb {
 namespace {
@@ -146,25 +148,17 @@ void LoopScheduler::publish_telemetry() noexcept {
   config_.telemetry->commit();
 }
 
-namespace {
-
-// names[i] for enumerator value i (the enums count from 0 without gaps); "unknown" past the end.
-template <std::size_t N>
-const char* name_of(const char* const (&names)[N], std::size_t i) noexcept {
-  return i < N ? names[i] : "unknown";
-}
-
-}  // namespace
-
+// The names by enumerator value (the enums count from 0 without gaps, enum_names.hpp); "unknown"
+// for a value outside the enum.
 const char* to_string(OverrunPolicy policy) noexcept {
-  constexpr const char* kNames[] = {"skip", "catch_up", "degrade", "halt"};
-  return name_of(kNames, static_cast<std::size_t>(policy));
+  constexpr std::array<const char*, 4> kNames = {"skip", "catch_up", "degrade", "halt"};
+  return detail::enum_lookup(kNames, policy, "unknown");
 }
 
 const char* to_string(StopReason reason) noexcept {
-  constexpr const char* kNames[] = {"none", "stop_requested", "max_ticks", "halted",
-                                    "step_requested_stop"};
-  return name_of(kNames, static_cast<std::size_t>(reason));
+  constexpr std::array<const char*, 5> kNames = {"none", "stop_requested", "max_ticks", "halted",
+                                                 "step_requested_stop"};
+  return detail::enum_lookup(kNames, reason, "unknown");
 }
 
 }  // namespace rtmb

@@ -13,6 +13,7 @@
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/param_names.hpp"
 
 namespace rtmb {
 namespace {
@@ -105,14 +106,9 @@ INSTANTIATE_TEST_SUITE_P(Issue6,
                          CorrectionAllocations,
                          ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<Case>& p) {
-                           std::string name = std::string(p.param.mechanism) + "_" +
-                                              std::string(to_string(p.param.method)) + "_" +
-                                              std::string(to_string(p.param.stabilizer)) +
-                                              (p.param.mass_weighted ? "_mass" : "");
-                           for (char& ch : name) {
-                             if (ch == '-') ch = '_';
-                           }
-                           return name;
+                           return testing::param_name({p.param.mechanism, to_string(p.param.method),
+                                                       to_string(p.param.stabilizer)}) +
+                                  (p.param.mass_weighted ? "_mass" : "");
                          });
 
 // Eigen switches its LLT and partial-pivoting LU to blocked algorithms for larger matrices; a

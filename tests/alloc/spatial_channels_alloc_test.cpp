@@ -20,6 +20,7 @@
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/channel_tick_rig.hpp"
 #include "tests/support/param_names.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace rtmb {
 namespace {

@@ -28,9 +28,11 @@
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/client.hpp"
+#include "rtmb/net/udp_socket.hpp"
 #include "rtmb/net/wire.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/loopback_server.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace rtmb {
 namespace {
@@ -41,6 +43,7 @@ using testing::connect_and_hello;
 using testing::eventually;
 using testing::loopback_config;
 using testing::say_hello_and_subscribe;
+using testing::write_temp_file;
 
 // Starts the server, subscribes the client and reads the first state into m.
 void start_and_subscribe(Server& server, Client& client, StateMessage& m) {
@@ -59,28 +62,6 @@ std::vector<std::byte> input_datagram(std::uint64_t seq, std::uint16_t channel, 
   out.resize(encode_input(m, out));
   return out;
 }
-
-// A plain UDP socket for sending malformed datagrams to the server.
-class RawSender {
- public:
-  explicit RawSender(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_DGRAM, 0)) {
-    to_.sin_family = AF_INET;
-    to_.sin_port = htons(port);
-    to_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  }
-  ~RawSender() { ::close(fd_); }
-  RawSender(const RawSender&) = delete;
-  RawSender& operator=(const RawSender&) = delete;
-  [[nodiscard]] bool ok() const { return fd_ >= 0; }
-  void send(std::span<const std::byte> bytes) {
-    (void)::sendto(fd_, bytes.data(), bytes.size(), 0, reinterpret_cast<const sockaddr*>(&to_),
-                   sizeof to_);
-  }
-
- private:
-  int fd_;
-  sockaddr_in to_{};
-};
 
 TEST(ServerLoopback, HelloSubscribeStreamAndLatencyEcho) {
   Server server(loopback_config());
@@ -255,22 +236,16 @@ TEST_F(ServerLoopbackPaused, InputsActAsForcesInTheStepAfterTheyArriveThenTheWat
   EXPECT_EQ(server.stats().input_values, (std::vector<double>{0.0, 0.0}));
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr) << path;
-  std::fputs(text.c_str(), f);
-  std::fclose(f);
-}
-
 TEST(ServerLoopback, LoadSwapsTheModelBetweenTicksAndRefusesWhatDoesNotFit) {
-  const std::string dir = ::testing::TempDir();
-  write_file(dir + "rtmb_load_a.yaml", "mechanism: pendulum\n");
-  write_file(dir + "rtmb_load_b.yaml",
-             "mechanism: slider_crank\ninputs:\n  channels: [{name: crank}, {name: rod}, {name: "
-             "fx}, {name: fy, kind: command}]\n");
-  write_file(dir + "rtmb_load_bad_dt.yaml", "mechanism: pendulum\nintegration: {dt: 0.0007}\n");
+  // the served file, and two next to it that the load command names
+  const std::string served = write_temp_file("rtmb_load_a.yaml", "mechanism: pendulum\n");
+  (void)write_temp_file("rtmb_load_b.yaml",
+                        "mechanism: slider_crank\ninputs:\n  channels: [{name: crank}, {name: "
+                        "rod}, {name: fx}, {name: fy, kind: command}]\n");
+  (void)write_temp_file("rtmb_load_bad_dt.yaml",
+                        "mechanism: pendulum\nintegration: {dt: 0.0007}\n");
   ServerConfig config = loopback_config();
-  config.model_file = load_model_file(dir + "rtmb_load_a.yaml");
+  config.model_file = load_model_file(served);
   Server server(config);
   Client client;
   StateMessage m;
@@ -390,8 +365,8 @@ TEST(ServerLoopback, HaltPolicyStopsInTheSafeStateWhenStepsCannotKeepUp) {
 TEST(ServerLoopback, MalformedDatagramsAreDroppedAndCounted) {
   Server server(loopback_config());
   server.start();
-  RawSender raw(server.udp_port());
-  ASSERT_TRUE(raw.ok());
+  UdpSocket raw;  // a plain UDP socket for the malformed datagrams (throws if it cannot open)
+  raw.connect("127.0.0.1", server.udp_port());
 
   // one of each kind, each counted under its reason
   std::vector<std::byte> d = input_datagram(1, 0, 1.0);

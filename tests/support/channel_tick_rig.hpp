@@ -9,10 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <span>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -96,14 +94,6 @@ struct ChannelTickRig {
   std::unique_ptr<InputChannelBank> bank;
   std::unique_ptr<OutputEvaluator> outputs;
 };
-
-/// The text of a file (a model file or a part of one); empty when it cannot be read.
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// The rig's model file: `text` parsed, run with `method` (PStab for explicit methods, no
 /// stabilizer for implicit ones).

@@ -79,16 +79,4 @@ bool scan_after(const std::string& out,
          std::sscanf(out.c_str() + at, format, values...) == static_cast<int>(sizeof...(values));
 }
 
-/// Writes text to a file `name` in GoogleTest's temporary folder; returns its path.
-inline std::string write_temp_file(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  EXPECT_NE(f, nullptr) << path;
-  if (f != nullptr) {
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-  }
-  return path;
-}
-
 }  // namespace rtmb::testing

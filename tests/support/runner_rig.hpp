@@ -48,13 +48,6 @@ struct RunnerRig : RunnerParts {
     return loop.run();
   }
 
-  /// The newest snapshot (an empty one if none was published).
-  StateSnapshot latest() {
-    StateSnapshot s;
-    (void)snapshots->try_read(s);
-    return s;
-  }
-
   SimulationRunner runner;
   FakeClock clock;
 };

@@ -12,17 +12,13 @@
 #include <utility>
 
 #include "tests/support/run_binary.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace {
 
 using rtmb::testing::CommandResult;
+using rtmb::testing::json_number;
 using rtmb::testing::run_rtmb;
-
-double json_number(const std::string& json, const std::string& key) {
-  const std::size_t at = json.find("\"" + key + "\":");
-  if (at == std::string::npos) return std::nan("");
-  return std::stod(json.substr(at + key.size() + 3));
-}
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -35,11 +31,8 @@ void generate(const std::string& args, const std::string& path, std::string* tex
   const CommandResult r = run_rtmb("gen chain " + args + " > " + path);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   if (text == nullptr) return;
-  std::FILE* f = std::fopen(path.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  text->assign(1 << 16, '\0');
-  text->resize(std::fread(text->data(), 1, text->size(), f));
-  std::fclose(f);
+  *text = rtmb::testing::read_text(path);
+  ASSERT_FALSE(text->empty()) << path;
 }
 
 /// `rtmb run` of a generated chain for t_end seconds: it ends well with the constraints kept

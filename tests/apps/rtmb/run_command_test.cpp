@@ -11,18 +11,13 @@
 #include <string>
 
 #include "tests/support/run_binary.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace {
 
 using Result = rtmb::testing::CommandResult;
+using rtmb::testing::json_number;
 using rtmb::testing::run_rtmb;
-
-double json_number(const std::string& json, const std::string& key) {
-  const std::regex re("\"" + key + "\":(-?[0-9.eE+-]+)");
-  std::smatch m;
-  if (!std::regex_search(json, m, re)) return -1e300;
-  return std::stod(m[1].str());
-}
 
 std::string json_string(const std::string& json, const std::string& key) {
   const std::regex re("\"" + key + "\":\"([^\"]*)\"");

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tests/support/run_binary.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace {
 

@@ -156,15 +156,6 @@ inline Vec kkt_rhs(const Vec& f, const Vec& L) {
   return rhs;
 }
 
-/// A method's name as the name of a parameterized test (which cannot hold '-': '_' instead).
-inline std::string method_test_name(const ::testing::TestParamInfo<Method>& p) {
-  std::string n(to_string(p.param));
-  for (char& ch : n) {
-    if (ch == '-') ch = '_';
-  }
-  return n;
-}
-
 /// Every SpatialJointType in declaration order, for tests parameterized over them.
 inline std::vector<SpatialJointType> all_spatial_joint_types() {
   std::vector<SpatialJointType> out;

@@ -19,6 +19,7 @@
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/models/record_model.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace rtmb {
 namespace {
@@ -27,11 +28,6 @@ std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("rtmb_record_test_" + std::to_string(::getpid()) + "_" + name))
       .string();
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 std::vector<char> read_bytes(const std::string& path) {
@@ -65,7 +61,7 @@ Recording record_run(const std::string& name, int ticks) {
   Recorder recorder(n_v);
   RecordHeader h;
   h.model_path = model_path;
-  h.model_text = read_text(model_path);
+  h.model_text = testing::read_text(model_path);
   h.method = std::string(to_string(model.settings().method));
   h.stabilizer = std::string(to_string(model.settings().stabilizer));
   h.solver = std::string(to_string(model.solver()));
