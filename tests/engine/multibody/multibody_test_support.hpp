@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "rtmb/model.hpp"
 #include "rtmb/models/spatial_multibody.hpp"
 #include "rtmb/system.hpp"
 #include "rtmb/types.hpp"
@@ -154,15 +153,6 @@ inline Vec kkt_rhs(const Vec& f, const Vec& L) {
   Vec rhs(f.size() + L.size());
   rhs << f, -L;
   return rhs;
-}
-
-/// A method's name as the name of a parameterized test (which cannot hold '-': '_' instead).
-inline std::string method_test_name(const ::testing::TestParamInfo<Method>& p) {
-  std::string n(to_string(p.param));
-  for (char& ch : n) {
-    if (ch == '-') ch = '_';
-  }
-  return n;
 }
 
 /// Every SpatialJointType in declaration order, for tests parameterized over them.

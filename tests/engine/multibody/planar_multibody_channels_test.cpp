@@ -23,6 +23,7 @@
 #include "rtmb/models/planar_outputs.hpp"
 #include "rtmb/step.hpp"
 #include "tests/engine/multibody/multibody_test_support.hpp"
+#include "tests/support/param_names.hpp"
 #include "tests/support/planar_test_models.hpp"
 
 namespace rtmb {
@@ -237,7 +238,7 @@ INSTANTIATE_TEST_SUITE_P(EveryFamily,
                                            Method::kOdeMidpoint,
                                            Method::kMidpoint,
                                            Method::kGenAlpha),
-                         multibody_test::method_test_name);
+                         testing::method_param_name);
 
 // Double pendulum under gravity: the motor on the elbow against two constant torque elements
 // (+tau on the distal link, -tau on the proximal one).
