@@ -159,9 +159,7 @@ void read_channel(const Reader& r, const YAML::Node& n, const std::string& p, In
     cfg.decay_tau_ns = ms_to_ns(r.positive(m, p + ".decay_tau_ms"));
   }
   if (const YAML::Node m = n["safe_after_misses"]) {
-    const long long k = r.integer(m, p + ".safe_after_misses");
-    if (k < 0 || k > 1'000'000) r.fail(m, p + ".safe_after_misses", "must be in 0..1000000");
-    cfg.safe_after_misses = static_cast<int>(k);
+    cfg.safe_after_misses = integer_in(r, m, p + ".safe_after_misses", 0, 1'000'000);
   }
   if (const YAML::Node m = n["safe_value"]) cfg.safe_value = r.number(m, p + ".safe_value");
   if (const YAML::Node m = n["min"]) cfg.min_value = r.number(m, p + ".min");

@@ -10,13 +10,46 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/model_file/yaml_reader.hpp"
 #include "rtmb/runtime/simulation_runner.hpp"
 
 namespace rtmb::detail {
+
+/// The `kind` of the channel at n (key p): one of `kinds` (name, type), which an unknown name's
+/// message lists in their order.
+template <class Type, std::size_t N>
+Type read_output_kind(const YamlReader& r,
+                      const YAML::Node& n,
+                      const std::string& p,
+                      const std::pair<const char*, Type> (&kinds)[N]) {
+  const YAML::Node kind = r.required(n, p, "kind", "what the channel measures");
+  const std::string k = r.string(kind, p + ".kind");
+  std::string valid;
+  for (const auto& [name, type] : kinds) {
+    if (k == name) return type;
+    valid += (valid.empty() ? "" : ", ") + std::string(name);
+  }
+  r.fail(kind, p + ".kind", "unknown output kind '" + k + "' (valid: " + valid + ")");
+}
+
+/// Key `key` of the channel at n (key p), given its kind: only where `allowed` (else "only for
+/// <what>"), and then required unless it is the optional `point`.
+inline void check_kind_key(const YamlReader& r,
+                           const YAML::Node& n,
+                           const std::string& p,
+                           const char* key,
+                           bool allowed,
+                           const char* what) {
+  if (n[key] && !allowed) r.fail(n[key], p + "." + key, std::string("only for ") + what);
+  if (!n[key] && allowed && std::string(key) != "point") {
+    r.fail(n, p + "." + key, "missing (needed by kind '" + n["kind"].Scalar() + "')");
+  }
+}
 
 /// `unit` of the channel at n (key p): one unit for every component, or a list of one unit per
 /// component; `units` holds the kind's defaults (and their count) on entry.

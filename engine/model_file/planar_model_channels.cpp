@@ -62,7 +62,8 @@ void read_safety(const Reader& r, const YAML::Node& n, const std::string& p, For
 
 namespace {
 
-PlanarOutputType parse_output_kind(const Reader& r, const YAML::Node& n, const std::string& key) {
+// The channel's `kind` (read_output_kind) among the planar output kinds.
+PlanarOutputType parse_output_kind(const Reader& r, const YAML::Node& n, const std::string& p) {
   static const std::pair<const char*, PlanarOutputType> kKinds[] = {
       {"pose", PlanarOutputType::kPose},
       {"velocity", PlanarOutputType::kVelocity},
@@ -78,13 +79,7 @@ PlanarOutputType parse_output_kind(const Reader& r, const YAML::Node& n, const s
       {"haptic_force", PlanarOutputType::kHapticForce},
       {"coupling_linearization", PlanarOutputType::kCouplingLinearization},
   };
-  const std::string s = r.string(n, key);
-  std::string valid;
-  for (const auto& [name, kind] : kKinds) {
-    if (s == name) return kind;
-    valid += (valid.empty() ? "" : ", ") + std::string(name);
-  }
-  r.fail(n, key, "unknown output kind '" + s + "' (valid: " + valid + ")");
+  return read_output_kind(r, n, p, kKinds);
 }
 
 }  // namespace
@@ -150,8 +145,7 @@ void read_output_channels(const Reader& r,
                           std::vector<PlanarOutputSpec>& out) {
   read_output_list(
       r, outputs, out, [&](const YAML::Node& n, const std::string& p, PlanarOutputSpec& o) {
-        const YAML::Node kind = r.required(n, p, "kind", "what the channel measures");
-        o.type = parse_output_kind(r, kind, p + ".kind");
+        o.type = parse_output_kind(r, n, p);
         const bool body_kind = o.type == PlanarOutputType::kPose ||
                                o.type == PlanarOutputType::kVelocity ||
                                o.type == PlanarOutputType::kPointPosition ||
@@ -164,17 +158,11 @@ void read_output_channels(const Reader& r,
         const bool element_kind = o.type == PlanarOutputType::kCouplingForce ||
                                   o.type == PlanarOutputType::kHapticForce ||
                                   o.type == PlanarOutputType::kCouplingLinearization;
-        auto only = [&](const char* k, bool allowed, const char* what) {
-          if (n[k] && !allowed) r.fail(n[k], p + "." + k, std::string("only for ") + what);
-          if (!n[k] && allowed && std::string(k) != "point") {
-            r.fail(n, p + "." + k, std::string("missing (needed by kind '") + kind.Scalar() + "')");
-          }
-        };
-        only("body", body_kind, "pose, velocity and point outputs");
-        only("point", point_kind, "point outputs");
-        only("joint", joint_kind, "joint and reaction outputs");
-        only("element", element_kind,
-             "coupling_force, haptic_force and coupling_linearization outputs");
+        check_kind_key(r, n, p, "body", body_kind, "pose, velocity and point outputs");
+        check_kind_key(r, n, p, "point", point_kind, "point outputs");
+        check_kind_key(r, n, p, "joint", joint_kind, "joint and reaction outputs");
+        check_kind_key(r, n, p, "element", element_kind,
+                       "coupling_force, haptic_force and coupling_linearization outputs");
         if (body_kind) o.body = body_ref(r, n["body"], p + ".body", spec, false);
         if (point_kind && n["point"]) o.point = r.vec<2>(n["point"], p + ".point");
         if (joint_kind) {

@@ -380,50 +380,31 @@ std::vector<SpatialOutputSpec> read_spatial_outputs(const YAML::Node& root,
       {"energy", SpatialOutputType::kEnergy},
   };
   const In in(path);
-  read_output_list(
-      in, outputs, out, [&](const YAML::Node& n, const std::string& p, SpatialOutputSpec& o) {
-        const YAML::Node kind = in.required(n, p, "kind", "what the channel measures");
-        const std::string k = in.string(kind, p + ".kind");
-        std::string valid;
-        bool found = false;
-        for (const auto& [name, type] : kKinds) {
-          if (k == name) {
-            o.type = type;
-            found = true;
-          }
-          valid += (valid.empty() ? "" : ", ") + std::string(name);
-        }
-        if (!found)
-          in.fail(kind, p + ".kind", "unknown output kind '" + k + "' (valid: " + valid + ")");
-        const bool point_kind = o.type == SpatialOutputType::kPointPosition ||
-                                o.type == SpatialOutputType::kPointVelocity;
-        const bool body_kind = point_kind || o.type == SpatialOutputType::kPosition ||
-                               o.type == SpatialOutputType::kOrientation ||
-                               o.type == SpatialOutputType::kVelocity ||
-                               o.type == SpatialOutputType::kAngularVelocity;
-        const bool joint_kind = o.type == SpatialOutputType::kJointPosition ||
-                                o.type == SpatialOutputType::kJointVelocity;
-        const bool element_kind = o.type == SpatialOutputType::kCouplingForce;
-        auto only = [&](const char* key_name, bool allowed, const char* what) {
-          if (n[key_name] && !allowed) {
-            in.fail(n[key_name], p + "." + key_name, std::string("only for ") + what);
-          }
-          if (!n[key_name] && allowed && std::string(key_name) != "point") {
-            in.fail(n, p + "." + key_name, "missing (needed by kind '" + k + "')");
-          }
-        };
-        only("body", body_kind, "body and point outputs");
-        only("point", point_kind, "point outputs");
-        only("joint", joint_kind, "joint outputs");
-        only("element", element_kind, "coupling_force outputs");
-        if (body_kind) o.body = body_ref(in, n["body"], p + ".body", spec, false);
-        if (point_kind && n["point"]) o.point = in.vec3(n["point"], p + ".point");
-        if (joint_kind) {
-          o.joint = revolute_joint(in, n["joint"], p + ".joint", spec);
-        }
-        if (element_kind) o.element = coupling_ref(in, n["element"], p + ".element", spec);
-        o.units = default_output_units(o.type);
-      });
+  read_output_list(in, outputs, out,
+                   [&](const YAML::Node& n, const std::string& p, SpatialOutputSpec& o) {
+                     o.type = read_output_kind(in, n, p, kKinds);
+                     const bool point_kind = o.type == SpatialOutputType::kPointPosition ||
+                                             o.type == SpatialOutputType::kPointVelocity;
+                     const bool body_kind = point_kind || o.type == SpatialOutputType::kPosition ||
+                                            o.type == SpatialOutputType::kOrientation ||
+                                            o.type == SpatialOutputType::kVelocity ||
+                                            o.type == SpatialOutputType::kAngularVelocity;
+                     const bool joint_kind = o.type == SpatialOutputType::kJointPosition ||
+                                             o.type == SpatialOutputType::kJointVelocity;
+                     const bool element_kind = o.type == SpatialOutputType::kCouplingForce;
+                     check_kind_key(in, n, p, "body", body_kind, "body and point outputs");
+                     check_kind_key(in, n, p, "point", point_kind, "point outputs");
+                     check_kind_key(in, n, p, "joint", joint_kind, "joint outputs");
+                     check_kind_key(in, n, p, "element", element_kind, "coupling_force outputs");
+                     if (body_kind) o.body = body_ref(in, n["body"], p + ".body", spec, false);
+                     if (point_kind && n["point"]) o.point = in.vec3(n["point"], p + ".point");
+                     if (joint_kind) {
+                       o.joint = revolute_joint(in, n["joint"], p + ".joint", spec);
+                     }
+                     if (element_kind)
+                       o.element = coupling_ref(in, n["element"], p + ".element", spec);
+                     o.units = default_output_units(o.type);
+                   });
   return out;
 }
 

@@ -15,21 +15,6 @@
 
 namespace rtmb::testing {
 
-/// n bodies b0 .. b(n-1): mass 1 + b, inertia 0.1 + 0.05 b, pose (0.3 b, -0.2 b, 0.4 b - 0.5).
-inline PlanarModelSpec test_bodies(int n, std::string name) {
-  PlanarModelSpec s;
-  s.name = std::move(name);
-  for (int b = 0; b < n; ++b) {
-    PlanarBodySpec body;
-    body.name = "b" + std::to_string(b);
-    body.mass = 1.0 + b;
-    body.inertia = 0.1 + 0.05 * b;
-    body.pose = {0.3 * b, -0.2 * b, 0.4 * b - 0.5};
-    s.bodies.push_back(body);
-  }
-  return s;
-}
-
 /// A body with a name, mass and inertia, at rest at the origin.
 inline PlanarBodySpec test_body(std::string name, double mass, double inertia) {
   PlanarBodySpec b;
@@ -37,6 +22,18 @@ inline PlanarBodySpec test_body(std::string name, double mass, double inertia) {
   b.mass = mass;
   b.inertia = inertia;
   return b;
+}
+
+/// n bodies b0 .. b(n-1): mass 1 + b, inertia 0.1 + 0.05 b, pose (0.3 b, -0.2 b, 0.4 b - 0.5).
+inline PlanarModelSpec test_bodies(int n, std::string name) {
+  PlanarModelSpec s;
+  s.name = std::move(name);
+  for (int b = 0; b < n; ++b) {
+    PlanarBodySpec body = test_body("b" + std::to_string(b), 1.0 + b, 0.1 + 0.05 * b);
+    body.pose = {0.3 * b, -0.2 * b, 0.4 * b - 0.5};
+    s.bodies.push_back(body);
+  }
+  return s;
 }
 
 /// A joint of `type` between bodies i and j (kGround for the ground) at the given points, axis

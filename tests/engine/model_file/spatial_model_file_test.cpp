@@ -180,27 +180,11 @@ std::string read(const std::string& path) {
   return out;
 }
 
-struct RunResult {
-  double g = 0.0;
-  double e = 0.0;
-  double e0 = 0.0;
-};
-
-RunResult run(const ModelFile& f, int steps) {
-  const std::shared_ptr<const System> sys = make_system(f);
-  const Model model(sys, f.settings);
+Drift run(const ModelFile& f, int steps) {
+  const Model model(make_system(f), f.settings);
   Workspace ws(model);
   State s = initial_state(model);
-  RunResult out;
-  out.e0 = sys->energy(0.0, s.q, s.v, {});
-  Vec g(sys->n_lambda());
-  for (int k = 0; k < steps; ++k) {
-    EXPECT_TRUE(step(model, s, ws).ok());
-    sys->constraints(s.t, s.q, g);
-    out.g = std::max(out.g, g.lpNorm<Eigen::Infinity>());
-    out.e = std::max(out.e, std::abs(sys->energy(s.t, s.q, s.v, {}) - out.e0));
-  }
-  return out;
+  return run_and_measure(model, ws, s, steps);
 }
 
 TEST(RedundantConstraints, SpatialFourBarIsRefusedWithoutRemoveAndRunsWithIt) {
@@ -228,7 +212,7 @@ TEST(RedundantConstraints, SpatialFourBarIsRefusedWithoutRemoveAndRunsWithIt) {
   State s0;
   sys->initial_state(s0);
   EXPECT_EQ(constraint_rank(*sys, s0.q).rank, 20);
-  const RunResult r = run(f, 1000);
+  const Drift r = run(f, 1000);
   EXPECT_LE(r.g, 1e-10);
   EXPECT_LE(r.e, 1e-8 * std::abs(r.e0));
   // the full (unreduced) constraints hold too

@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "rtmb/model.hpp"
 #include "rtmb/models/spatial_multibody.hpp"
 #include "rtmb/system.hpp"
 #include "rtmb/types.hpp"
