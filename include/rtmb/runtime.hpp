@@ -15,6 +15,10 @@
 //   runtime/simulation_runner.hpp  SimulationRunner (drain inputs -> step -> publish snapshot),
 //                                  StateSnapshot and QueuedInput (trivially copyable)
 //   runtime/record.hpp             Recorder and record files (what was applied, tick by tick)
+//   runtime/phase_lock.hpp         PhaseLock: slews the tick phase so inputs arrive a margin
+//                                  before each tick (clock mode phase-lock; not wired yet)
+//   runtime/device_lockstep.hpp    DeviceLockstep: one tick per master input, wall ticks when
+//                                  it is silent (clock mode device; not wired yet)
 //
 // Typical use on the simulation thread (setup first, then the loop; nothing after setup
 // allocates):
@@ -33,10 +37,12 @@
 //   const StopReason why = loop.run();                  // until loop.request_stop()
 
 #include "rtmb/runtime/deadline_loop.hpp"
+#include "rtmb/runtime/device_lockstep.hpp"
 #include "rtmb/runtime/input_channels.hpp"
 #include "rtmb/runtime/latest_value.hpp"
 #include "rtmb/runtime/log_histogram.hpp"
 #include "rtmb/runtime/monotonic_clock.hpp"
+#include "rtmb/runtime/phase_lock.hpp"
 #include "rtmb/runtime/record.hpp"
 #include "rtmb/runtime/rt_setup.hpp"
 #include "rtmb/runtime/simulation_runner.hpp"
