@@ -125,6 +125,7 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
       if (s.endpoint == ep) {
         if (s.session_id != session.id()) return error("endpoint is subscribed by another client");
         s.decimation = sub->decimation;
+        publish_subscribers();
         return ok_head(c).str();
       }
     }
@@ -133,11 +134,13 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
     }
     Subscriber s;
     s.session_id = session.id();
+    s.id = next_subscriber_id++;
     s.endpoint = ep;
     s.decimation = sub->decimation;
     subscribers.push_back(s);
-    // the newest state at once, so a subscriber of a paused simulation sees where it is
-    if (have_latest) send_state(subscribers.back(), latest);
+    // the simulation thread sends a new subscriber the newest state at its next tick, even a
+    // paused one, so it sees where the simulation is
+    publish_subscribers();
     JsonObjectWriter out = ok_head(c);
     out.field("address", address.to_string());
     out.field("port", static_cast<std::uint64_t>(sub->port));
@@ -156,6 +159,7 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
       }
       return true;
     });
+    if (subscribers.size() != before) publish_subscribers();
     JsonObjectWriter out = ok_head(c);
     out.field("removed", static_cast<std::uint64_t>(before - subscribers.size()));
     return out.str();
@@ -259,6 +263,7 @@ std::string Server::Impl::stats_reply(const Command& c) {
   out.field("inputs_dropped", static_cast<std::uint64_t>(s.inputs_dropped));
   out.field("states_sent", static_cast<std::uint64_t>(s.states_sent));
   out.field("send_errors", static_cast<std::uint64_t>(s.send_errors));
+  out.field("send_dropped_full", static_cast<std::uint64_t>(s.send_dropped_full));
   out.field("clients", static_cast<std::uint64_t>(s.clients));
   out.field("subscribers", static_cast<std::uint64_t>(s.subscribers));
   out.field("loads", static_cast<std::uint64_t>(s.loads));

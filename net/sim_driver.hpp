@@ -7,6 +7,7 @@
 // published snapshot). It needs no Asio; it stays in net/ rather than next to the runner because
 // a bundle holds what the network layer defines (ModelFile, ServerSchema).
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "net/state_sender.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/server.hpp"
 #include "rtmb/outputs.hpp"
@@ -64,9 +66,27 @@ struct ServerSnapshot {
   std::int32_t n_inputs = 0;       // valid entries of inputs
   std::uint32_t reserved = 0;
   std::array<double, kMaxInputChannels> inputs{};  // each input channel's value this tick
+  // when the simulation thread handed this state's datagrams to the socket [ns, CLOCK_MONOTONIC,
+  // the loop's clock]; 0: none went out (no subscriber due)
+  std::int64_t sent_ns = 0;
 };
 static_assert(std::is_trivially_copyable_v<ServerSnapshot>);
 using ServerSlot = LatestValue<ServerSnapshot>;
+
+// The simulation thread's datagram counters, published for the network thread's stats whenever
+// they change.
+struct SimIoCounters {
+  StateSendCounters out;
+};
+static_assert(std::is_trivially_copyable_v<SimIoCounters>);
+using IoCounterSlot = LatestValue<SimIoCounters>;
+
+// CLOCK_MONOTONIC [ns], the clock of MonotonicClock and of Tick::deadline_ns. RT-safe (vDSO).
+[[nodiscard]] inline std::int64_t monotonic_now_ns() noexcept {
+  timespec ts{};
+  (void)::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 // The loop step of the server: control requests, then (unless paused) the runner's tick, then
 // the snapshot with reset bookkeeping. RT-safe: no allocation, lock, log or exception.
@@ -87,8 +107,17 @@ class SimDriver {
     start_model();
   }
 
+  // The state stream's sender (net/state_sender.hpp) and where its counters go: from then on
+  // each published state is sent from this thread. Setup only, before the loop runs.
+  void attach_sender(StateSender* sender, IoCounterSlot* counters) noexcept {
+    sender_ = sender;
+    io_counters_ = counters;
+  }
+
   bool on_tick(const Tick& tick) noexcept {
     drain_control();
+    // a new subscriber gets the current state at once, even when paused
+    if (sender_ != nullptr && sender_->update_subscribers()) dirty_ = true;
     if (paused_ && steps_left_ == 0) {
       if (dirty_) publish();
       return true;
@@ -200,6 +229,9 @@ class SimDriver {
     s.n_inputs = bank.channel_count();
     for (int i = 0; i < s.n_inputs; ++i) s.inputs[static_cast<std::size_t>(i)] = bank.value(i);
     s.reserved = 0;
+    // the state goes out first: the snapshot and the wake-up below only serve the network
+    // thread's stats, view and status line
+    s.sent_ns = send_state(s);
     out_->commit();
     dirty_ = false;
     // wake the network thread: a non-blocking eventfd write, never waits (the counter would
@@ -208,6 +240,55 @@ class SimDriver {
       const std::uint64_t one = 1;
       (void)!::write(wake_fd_, &one, sizeof one);
     }
+    publish_io_counters();
+  }
+
+  // Encodes s once and sends it to the due subscribers (StateSender::send); returns when the
+  // socket took the datagrams, 0 if none went out.
+  std::int64_t send_state(const ServerSnapshot& s) noexcept {
+    if (sender_ == nullptr) return 0;
+    const StateSnapshot& st = s.state;
+    StateMessage& m = message_;
+    std::uint16_t flags = 0;
+    if (s.echo_step >= 0) flags |= static_cast<std::uint16_t>(WireFlag::kEchoValid);
+    if (s.paused != 0) flags |= static_cast<std::uint16_t>(WireFlag::kPaused);
+    m.header.flags = flags;
+    m.header.step = s.step;
+    m.header.sim_time_s = st.t;
+    m.step_flags = st.step_flags;
+    m.position_drift = st.position_drift;
+    m.velocity_drift = st.velocity_drift;
+    m.energy = st.energy;
+    m.echo = LatencyEcho{};
+    if (s.echo_step >= 0) {
+      m.echo.sequence = st.last_input_seq;
+      m.echo.sender_time_ns = st.last_input_sender_time_ns;
+      m.echo.applied_step = static_cast<std::uint64_t>(s.echo_step);
+    }
+    // named output channels replace q and v (docs/protocol.md, "State payload")
+    std::uint16_t n = 0;
+    if (st.n_outputs > 0) {
+      for (int i = 0; i < st.n_outputs && n < kMaxStateChannels; ++i)
+        m.channels[n++] = st.outputs[i];
+    } else {
+      for (int i = 0; i < st.n_q && n < kMaxStateChannels; ++i) m.channels[n++] = st.q[i];
+      for (int i = 0; i < st.n_v && n < kMaxStateChannels; ++i) m.channels[n++] = st.v[i];
+    }
+    m.channel_count = n;
+    if (sender_->send(m, s.epoch, monotonic_now_ns()) == 0) return 0;
+    return monotonic_now_ns();
+  }
+
+  void publish_io_counters() noexcept {
+    if (io_counters_ == nullptr || sender_ == nullptr) return;
+    const StateSendCounters& out = sender_->counters();
+    const StateSendCounters& last = io_last_.out;
+    if (out.states_sent == last.states_sent && out.send_errors == last.send_errors &&
+        out.send_dropped_full == last.send_dropped_full && out.non_finite == last.non_finite) {
+      return;
+    }
+    io_last_.out = out;
+    io_counters_->publish(io_last_);
   }
 
   SimBundle* b_;
@@ -221,6 +302,10 @@ class SimDriver {
   std::uint64_t steps_left_ = 0;
   bool paused_ = false;
   bool dirty_ = true;
+  StateSender* sender_ = nullptr;
+  IoCounterSlot* io_counters_ = nullptr;
+  SimIoCounters io_last_{};  // as last published
+  StateMessage message_{};   // send_state's message, reused
 };
 
 using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;

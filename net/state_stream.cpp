@@ -2,11 +2,12 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // The UDP side of rtmb::Server (net/server_impl.hpp): input datagrams in (admitted by the wire
-// rules, rate-limited per known client, queued for the simulation thread) and state datagrams
-// out to the subscribers. The socket is Boost.Asio's, served by the same io_context as the TCP
-// sessions and timers, so the network thread never blocks on any of them.
+// rules, rate-limited per known client, queued for the simulation thread), and the network
+// thread's half of the state stream: the subscriber table it hands to the simulation thread,
+// which sends the states itself (net/state_sender.hpp), and the counters it gets back. The
+// socket is Boost.Asio's, served by the same io_context as the TCP sessions and timers, so the
+// network thread never blocks on any of them.
 #include <algorithm>
-#include <cmath>
 #include <span>
 
 #include "net/control_session.hpp"
@@ -77,67 +78,26 @@ bool Server::Impl::known_sender(const asio::ip::address& address) const noexcept
                      });
 }
 
-void Server::Impl::forward(const ServerSnapshot& snap) {
-  const StateSnapshot& s = snap.state;
-  bool finite = std::isfinite(s.t);
-  for (int i = 0; i < s.n_q; ++i) finite = finite && std::isfinite(s.q[i]);
-  for (int i = 0; i < s.n_v; ++i) finite = finite && std::isfinite(s.v[i]);
-  for (int i = 0; i < s.n_outputs; ++i) finite = finite && std::isfinite(s.outputs[i]);
-  net_stats.state_finite = finite;
-  if (!finite) return;  // never happens with the engine's guard; a receiver would reject it
-  for (Subscriber& sub : subscribers) {
-    const bool restarted = sub.sent_any && snap.epoch != sub.epoch;
-    if (!sub.sent_any || restarted || snap.paused != sub.last_paused ||
-        snap.step >= sub.last_sent_step + sub.decimation) {
-      send_state(sub, snap);
-    }
+void Server::Impl::publish_subscribers() {
+  // the whole table, after every change: the simulation thread takes the newest at its next tick
+  SubscriberTable& table = subscriber_table->back();
+  table.count = 0;
+  for (const Subscriber& sub : subscribers) {
+    if (table.count == table.entries.size()) break;  // max_subscribers <= kMaxSubscriberSlots
+    SubscriberEntry& e = table.entries[table.count];
+    e.id = sub.id;
+    e.decimation = std::max<std::uint32_t>(1, sub.decimation);
+    if (set_address(e, sub.endpoint.data(), sub.endpoint.size())) ++table.count;
   }
+  subscriber_table->commit();
 }
 
-void Server::Impl::send_state(Subscriber& sub, const ServerSnapshot& snap) {
-  const StateSnapshot& s = snap.state;
-  StateMessage m;
-  std::uint16_t flags = 0;
-  if (snap.echo_step >= 0) flags |= static_cast<std::uint16_t>(WireFlag::kEchoValid);
-  if (snap.paused != 0) flags |= static_cast<std::uint16_t>(WireFlag::kPaused);
-  if (sub.sent_any && snap.epoch != sub.epoch) {
-    flags |= static_cast<std::uint16_t>(WireFlag::kRestarted);
-  }
-  m.header.flags = flags;
-  m.header.sequence = ++sub.sequence;
-  m.header.step = snap.step;
-  m.header.sim_time_s = s.t;
-  m.header.sender_time_ns = steady_now_ns();
-  m.step_flags = s.step_flags;
-  m.position_drift = s.position_drift;
-  m.velocity_drift = s.velocity_drift;
-  m.energy = s.energy;
-  if (snap.echo_step >= 0) {
-    m.echo.sequence = s.last_input_seq;
-    m.echo.sender_time_ns = s.last_input_sender_time_ns;
-    m.echo.applied_step = static_cast<std::uint64_t>(snap.echo_step);
-  }
-  std::uint16_t n = 0;
-  if (s.n_outputs > 0) {
-    for (int i = 0; i < s.n_outputs; ++i) m.channels[n++] = s.outputs[i];
-  } else {
-    for (int i = 0; i < s.n_q; ++i) m.channels[n++] = s.q[i];
-    for (int i = 0; i < s.n_v; ++i) m.channels[n++] = s.v[i];
-  }
-  m.channel_count = n;
-  const std::size_t bytes = encode_state(m, tx_buffer);
-  sub.sent_any = true;
-  sub.epoch = snap.epoch;
-  sub.last_paused = snap.paused;
-  sub.last_sent_step = snap.step;
-  if (bytes == 0) return;
-  boost::system::error_code ec;
-  udp_socket.send_to(asio::buffer(tx_buffer.data(), bytes), sub.endpoint, 0, ec);
-  if (ec) {
-    ++net_stats.send_errors;
-  } else {
-    ++net_stats.states_sent;
-  }
+void Server::Impl::read_io_counters() {
+  SimIoCounters c;
+  if (!io_counters->try_read(c)) return;
+  net_stats.states_sent = c.out.states_sent;
+  net_stats.send_errors = c.out.send_errors;
+  net_stats.send_dropped_full = c.out.send_dropped_full;
 }
 
 }  // namespace rtmb
