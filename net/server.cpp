@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -144,9 +145,10 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   if (c.max_clients < 1 || c.max_subscribers < 1 || c.max_queued_replies < 1) {
     throw std::invalid_argument("max_clients, max_subscribers and max_queued_replies must be >= 1");
   }
-  if (c.max_subscribers > kMaxSubscriberSlots) {
-    throw std::invalid_argument("max_subscribers must be at most " +
-                                std::to_string(kMaxSubscriberSlots));
+  if (c.max_subscribers > kMaxSubscriberSlots || c.max_clients > kMaxClientSlots) {
+    throw std::invalid_argument("max_subscribers and max_clients must be at most " +
+                                std::to_string(kMaxSubscriberSlots) + " and " +
+                                std::to_string(kMaxClientSlots));
   }
   const ModelFile file = c.model_file ? *c.model_file : builtin_model_file(c.model);
   {
@@ -206,24 +208,32 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
     acceptor.set_option(tcp::acceptor::reuse_address(true));
     acceptor.bind(tcp_ep);
     acceptor.listen();
+    udp::socket udp_socket(io);
     udp_socket.open(address.is_v4() ? udp::v4() : udp::v6());
     udp_socket.bind(udp::endpoint(address, c.udp_port));
     udp_socket.non_blocking(true);
     bound_tcp_port = acceptor.local_endpoint().port();
     bound_udp_port = udp_socket.local_endpoint().port();
-    // the simulation thread sends the state stream on this socket's descriptor (issue 14)
-    sender = std::make_unique<StateSender>(udp_socket.native_handle(), *subscriber_table);
-    driver->attach_sender(sender.get(), io_counters.get());
+    // the simulation thread does the UDP socket's I/O itself (issue 14): Asio lets go of it, so
+    // that its datagrams do not wake the network thread
+    udp_fd = udp_socket.release();
   } catch (const boost::system::system_error& e) {
     throw std::runtime_error("cannot bind " + c.bind_address + " (tcp port " +
                              std::to_string(c.tcp_port) + ", udp port " +
                              std::to_string(c.udp_port) + "): " + e.code().message());
   }
+  sender = std::make_unique<StateSender>(udp_fd, *subscriber_table);
+  driver->attach_sender(sender.get(), io_counters.get());
+  receiver = std::make_unique<InputReceiver>(udp_fd, *admission, *inputs);
+  driver->attach_receiver(receiver.get(), set_inputs.get());
+  publish_admission();  // nobody yet, and the rate limit
   net_stats.paused = !c.start_running;
   shared_stats = net_stats;
 }
 
-Server::Impl::~Impl() = default;  // wake closes wake_fd
+Server::Impl::~Impl() {  // wake closes wake_fd
+  if (udp_fd >= 0) ::close(udp_fd);
+}
 
 void Server::Impl::do_accept() {
   acceptor.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
@@ -368,9 +378,7 @@ void Server::Impl::shutdown_network() {
   network_down = true;
   boost::system::error_code ec;
   acceptor.close(ec);
-  // the simulation thread may still be sending on the UDP socket: only its receive is cancelled
-  // here; join() closes it once that thread has ended
-  udp_socket.cancel(ec);
+  // the UDP socket is the simulation thread's: join() closes it once that thread has ended
   poll_timer.cancel();
   status_timer.cancel();
   if (wake_fd >= 0) wake.cancel(ec);
@@ -387,7 +395,7 @@ void Server::Impl::session_closed(ControlSession& session) {
   }
   std::erase_if(sessions,
                 [&](const std::shared_ptr<ControlSession>& s) { return s.get() == &session; });
-  std::erase_if(input_buckets, [&](const auto& b) { return !known_sender(b.first); });
+  if (session.said_hello) publish_admission();
 }
 
 void Server::Impl::collect_retired() {
@@ -423,7 +431,6 @@ void Server::start() {
     m.sim_running.store(false, std::memory_order_release);
   });
   m.do_accept();
-  m.do_receive();
   m.arm_wake();
   m.arm_poll();
   m.arm_status();
@@ -443,10 +450,10 @@ void Server::join() {
   Impl& m = *impl_;
   if (m.sim_thread.joinable()) m.sim_thread.join();
   if (m.net_thread.joinable()) m.net_thread.join();
-  // both threads have ended: nobody sends on the UDP socket any more
-  if (m.started) {
-    boost::system::error_code ignored;
-    m.udp_socket.close(ignored);
+  // both threads have ended: nobody uses the UDP socket any more
+  if (m.started && m.udp_fd >= 0) {
+    ::close(m.udp_fd);
+    m.udp_fd = -1;
   }
   // the simulation thread has stopped: the recorder's counters are final
   if (m.record_writer) m.record_ok = m.record_writer->finish();

@@ -84,10 +84,11 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
                    " is not supported; this server speaks version " + std::to_string(kWireVersion));
     }
     session.said_hello = true;
-    // a client that says hello may have restarted its input numbering: forget every sender at
-    // its address (keys are address << 16 | port; the UDP port is not known here)
-    sequencer.forget_matching(sender_key(udp::endpoint(session.peer().address(), 0)),
-                              ~std::uint64_t{0xFFFF});
+    // a client that says hello may have restarted its input numbering: the simulation thread
+    // forgets every sender at its address when it sees the new hello number (and from then on
+    // admits datagrams from that address)
+    session.hello_number = ++hellos;
+    publish_admission();
     JsonObjectWriter out = ok_head(c);
     schema_fields(out);
     return out.str();
@@ -211,8 +212,8 @@ std::string Server::Impl::load_reply(const Command& c, const LoadCommand& load) 
     return error(clip_utf8(e.what(), 1024));
   }
   ++net_stats.loads;
-  // inputs numbered for the old model must not be compared with the new model's senders' numbers
-  sequencer.clear();
+  // inputs numbered for the old model are not compared with the new model's senders' numbers:
+  // the simulation thread forgets every sender's history when it swaps the model in
   spdlog::info("loaded '{}' ({}) at {:.1f} Hz", schema.model, file.path, schema.rate_hz);
   JsonObjectWriter out = ok_head(c);
   schema_fields(out);
@@ -237,11 +238,11 @@ std::string Server::Impl::set_reply(const Command& c, const SetCommand& set) {
   q.seq = 0;
   q.sender_time_ns = steady_now_ns();
   q.arrival_ns = q.sender_time_ns;
-  if (!inputs->try_push(q)) {
-    ++net_stats.inputs_dropped;
+  // the simulation thread queues it for the runner (and counts it) at its next tick
+  if (!set_inputs->try_push(q)) {
+    ++set_dropped;
     return error("busy: the input queue is full, retry");
   }
-  ++net_stats.inputs_queued;
   JsonObjectWriter out = ok_head(c);
   out.field("param", it->name);
   out.field("value", *value);

@@ -17,6 +17,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "net/input_receiver.hpp"
 #include "net/state_sender.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/server.hpp"
@@ -77,9 +78,13 @@ using ServerSlot = LatestValue<ServerSnapshot>;
 // they change.
 struct SimIoCounters {
   StateSendCounters out;
+  InputReceiveCounters in;
 };
 static_assert(std::is_trivially_copyable_v<SimIoCounters>);
 using IoCounterSlot = LatestValue<SimIoCounters>;
+// Samples of the `set` command, network thread -> simulation thread (which queues them for the
+// runner like received ones: it is the InputRing's only producer).
+using SetInputRing = SpscRing<QueuedInput, 64>;
 
 // CLOCK_MONOTONIC [ns], the clock of MonotonicClock and of Tick::deadline_ns. RT-safe (vDSO).
 [[nodiscard]] inline std::int64_t monotonic_now_ns() noexcept {
@@ -114,18 +119,30 @@ class SimDriver {
     io_counters_ = counters;
   }
 
+  // The input stream's receiver (net/input_receiver.hpp) and the `set` command's samples: from
+  // then on every tick first drains the UDP socket. Setup only, before the loop runs.
+  void attach_receiver(InputReceiver* receiver, SetInputRing* set_inputs) noexcept {
+    receiver_ = receiver;
+    set_inputs_ = set_inputs;
+  }
+
   bool on_tick(const Tick& tick) noexcept {
     drain_control();
     // a new subscriber gets the current state at once, even when paused
     if (sender_ != nullptr && sender_->update_subscribers()) dirty_ = true;
+    // inputs in: also while paused, so that they are counted and wait in the ring for the next
+    // step (as they did when the network thread received them)
+    receive_inputs();
     if (paused_ && steps_left_ == 0) {
       if (dirty_) publish();
+      publish_io_counters();
       return true;
     }
     if (paused_) --steps_left_;
     (void)b_->runner->on_tick(tick);  // stop_on_non_finite is off: the state is restored instead
     (void)b_->inner->try_read(current_);
     publish();
+    publish_io_counters();
     return true;
   }
 
@@ -141,6 +158,7 @@ class SimDriver {
     self->b_->runner->halt_inputs();  // applied force and named force/torque channels
     self->paused_ = true;
     self->publish();
+    self->publish_io_counters();
   }
 
  private:
@@ -172,6 +190,8 @@ class SimDriver {
             b_ = c.bundle;
             ++epoch_;
             start_model();
+            // inputs numbered for the old model are not compared with the new model's
+            if (receiver_ != nullptr) receiver_->clear_sequences();
           } else {
             (void)retired_->try_push(c.bundle);
           }
@@ -240,7 +260,14 @@ class SimDriver {
       const std::uint64_t one = 1;
       (void)!::write(wake_fd_, &one, sizeof one);
     }
-    publish_io_counters();
+  }
+
+  void receive_inputs() noexcept {
+    if (receiver_ == nullptr) return;
+    receiver_->update_admission();
+    QueuedInput q;
+    while (set_inputs_ != nullptr && set_inputs_->try_pop(q)) receiver_->queue(q);
+    (void)receiver_->receive(static_cast<std::uint16_t>(b_->schema.inputs.size()));
   }
 
   // Encodes s once and sends it to the due subscribers (StateSender::send); returns when the
@@ -280,14 +307,21 @@ class SimDriver {
   }
 
   void publish_io_counters() noexcept {
-    if (io_counters_ == nullptr || sender_ == nullptr) return;
-    const StateSendCounters& out = sender_->counters();
-    const StateSendCounters& last = io_last_.out;
-    if (out.states_sent == last.states_sent && out.send_errors == last.send_errors &&
-        out.send_dropped_full == last.send_dropped_full && out.non_finite == last.non_finite) {
+    if (io_counters_ == nullptr) return;
+    SimIoCounters now = io_last_;
+    if (sender_ != nullptr) now.out = sender_->counters();
+    if (receiver_ != nullptr) now.in = receiver_->counters();
+    const StateSendCounters& a = now.out;
+    const StateSendCounters& b = io_last_.out;
+    const InputReceiveCounters& c = now.in;
+    const InputReceiveCounters& d = io_last_.in;
+    if (a.states_sent == b.states_sent && a.send_errors == b.send_errors &&
+        a.send_dropped_full == b.send_dropped_full && a.non_finite == b.non_finite &&
+        c.udp_in.received == d.udp_in.received && c.inputs_queued == d.inputs_queued &&
+        c.inputs_dropped == d.inputs_dropped && c.receive_errors == d.receive_errors) {
       return;
     }
-    io_last_.out = out;
+    io_last_ = now;
     io_counters_->publish(io_last_);
   }
 
@@ -303,6 +337,8 @@ class SimDriver {
   bool paused_ = false;
   bool dirty_ = true;
   StateSender* sender_ = nullptr;
+  InputReceiver* receiver_ = nullptr;
+  SetInputRing* set_inputs_ = nullptr;
   IoCounterSlot* io_counters_ = nullptr;
   SimIoCounters io_last_{};  // as last published
   StateMessage message_{};   // send_state's message, reused

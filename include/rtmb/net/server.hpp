@@ -8,11 +8,12 @@
 //   * a TCP acceptor: the control channel, one JSON object per line.
 //
 // Threads. The simulation thread runs DeadlineLoop + SimulationRunner and never takes a lock,
-// allocates or logs. After each tick it encodes the state once and sends it to the subscribers
-// itself, with one non-blocking sendmmsg on the UDP socket (a full socket buffer drops the
-// datagram and counts it; it never waits); it also publishes a fixed-size ServerSnapshot into a
-// LatestValue for the network thread, and drains input samples and control requests (start,
-// pause, step, reset, load) from SpscRings. The network thread owns everything else (sessions,
+// allocates or logs. It does the UDP socket's I/O itself: at the start of each tick it reads the
+// input datagrams with non-blocking recvmmsg (bounded per tick) and validates them, and after
+// the tick it encodes the state once and sends it to the subscribers with one non-blocking
+// sendmmsg (a full socket buffer drops the datagram and counts it; it never waits). It also
+// publishes a fixed-size ServerSnapshot into a LatestValue for the network thread, and drains
+// control requests (start, pause, step, reset, load) from an SpscRing. The network thread owns everything else (sessions,
 // the subscriptions, which it hands to the simulation thread as a whole table in a LatestValue,
 // counters, logging). Stats for other threads are copied under a mutex by the network thread,
 // never by the simulation thread. docs/architecture.md ("Threads") says who touches which socket.
@@ -20,8 +21,9 @@
 // Inputs. The model file (rtmb/models/model_file.hpp) names one input channel per velocity
 // coordinate (channel i is the generalized force on coordinate i), or a body model's named channels
 // (forces, torques, motors, coupling targets; the stream then carries its named outputs). Datagrams
-// are taken only from the address of a control client that said hello, then validated, sequenced,
-// counted and queued to the simulation thread, whose InputChannelBank applies each channel's
+// are taken only from the address of a control client that said hello (the network thread hands
+// the simulation thread these addresses as a table), then validated, rate-limited, sequenced,
+// counted and queued for the runner, whose InputChannelBank applies each channel's
 // late/lost policy and the staleness watchdog every tick and writes the values into the step's
 // applied force (or the System's named inputs). The echo
 // is the last input applied from any client: with one client per server (the usual case) it is
