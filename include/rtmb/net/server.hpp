@@ -13,10 +13,11 @@
 // the tick it encodes the state once and sends it to the subscribers with one non-blocking
 // sendmmsg (a full socket buffer drops the datagram and counts it; it never waits). It also
 // publishes a fixed-size ServerSnapshot into a LatestValue for the network thread, and drains
-// control requests (start, pause, step, reset, load) from an SpscRing. The network thread owns everything else (sessions,
-// the subscriptions, which it hands to the simulation thread as a whole table in a LatestValue,
-// counters, logging). Stats for other threads are copied under a mutex by the network thread,
-// never by the simulation thread. docs/architecture.md ("Threads") says who touches which socket.
+// control requests (start, pause, step, reset, load) from an SpscRing. The network thread owns
+// everything else (sessions, the subscriptions, which it hands to the simulation thread as a whole
+// table in a LatestValue, counters, logging). Stats for other threads are copied under a mutex by
+// the network thread, never by the simulation thread. docs/architecture.md ("The server") says who
+// touches which socket.
 //
 // Inputs. The model file (rtmb/models/model_file.hpp) names one input channel per velocity
 // coordinate (channel i is the generalized force on coordinate i), or a body model's named channels
