@@ -38,7 +38,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
   [[nodiscard]] const tcp::endpoint& peer() const noexcept { return peer_; }
   bool said_hello = false;
-  TokenBucket commands;  // rate limit of this connection's command lines
+  std::uint64_t hello_number = 0;  // of this connection's newest hello (AdmissionEntry::hello)
+  TokenBucket commands;            // rate limit of this connection's command lines
 
  private:
   void do_read();

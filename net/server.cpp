@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -144,6 +145,11 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   if (c.max_clients < 1 || c.max_subscribers < 1 || c.max_queued_replies < 1) {
     throw std::invalid_argument("max_clients, max_subscribers and max_queued_replies must be >= 1");
   }
+  if (c.max_subscribers > kMaxSubscriberSlots || c.max_clients > kMaxClientSlots) {
+    throw std::invalid_argument("max_subscribers and max_clients must be at most " +
+                                std::to_string(kMaxSubscriberSlots) + " and " +
+                                std::to_string(kMaxClientSlots));
+  }
   const ModelFile file = c.model_file ? *c.model_file : builtin_model_file(c.model);
   {
     std::error_code fs_error;
@@ -202,21 +208,32 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
     acceptor.set_option(tcp::acceptor::reuse_address(true));
     acceptor.bind(tcp_ep);
     acceptor.listen();
+    udp::socket udp_socket(io);
     udp_socket.open(address.is_v4() ? udp::v4() : udp::v6());
     udp_socket.bind(udp::endpoint(address, c.udp_port));
     udp_socket.non_blocking(true);
     bound_tcp_port = acceptor.local_endpoint().port();
     bound_udp_port = udp_socket.local_endpoint().port();
+    // the simulation thread does the UDP socket's I/O itself (issue 14): Asio lets go of it, so
+    // that its datagrams do not wake the network thread
+    udp_fd = udp_socket.release();
   } catch (const boost::system::system_error& e) {
     throw std::runtime_error("cannot bind " + c.bind_address + " (tcp port " +
                              std::to_string(c.tcp_port) + ", udp port " +
                              std::to_string(c.udp_port) + "): " + e.code().message());
   }
+  sender = std::make_unique<StateSender>(udp_fd, *subscriber_table);
+  driver->attach_sender(sender.get(), io_counters.get());
+  receiver = std::make_unique<InputReceiver>(udp_fd, *admission, *inputs);
+  driver->attach_receiver(receiver.get(), set_inputs.get());
+  publish_admission();  // nobody yet, and the rate limit
   net_stats.paused = !c.start_running;
   shared_stats = net_stats;
 }
 
-Server::Impl::~Impl() = default;  // wake closes wake_fd
+Server::Impl::~Impl() {  // wake closes wake_fd
+  if (udp_fd >= 0) ::close(udp_fd);
+}
 
 void Server::Impl::do_accept() {
   acceptor.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
@@ -259,13 +276,20 @@ void Server::Impl::take_snapshot() {
   latest = snap;
   have_latest = true;
   ++net_stats.snapshots;
-  forward(latest);
+  // the simulation thread sent the state already (net/state_sender.hpp, which never sends a
+  // non-finite one); the flag is for stats
+  const StateSnapshot& st = snap.state;
+  bool finite = std::isfinite(st.t);
+  for (int i = 0; i < st.n_q; ++i) finite = finite && std::isfinite(st.q[i]);
+  for (int i = 0; i < st.n_v; ++i) finite = finite && std::isfinite(st.v[i]);
+  for (int i = 0; i < st.n_outputs; ++i) finite = finite && std::isfinite(st.outputs[i]);
+  net_stats.state_finite = finite;
   // where the time of an input -> state round trip goes, on the server's side (CLOCK_MONOTONIC)
   if (new_input && snap.state.last_input_wait_ns >= 0) {
     input_wait.record(snap.state.last_input_wait_ns);
   }
-  if (stepped && snap.paused == 0 && snap.state.tick_deadline_ns > 0) {
-    turnaround.record(std::max<std::int64_t>(0, steady_now_ns() - snap.state.tick_deadline_ns));
+  if (stepped && snap.paused == 0 && snap.state.tick_deadline_ns > 0 && snap.sent_ns > 0) {
+    turnaround.record(std::max<std::int64_t>(0, snap.sent_ns - snap.state.tick_deadline_ns));
   }
 }
 
@@ -279,7 +303,13 @@ void Server::Impl::arm_poll() {
 
 void Server::Impl::poll() {
   if (stop.load(std::memory_order_relaxed) || !sim_running.load(std::memory_order_acquire)) {
-    take_snapshot();  // the last one (e.g. the halt's safe state) reaches stats and subscribers
+    take_snapshot();  // the last one (e.g. the halt's safe state) reaches stats
+    // the simulation thread ends within a tick of the stop request; waiting for it makes the
+    // final stats hold its last counters (it sends states itself)
+    if (sim_running.load(std::memory_order_acquire)) {
+      arm_poll();
+      return;
+    }
     shutdown_network();
     return;
   }
@@ -303,6 +333,7 @@ void Server::Impl::poll() {
 }
 
 void Server::Impl::publish_stats() {
+  read_io_counters();
   if (have_latest) {
     net_stats.step = latest.step;
     net_stats.sim_time = latest.state.t;
@@ -347,7 +378,7 @@ void Server::Impl::shutdown_network() {
   network_down = true;
   boost::system::error_code ec;
   acceptor.close(ec);
-  udp_socket.close(ec);
+  // the UDP socket is the simulation thread's: join() closes it once that thread has ended
   poll_timer.cancel();
   status_timer.cancel();
   if (wake_fd >= 0) wake.cancel(ec);
@@ -358,10 +389,13 @@ void Server::Impl::shutdown_network() {
 }
 
 void Server::Impl::session_closed(ControlSession& session) {
-  std::erase_if(subscribers, [&](const Subscriber& sub) { return sub.session_id == session.id(); });
+  if (std::erase_if(subscribers,
+                    [&](const Subscriber& sub) { return sub.session_id == session.id(); }) > 0) {
+    publish_subscribers();
+  }
   std::erase_if(sessions,
                 [&](const std::shared_ptr<ControlSession>& s) { return s.get() == &session; });
-  std::erase_if(input_buckets, [&](const auto& b) { return !known_sender(b.first); });
+  if (session.said_hello) publish_admission();
 }
 
 void Server::Impl::collect_retired() {
@@ -397,7 +431,6 @@ void Server::start() {
     m.sim_running.store(false, std::memory_order_release);
   });
   m.do_accept();
-  m.do_receive();
   m.arm_wake();
   m.arm_poll();
   m.arm_status();
@@ -417,6 +450,11 @@ void Server::join() {
   Impl& m = *impl_;
   if (m.sim_thread.joinable()) m.sim_thread.join();
   if (m.net_thread.joinable()) m.net_thread.join();
+  // both threads have ended: nobody uses the UDP socket any more
+  if (m.started && m.udp_fd >= 0) {
+    ::close(m.udp_fd);
+    m.udp_fd = -1;
+  }
   // the simulation thread has stopped: the recorder's counters are final
   if (m.record_writer) m.record_ok = m.record_writer->finish();
 }

@@ -84,10 +84,11 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
                    " is not supported; this server speaks version " + std::to_string(kWireVersion));
     }
     session.said_hello = true;
-    // a client that says hello may have restarted its input numbering: forget every sender at
-    // its address (keys are address << 16 | port; the UDP port is not known here)
-    sequencer.forget_matching(sender_key(udp::endpoint(session.peer().address(), 0)),
-                              ~std::uint64_t{0xFFFF});
+    // a client that says hello may have restarted its input numbering: the simulation thread
+    // forgets every sender at its address when it sees the new hello number (and from then on
+    // admits datagrams from that address)
+    session.hello_number = ++hellos;
+    publish_admission();
     JsonObjectWriter out = ok_head(c);
     schema_fields(out);
     return out.str();
@@ -125,6 +126,7 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
       if (s.endpoint == ep) {
         if (s.session_id != session.id()) return error("endpoint is subscribed by another client");
         s.decimation = sub->decimation;
+        publish_subscribers();
         return ok_head(c).str();
       }
     }
@@ -133,11 +135,13 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
     }
     Subscriber s;
     s.session_id = session.id();
+    s.id = next_subscriber_id++;
     s.endpoint = ep;
     s.decimation = sub->decimation;
     subscribers.push_back(s);
-    // the newest state at once, so a subscriber of a paused simulation sees where it is
-    if (have_latest) send_state(subscribers.back(), latest);
+    // the simulation thread sends a new subscriber the newest state at its next tick, even a
+    // paused one, so it sees where the simulation is
+    publish_subscribers();
     JsonObjectWriter out = ok_head(c);
     out.field("address", address.to_string());
     out.field("port", static_cast<std::uint64_t>(sub->port));
@@ -156,6 +160,7 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
       }
       return true;
     });
+    if (subscribers.size() != before) publish_subscribers();
     JsonObjectWriter out = ok_head(c);
     out.field("removed", static_cast<std::uint64_t>(before - subscribers.size()));
     return out.str();
@@ -207,8 +212,8 @@ std::string Server::Impl::load_reply(const Command& c, const LoadCommand& load) 
     return error(clip_utf8(e.what(), 1024));
   }
   ++net_stats.loads;
-  // inputs numbered for the old model must not be compared with the new model's senders' numbers
-  sequencer.clear();
+  // inputs numbered for the old model are not compared with the new model's senders' numbers:
+  // the simulation thread forgets every sender's history when it swaps the model in
   spdlog::info("loaded '{}' ({}) at {:.1f} Hz", schema.model, file.path, schema.rate_hz);
   JsonObjectWriter out = ok_head(c);
   schema_fields(out);
@@ -233,11 +238,11 @@ std::string Server::Impl::set_reply(const Command& c, const SetCommand& set) {
   q.seq = 0;
   q.sender_time_ns = steady_now_ns();
   q.arrival_ns = q.sender_time_ns;
-  if (!inputs->try_push(q)) {
-    ++net_stats.inputs_dropped;
+  // the simulation thread queues it for the runner (and counts it) at its next tick
+  if (!set_inputs->try_push(q)) {
+    ++set_dropped;
     return error("busy: the input queue is full, retry");
   }
-  ++net_stats.inputs_queued;
   JsonObjectWriter out = ok_head(c);
   out.field("param", it->name);
   out.field("value", *value);
@@ -259,6 +264,7 @@ std::string Server::Impl::stats_reply(const Command& c) {
   out.field("inputs_dropped", static_cast<std::uint64_t>(s.inputs_dropped));
   out.field("states_sent", static_cast<std::uint64_t>(s.states_sent));
   out.field("send_errors", static_cast<std::uint64_t>(s.send_errors));
+  out.field("send_dropped_full", static_cast<std::uint64_t>(s.send_dropped_full));
   out.field("clients", static_cast<std::uint64_t>(s.clients));
   out.field("subscribers", static_cast<std::uint64_t>(s.subscribers));
   out.field("loads", static_cast<std::uint64_t>(s.loads));

@@ -51,18 +51,13 @@ using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;
       .count();
 }
 
-/// The InputSequencer's key of a UDP sender: its address and port (state_stream.cpp).
-[[nodiscard]] std::uint64_t sender_key(const udp::endpoint& ep) noexcept;
-
+// A subscription as the network thread keeps it; the simulation thread gets a copy of every
+// subscription in a SubscriberTable (net/subscriber_table.hpp) and does the sending.
 struct Subscriber {
   std::uint64_t session_id = 0;
+  std::uint64_t id = 0;  // SubscriberEntry::id: the simulation thread's key of its stream
   udp::endpoint endpoint;
   std::uint32_t decimation = 1;
-  std::uint64_t sequence = 0;        // of the last datagram sent
-  std::uint64_t last_sent_step = 0;  // step of the last datagram sent
-  std::uint64_t epoch = 0;           // reset epoch of the last datagram sent
-  std::uint32_t last_paused = 0;
-  bool sent_any = false;
 };
 
 struct Server::Impl {
@@ -73,13 +68,10 @@ struct Server::Impl {
 
   // network thread
   void do_accept();
-  void do_receive();
-  void on_datagram(std::size_t bytes);
   void arm_poll();
   void poll();
   void arm_wake();
   void take_snapshot();
-  [[nodiscard]] bool known_sender(const asio::ip::address& address) const noexcept;
   [[nodiscard]] std::string set_reply(const Command& c, const SetCommand& set);
   [[nodiscard]] std::string load_reply(const Command& c, const LoadCommand& load);
   void schema_fields(JsonObjectWriter& out) const;
@@ -89,8 +81,9 @@ struct Server::Impl {
   void collect_retired();
   void start_recording(SimBundle& bundle);
   void arm_status();
-  void forward(const ServerSnapshot& snap);
-  void send_state(Subscriber& sub, const ServerSnapshot& snap);
+  void publish_subscribers();
+  void publish_admission();
+  void read_io_counters();
   void shutdown_network();
   void publish_stats();
   [[nodiscard]] std::string handle_line(ControlSession& session, std::string_view line);
@@ -112,6 +105,13 @@ struct Server::Impl {
   std::unique_ptr<ControlRing> control = std::make_unique<ControlRing>();
   std::unique_ptr<LatestValue<LoopTelemetry>> telemetry =
       std::make_unique<LatestValue<LoopTelemetry>>();
+  std::unique_ptr<SubscriberSlot> subscriber_table = std::make_unique<SubscriberSlot>();
+  std::unique_ptr<IoCounterSlot> io_counters = std::make_unique<IoCounterSlot>();
+  std::unique_ptr<AdmissionSlot> admission = std::make_unique<AdmissionSlot>();
+  std::unique_ptr<SetInputRing> set_inputs = std::make_unique<SetInputRing>();
+  // the UDP socket's two streams, used by the simulation thread only (on udp_fd)
+  std::unique_ptr<StateSender> sender;
+  std::unique_ptr<InputReceiver> receiver;
 
   std::unique_ptr<SimDriver> driver;
   // --record: the recorder's RT side is hooked into the first bundle's runner; the writer thread
@@ -125,7 +125,9 @@ struct Server::Impl {
   void* sim_hook_context = nullptr;
 
   asio::io_context io;
-  udp::socket udp_socket{io};
+  // the UDP socket: bound with Asio at construction, then released from it (the network thread
+  // never waits on it), used by the simulation thread and closed in join() / the destructor
+  int udp_fd = -1;
   tcp::acceptor acceptor{io};
   asio::steady_timer poll_timer{io};
   asio::steady_timer status_timer{io};
@@ -141,13 +143,12 @@ struct Server::Impl {
   std::atomic<bool> sim_running{false};
 
   // network-thread state
-  std::array<std::byte, kMaxDatagramBytes + 1> rx_buffer{};
-  std::array<std::byte, kMaxDatagramBytes> tx_buffer{};
-  udp::endpoint rx_from;
-  InputSequencer sequencer;
   std::vector<std::shared_ptr<ControlSession>> sessions;
   std::vector<Subscriber> subscribers;
   std::uint64_t next_session_id = 1;
+  std::uint64_t next_subscriber_id = 1;  // 0 is no subscriber
+  std::uint64_t hellos = 0;              // hellos said so far (ControlSession::hello_number)
+  std::uint64_t set_dropped = 0;         // `set` samples refused by a full SetInputRing
   ServerStats net_stats;
   ServerSnapshot latest{};
   bool have_latest = false;
@@ -160,9 +161,7 @@ struct Server::Impl {
   std::uint64_t last_logged_step = 0;
   double input_rate_hz = 0.0;  // resolved max_input_rate_hz
   LogHistogram input_wait;     // input arrival -> release of the tick that applied it
-  LogHistogram turnaround;     // tick release -> its state sent to the subscribers
-  // input rate limit per client address (only addresses of connected, hello'd clients)
-  std::vector<std::pair<asio::ip::address, TokenBucket>> input_buckets;
+  LogHistogram turnaround;     // tick release -> its state handed to the socket (sim thread)
 
   mutable std::mutex stats_mutex;
   ServerStats shared_stats;  // guarded by stats_mutex

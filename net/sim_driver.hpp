@@ -7,6 +7,7 @@
 // published snapshot). It needs no Asio; it stays in net/ rather than next to the runner because
 // a bundle holds what the network layer defines (ModelFile, ServerSchema).
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 #include <memory>
 #include <type_traits>
 
+#include "net/input_receiver.hpp"
+#include "net/state_sender.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/server.hpp"
 #include "rtmb/outputs.hpp"
@@ -64,9 +67,31 @@ struct ServerSnapshot {
   std::int32_t n_inputs = 0;       // valid entries of inputs
   std::uint32_t reserved = 0;
   std::array<double, kMaxInputChannels> inputs{};  // each input channel's value this tick
+  // when the simulation thread handed this state's datagrams to the socket [ns, CLOCK_MONOTONIC,
+  // the loop's clock]; 0: none went out (no subscriber due)
+  std::int64_t sent_ns = 0;
 };
 static_assert(std::is_trivially_copyable_v<ServerSnapshot>);
 using ServerSlot = LatestValue<ServerSnapshot>;
+
+// The simulation thread's datagram counters, published for the network thread's stats whenever
+// they change.
+struct SimIoCounters {
+  StateSendCounters out;
+  InputReceiveCounters in;
+};
+static_assert(std::is_trivially_copyable_v<SimIoCounters>);
+using IoCounterSlot = LatestValue<SimIoCounters>;
+// Samples of the `set` command, network thread -> simulation thread (which queues them for the
+// runner like received ones: it is the InputRing's only producer).
+using SetInputRing = SpscRing<QueuedInput, 64>;
+
+// CLOCK_MONOTONIC [ns], the clock of MonotonicClock and of Tick::deadline_ns. RT-safe (vDSO).
+[[nodiscard]] inline std::int64_t monotonic_now_ns() noexcept {
+  timespec ts{};
+  (void)::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 // The loop step of the server: control requests, then (unless paused) the runner's tick, then
 // the snapshot with reset bookkeeping. RT-safe: no allocation, lock, log or exception.
@@ -87,16 +112,37 @@ class SimDriver {
     start_model();
   }
 
+  // The state stream's sender (net/state_sender.hpp) and where its counters go: from then on
+  // each published state is sent from this thread. Setup only, before the loop runs.
+  void attach_sender(StateSender* sender, IoCounterSlot* counters) noexcept {
+    sender_ = sender;
+    io_counters_ = counters;
+  }
+
+  // The input stream's receiver (net/input_receiver.hpp) and the `set` command's samples: from
+  // then on every tick first drains the UDP socket. Setup only, before the loop runs.
+  void attach_receiver(InputReceiver* receiver, SetInputRing* set_inputs) noexcept {
+    receiver_ = receiver;
+    set_inputs_ = set_inputs;
+  }
+
   bool on_tick(const Tick& tick) noexcept {
     drain_control();
+    // a new subscriber gets the current state at once, even when paused
+    if (sender_ != nullptr && sender_->update_subscribers()) dirty_ = true;
+    // inputs in: also while paused, so that they are counted and wait in the ring for the next
+    // step (as they did when the network thread received them)
+    receive_inputs();
     if (paused_ && steps_left_ == 0) {
       if (dirty_) publish();
+      publish_io_counters();
       return true;
     }
     if (paused_) --steps_left_;
     (void)b_->runner->on_tick(tick);  // stop_on_non_finite is off: the state is restored instead
     (void)b_->inner->try_read(current_);
     publish();
+    publish_io_counters();
     return true;
   }
 
@@ -112,6 +158,7 @@ class SimDriver {
     self->b_->runner->halt_inputs();  // applied force and named force/torque channels
     self->paused_ = true;
     self->publish();
+    self->publish_io_counters();
   }
 
  private:
@@ -143,6 +190,8 @@ class SimDriver {
             b_ = c.bundle;
             ++epoch_;
             start_model();
+            // inputs numbered for the old model are not compared with the new model's
+            if (receiver_ != nullptr) receiver_->clear_sequences();
           } else {
             (void)retired_->try_push(c.bundle);
           }
@@ -200,6 +249,9 @@ class SimDriver {
     s.n_inputs = bank.channel_count();
     for (int i = 0; i < s.n_inputs; ++i) s.inputs[static_cast<std::size_t>(i)] = bank.value(i);
     s.reserved = 0;
+    // the state goes out first: the snapshot and the wake-up below only serve the network
+    // thread's stats, view and status line
+    s.sent_ns = send_state(s);
     out_->commit();
     dirty_ = false;
     // wake the network thread: a non-blocking eventfd write, never waits (the counter would
@@ -208,6 +260,69 @@ class SimDriver {
       const std::uint64_t one = 1;
       (void)!::write(wake_fd_, &one, sizeof one);
     }
+  }
+
+  void receive_inputs() noexcept {
+    if (receiver_ == nullptr) return;
+    receiver_->update_admission();
+    QueuedInput q;
+    while (set_inputs_ != nullptr && set_inputs_->try_pop(q)) receiver_->queue(q);
+    (void)receiver_->receive(static_cast<std::uint16_t>(b_->schema.inputs.size()));
+  }
+
+  // Encodes s once and sends it to the due subscribers (StateSender::send); returns when the
+  // socket took the datagrams, 0 if none went out.
+  std::int64_t send_state(const ServerSnapshot& s) noexcept {
+    if (sender_ == nullptr) return 0;
+    const StateSnapshot& st = s.state;
+    StateMessage& m = message_;
+    std::uint16_t flags = 0;
+    if (s.echo_step >= 0) flags |= static_cast<std::uint16_t>(WireFlag::kEchoValid);
+    if (s.paused != 0) flags |= static_cast<std::uint16_t>(WireFlag::kPaused);
+    m.header.flags = flags;
+    m.header.step = s.step;
+    m.header.sim_time_s = st.t;
+    m.step_flags = st.step_flags;
+    m.position_drift = st.position_drift;
+    m.velocity_drift = st.velocity_drift;
+    m.energy = st.energy;
+    m.echo = LatencyEcho{};
+    if (s.echo_step >= 0) {
+      m.echo.sequence = st.last_input_seq;
+      m.echo.sender_time_ns = st.last_input_sender_time_ns;
+      m.echo.applied_step = static_cast<std::uint64_t>(s.echo_step);
+    }
+    // named output channels replace q and v (docs/protocol.md, "State payload")
+    std::uint16_t n = 0;
+    if (st.n_outputs > 0) {
+      for (int i = 0; i < st.n_outputs && n < kMaxStateChannels; ++i)
+        m.channels[n++] = st.outputs[i];
+    } else {
+      for (int i = 0; i < st.n_q && n < kMaxStateChannels; ++i) m.channels[n++] = st.q[i];
+      for (int i = 0; i < st.n_v && n < kMaxStateChannels; ++i) m.channels[n++] = st.v[i];
+    }
+    m.channel_count = n;
+    if (sender_->send(m, s.epoch, monotonic_now_ns()) == 0) return 0;
+    return monotonic_now_ns();
+  }
+
+  void publish_io_counters() noexcept {
+    if (io_counters_ == nullptr) return;
+    SimIoCounters now = io_last_;
+    if (sender_ != nullptr) now.out = sender_->counters();
+    if (receiver_ != nullptr) now.in = receiver_->counters();
+    const StateSendCounters& a = now.out;
+    const StateSendCounters& b = io_last_.out;
+    const InputReceiveCounters& c = now.in;
+    const InputReceiveCounters& d = io_last_.in;
+    if (a.states_sent == b.states_sent && a.send_errors == b.send_errors &&
+        a.send_dropped_full == b.send_dropped_full && a.non_finite == b.non_finite &&
+        c.udp_in.received == d.udp_in.received && c.inputs_queued == d.inputs_queued &&
+        c.inputs_dropped == d.inputs_dropped && c.receive_errors == d.receive_errors) {
+      return;
+    }
+    io_last_ = now;
+    io_counters_->publish(io_last_);
   }
 
   SimBundle* b_;
@@ -221,6 +336,12 @@ class SimDriver {
   std::uint64_t steps_left_ = 0;
   bool paused_ = false;
   bool dirty_ = true;
+  StateSender* sender_ = nullptr;
+  InputReceiver* receiver_ = nullptr;
+  SetInputRing* set_inputs_ = nullptr;
+  IoCounterSlot* io_counters_ = nullptr;
+  SimIoCounters io_last_{};  // as last published
+  StateMessage message_{};   // send_state's message, reused
 };
 
 using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;

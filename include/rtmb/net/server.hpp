@@ -7,25 +7,33 @@
 //   * a UDP socket: state datagrams out to subscribers, input datagrams in (docs/protocol.md),
 //   * a TCP acceptor: the control channel, one JSON object per line.
 //
-// Threads. The simulation thread runs DeadlineLoop + SimulationRunner and never touches a
-// socket, a lock or a logger: it publishes a fixed-size ServerSnapshot into a LatestValue and
-// drains input samples and control requests (start, pause, step, reset) from two SpscRings.
-// The network thread owns everything else (sessions, subscribers, counters, logging). Stats for
-// other threads are copied under a mutex by the network thread, never by the simulation thread.
+// Threads. The simulation thread runs DeadlineLoop + SimulationRunner and never takes a lock,
+// allocates or logs. It does the UDP socket's I/O itself: at the start of each tick it reads the
+// input datagrams with non-blocking recvmmsg (bounded per tick) and validates them, and after
+// the tick it encodes the state once and sends it to the subscribers with one non-blocking
+// sendmmsg (a full socket buffer drops the datagram and counts it; it never waits). It also
+// publishes a fixed-size ServerSnapshot into a LatestValue for the network thread, and drains
+// control requests (start, pause, step, reset, load) from an SpscRing. The network thread owns
+// everything else (sessions, the subscriptions, which it hands to the simulation thread as a whole
+// table in a LatestValue, counters, logging). Stats for other threads are copied under a mutex by
+// the network thread, never by the simulation thread. docs/architecture.md ("The server") says who
+// touches which socket.
 //
 // Inputs. The model file (rtmb/models/model_file.hpp) names one input channel per velocity
 // coordinate (channel i is the generalized force on coordinate i), or a body model's named channels
 // (forces, torques, motors, coupling targets; the stream then carries its named outputs). Datagrams
-// are taken only from the address of a control client that said hello, then validated, sequenced,
-// counted and queued to the simulation thread, whose InputChannelBank applies each channel's
+// are taken only from the address of a control client that said hello (the network thread hands
+// the simulation thread these addresses as a table), then validated, rate-limited, sequenced,
+// counted and queued for the runner, whose InputChannelBank applies each channel's
 // late/lost policy and the staleness watchdog every tick and writes the values into the step's
 // applied force (or the System's named inputs). The echo
 // is the last input applied from any client: with one client per server (the usual case) it is
 // that client's own.
 //
-// Wake-up. After each tick the simulation thread writes to an eventfd (a non-blocking write of
-// 8 bytes: no lock, no allocation, never waits), so the network thread sends the new state at
-// once instead of discovering it on its next poll; a slow poll timer remains for housekeeping.
+// Wake-up. After each tick (and after sending its state) the simulation thread writes to an
+// eventfd (a non-blocking write of 8 bytes: no lock, no allocation, never waits), so the network
+// thread takes the new snapshot for stats and the live view at once instead of on its next
+// poll; a slow poll timer remains for housekeeping. The state's way out does not depend on it.
 
 #include <atomic>
 #include <cstddef>
@@ -96,37 +104,39 @@ struct ServerSchema {
 
 /// Counters and telemetry, copied out by the network thread (Server::stats()).
 struct ServerStats {
-  PacketCounters udp_in;             ///< input datagrams by outcome
-  std::uint64_t inputs_queued = 0;   ///< samples pushed to the simulation thread
-  std::uint64_t inputs_dropped = 0;  ///< samples refused by a full input ring
-  std::uint64_t states_sent = 0;     ///< state datagrams sent (all subscribers)
-  std::uint64_t send_errors = 0;     ///< state datagrams the socket refused
-  std::uint64_t tcp_accepted = 0;    ///< connections accepted
-  std::uint64_t tcp_refused = 0;     ///< connections closed at once (max_clients)
-  std::uint64_t tcp_dropped = 0;     ///< clients dropped (slow, line too long)
-  std::uint64_t commands = 0;        ///< command lines handled
-  std::uint64_t command_errors = 0;  ///< of which answered with an error
-  std::size_t clients = 0;           ///< open TCP connections
-  std::size_t subscribers = 0;       ///< active subscriptions
-  std::uint64_t step = 0;            ///< step of the newest snapshot (since reset)
-  double sim_time = 0.0;             ///< its simulation time [s]
-  double position_drift = 0.0;       ///< its ||g||inf [m | rad]
-  double velocity_drift = 0.0;       ///< its ||G v + g_t||inf [m/s | rad/s]
-  double energy = 0.0;               ///< its T + V [J]; NaN where the model defines none
-  std::vector<double> q;             ///< its positions (n_q), for the live view
-  bool paused = false;               ///< the simulation is paused
-  bool state_finite = true;          ///< every channel of the newest snapshot is finite
-  std::uint64_t loads = 0;           ///< models loaded by `load` since start
-  std::uint64_t record_entries = 0;  ///< --record: entries written to the file so far
-  std::uint64_t record_dropped = 0;  ///< --record: entries lost (ring full; the record is then
-                                     ///< incomplete and replay says so)
-  std::vector<double> input_values;  ///< each input channel's value in the newest snapshot
-  bool inputs_stale = false;         ///< the whole input stream is stale (watchdog active)
+  PacketCounters udp_in;                ///< input datagrams by outcome
+  std::uint64_t inputs_queued = 0;      ///< samples pushed to the simulation thread
+  std::uint64_t inputs_dropped = 0;     ///< samples refused by a full input ring
+  std::uint64_t states_sent = 0;        ///< state datagrams sent (all subscribers)
+  std::uint64_t send_errors = 0;        ///< state datagrams the socket refused (other than full)
+  std::uint64_t send_dropped_full = 0;  ///< state datagrams dropped, the socket buffer being full
+                                        ///< (the simulation thread never waits for it)
+  std::uint64_t tcp_accepted = 0;       ///< connections accepted
+  std::uint64_t tcp_refused = 0;        ///< connections closed at once (max_clients)
+  std::uint64_t tcp_dropped = 0;        ///< clients dropped (slow, line too long)
+  std::uint64_t commands = 0;           ///< command lines handled
+  std::uint64_t command_errors = 0;     ///< of which answered with an error
+  std::size_t clients = 0;              ///< open TCP connections
+  std::size_t subscribers = 0;          ///< active subscriptions
+  std::uint64_t step = 0;               ///< step of the newest snapshot (since reset)
+  double sim_time = 0.0;                ///< its simulation time [s]
+  double position_drift = 0.0;          ///< its ||g||inf [m | rad]
+  double velocity_drift = 0.0;          ///< its ||G v + g_t||inf [m/s | rad/s]
+  double energy = 0.0;                  ///< its T + V [J]; NaN where the model defines none
+  std::vector<double> q;                ///< its positions (n_q), for the live view
+  bool paused = false;                  ///< the simulation is paused
+  bool state_finite = true;             ///< every channel of the newest snapshot is finite
+  std::uint64_t loads = 0;              ///< models loaded by `load` since start
+  std::uint64_t record_entries = 0;     ///< --record: entries written to the file so far
+  std::uint64_t record_dropped = 0;     ///< --record: entries lost (ring full; the record is then
+                                        ///< incomplete and replay says so)
+  std::vector<double> input_values;     ///< each input channel's value in the newest snapshot
+  bool inputs_stale = false;            ///< the whole input stream is stale (watchdog active)
   /// Input arrival -> release D(k) of the tick that applied it, per applied input datagram: the
   /// fixed-rate loop's sampling delay, part of every input -> state round trip [ns].
   HistogramSummary input_wait;
-  /// Tick release D(k) -> its state handed to the socket [ns]: wake-up lateness, the step, and
-  /// the network thread's wake-up. The engine's own share of a round trip.
+  /// Tick release D(k) -> its state handed to the socket [ns]: wake-up lateness, the step, the
+  /// encoding and the send, all on the simulation thread. The engine's own share of a round trip.
   HistogramSummary turnaround;
   std::uint64_t snapshots = 0;  ///< snapshots read by the network thread
   LoopTelemetry loop;           ///< newest loop telemetry (every ~0.1 s)

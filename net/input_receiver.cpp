@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// InputReceiver (net/input_receiver.hpp): the input stream read on the simulation thread.
+#include "net/input_receiver.hpp"
+
+#include <netinet/in.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <span>
+
+namespace rtmb {
+namespace {
+
+[[nodiscard]] std::int64_t clock_ns(clockid_t clock) noexcept {
+  timespec ts{};
+  (void)::clock_gettime(clock, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// The SO_TIMESTAMPNS control message of a received datagram [ns, CLOCK_REALTIME]; 0: none.
+[[nodiscard]] std::int64_t kernel_timestamp_ns(const msghdr& h) noexcept {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&h); c != nullptr; c = CMSG_NXTHDR(const_cast<msghdr*>(&h), c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
+        c->cmsg_len >= CMSG_LEN(sizeof(timespec))) {
+      timespec ts{};
+      std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+      return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+IpAddress ip_address(const sockaddr& address) noexcept {
+  IpAddress a;
+  if (address.sa_family == AF_INET) {
+    sockaddr_in v4{};
+    std::memcpy(&v4, &address, sizeof v4);
+    a.family = AF_INET;
+    std::memcpy(a.bytes.data(), &v4.sin_addr, 4);
+  } else if (address.sa_family == AF_INET6) {
+    sockaddr_in6 v6{};
+    std::memcpy(&v6, &address, sizeof v6);
+    a.family = AF_INET6;
+    std::memcpy(a.bytes.data(), &v6.sin6_addr, 16);
+  }
+  return a;
+}
+
+std::uint64_t sender_key(const sockaddr& address) noexcept {
+  // the key the network thread used before (an IPv4 address in host order, or a hash of the
+  // IPv6 bytes, then the port), so InputSequencer::forget_matching(key, ~0xFFFF) finds every
+  // port of an address
+  const IpAddress a = ip_address(address);
+  std::uint64_t key = 0;
+  std::uint16_t port = 0;
+  if (a.family == AF_INET) {
+    sockaddr_in v4{};
+    std::memcpy(&v4, &address, sizeof v4);
+    key = ntohl(v4.sin_addr.s_addr);
+    port = ntohs(v4.sin_port);
+  } else if (a.family == AF_INET6) {
+    sockaddr_in6 v6{};
+    std::memcpy(&v6, &address, sizeof v6);
+    for (const std::uint8_t b : a.bytes) key = key * 131u + b;
+    port = ntohs(v6.sin6_port);
+  }
+  return (key << 16) | port;
+}
+
+InputReceiver::InputReceiver(int fd, AdmissionSlot& table, InputRing& ring) noexcept
+    : fd_(fd), slot_(&table), ring_(&ring), batch_receive_(&::recvmmsg) {
+  // kernel receive timestamps; where refused, arrival falls back to the batch's read time
+  const int on = 1;
+  if (fd >= 0) (void)::setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+void InputReceiver::update_admission() noexcept {
+  AdmissionTable incoming;
+  if (!slot_->try_read(incoming)) return;
+  incoming.count = std::min<std::uint32_t>(incoming.count, kMaxClientSlots);
+  for (std::uint32_t i = 0; i < incoming.count; ++i) {
+    const AdmissionEntry& e = incoming.entries[i];
+    scratch_[i] = TokenBucket{};
+    bool kept = false;
+    for (std::uint32_t j = 0; j < table_.count; ++j) {
+      if (table_.entries[j].address == e.address) {
+        scratch_[i] = buckets_[j];
+        kept = table_.entries[j].hello == e.hello;
+        break;
+      }
+    }
+    if (!kept) {
+      // a new hello from this address: its clients may restart their numbering
+      sockaddr_storage any{};
+      if (e.address.family == AF_INET) {
+        auto* v4 = reinterpret_cast<sockaddr_in*>(&any);
+        v4->sin_family = AF_INET;
+        std::memcpy(&v4->sin_addr, e.address.bytes.data(), 4);
+      } else {
+        auto* v6 = reinterpret_cast<sockaddr_in6*>(&any);
+        v6->sin6_family = AF_INET6;
+        std::memcpy(&v6->sin6_addr, e.address.bytes.data(), 16);
+      }
+      sequencer_.forget_matching(sender_key(reinterpret_cast<const sockaddr&>(any)),
+                                 ~std::uint64_t{0xFFFF});
+    }
+  }
+  table_ = incoming;
+  buckets_ = scratch_;
+}
+
+void InputReceiver::queue(const QueuedInput& q) noexcept {
+  if (ring_->try_push(q)) {
+    ++counters_.inputs_queued;
+  } else {
+    ++counters_.inputs_dropped;
+  }
+}
+
+int InputReceiver::receive(std::uint16_t channel_count) noexcept {
+  int total = 0;
+  for (int call = 0; call < kReceiveBatchesPerTick; ++call) {
+    for (unsigned int i = 0; i < kReceiveBatch; ++i) {
+      iov_[i] = iovec{buffers_[i].data(), buffers_[i].size()};
+      msghdr& h = messages_[i].msg_hdr;
+      h = msghdr{};
+      h.msg_name = &from_[i];
+      h.msg_namelen = sizeof(SocketAddress);
+      h.msg_iov = &iov_[i];
+      h.msg_iovlen = 1;
+      h.msg_control = control_[i].bytes.data();
+      h.msg_controllen = control_[i].bytes.size();
+      messages_[i].msg_len = 0;
+    }
+    const int n = batch_receive_(fd_, messages_.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
+    if (n <= 0) {
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        // e.g. ECONNREFUSED, a stale ICMP error of an earlier send: it concerns no datagram
+        ++counters_.receive_errors;
+        continue;
+      }
+      break;
+    }
+    // one offset per batch maps the kernel's CLOCK_REALTIME stamps to CLOCK_MONOTONIC
+    const std::int64_t mono = clock_ns(CLOCK_MONOTONIC);
+    const std::int64_t offset = mono - clock_ns(CLOCK_REALTIME);
+    for (int i = 0; i < n; ++i) {
+      const std::int64_t stamp =
+          kernel_timestamp_ns(messages_[static_cast<std::size_t>(i)].msg_hdr);
+      // a stamp later than now (a clock step between the two reads) is not believed
+      const std::int64_t arrival = stamp > 0 ? std::min(mono, stamp + offset) : mono;
+      admit(static_cast<std::size_t>(i), arrival, channel_count);
+    }
+    total += n;
+    if (static_cast<unsigned int>(n) < kReceiveBatch) break;  // the socket is empty
+  }
+  return total;
+}
+
+void InputReceiver::admit(std::size_t index,
+                          std::int64_t arrival_ns,
+                          std::uint16_t channel_count) noexcept {
+  const auto& from = reinterpret_cast<const sockaddr&>(from_[index]);
+  const IpAddress address = ip_address(from);
+  bool known = false;
+  bool within_rate = true;
+  for (std::uint32_t j = 0; j < table_.count; ++j) {
+    if (table_.entries[j].address == address) {
+      known = true;
+      within_rate = buckets_[j].take(table_.rate_hz, table_.burst, arrival_ns);
+      break;
+    }
+  }
+  const std::size_t bytes = std::min<std::size_t>(messages_[index].msg_len, buffers_[index].size());
+  const PacketStatus status =
+      admit_input(std::span<const std::byte>(buffers_[index].data(), bytes), sender_key(from),
+                  channel_count, sequencer_, counters_.udp_in, message_, known, within_rate);
+  if (status != PacketStatus::kOk) return;
+  for (std::uint16_t i = 0; i < message_.sample_count; ++i) {
+    QueuedInput q;
+    q.arrival_ns = arrival_ns;
+    q.channel = message_.samples[i].channel;
+    q.value = message_.samples[i].value;
+    q.seq = message_.header.sequence;
+    q.sender_time_ns = message_.header.sender_time_ns;
+    queue(q);
+  }
+}
+
+}  // namespace rtmb
