@@ -105,6 +105,7 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   bank_config.period_ns = b->runner->period_ns();
   b->bank = std::make_unique<InputChannelBank>(channel_configs, bank_config);
   b->runner->set_input_bank(b->bank.get());
+  b->runner->set_phase_lock(phase_lock.get());  // a loaded model keeps the running lock
   return b;
 }
 
@@ -136,6 +137,30 @@ void Server::Impl::start_recording(SimBundle& bundle) {
   recorder = std::make_unique<Recorder>(h.n_inputs);
   record_writer = std::make_unique<RecordWriter>(config.record_path, h, *recorder);
   bundle.runner->set_recorder(recorder.get());
+}
+
+// The clock mode (ServerConfig, else the model file's serve keys, else wall): phase-lock makes
+// the PhaseLock that the loop applies and the runner feeds (docs/architecture.md "Clock modes").
+void Server::Impl::setup_clock_mode(const ModelFile& file, LoopConfig& lc) {
+  const ClockMode mode = config.clock.value_or(file.clock.value_or(ClockMode::kWall));
+  if (mode == ClockMode::kDevice) {
+    throw std::invalid_argument(
+        "clock mode 'device' is not implemented yet; use 'wall' or 'phase-lock'");
+  }
+  if (mode != ClockMode::kPhaseLock) return;
+  const std::int64_t margin_us = config.input_margin_us.value_or(file.input_margin_us.value_or(30));
+  PhaseLockConfig pc;
+  pc.period_ns = lc.period_ns;
+  if (margin_us < 0 || margin_us > lc.period_ns / 2 / 1000) {
+    throw std::invalid_argument("input margin " + std::to_string(margin_us) +
+                                " us must be in [0, half the tick period = " +
+                                std::to_string(lc.period_ns / 2000) + " us]");
+  }
+  pc.input_margin_ns = margin_us * 1000;
+  pc.max_slew_ns = std::min(pc.max_slew_ns, lc.period_ns / 4);
+  phase_lock = std::make_unique<PhaseLock>(pc);
+  bundles.front()->runner->set_phase_lock(phase_lock.get());
+  lc.phase_lock = phase_lock.get();
 }
 
 Server::Impl::Impl(const ServerConfig& c) : config(c) {
@@ -182,6 +207,7 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   lc.safe_state_context = driver.get();
   lc.telemetry = telemetry.get();
   lc.telemetry_every_ticks = std::max<std::int64_t>(1, 100'000'000 / lc.period_ns);
+  setup_clock_mode(file, lc);
   loop = std::make_unique<SimLoop>(lc, driver->step_fn(), clock);
 
   std::int64_t poll_ns = c.poll_period_ns;
@@ -497,6 +523,12 @@ const LoopHistograms& Server::loop_histograms() const noexcept {
 }
 const LoopCounters& Server::loop_counters() const noexcept {
   return impl_->loop->counters();
+}
+ClockMode Server::clock_mode() const noexcept {
+  return impl_->phase_lock ? ClockMode::kPhaseLock : ClockMode::kWall;
+}
+const PhaseLock* Server::phase_lock() const noexcept {
+  return impl_->phase_lock.get();
 }
 StopReason Server::stop_reason() const noexcept {
   return impl_->loop->stop_reason();

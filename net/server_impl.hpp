@@ -78,6 +78,7 @@ struct Server::Impl {
   [[nodiscard]] std::unique_ptr<SimBundle> make_bundle(const ModelFile& file,
                                                        double rate_hz,
                                                        std::int64_t period_ns) const;
+  void setup_clock_mode(const ModelFile& file, LoopConfig& lc);
   void collect_retired();
   void start_recording(SimBundle& bundle);
   void arm_status();
@@ -120,6 +121,7 @@ struct Server::Impl {
   std::unique_ptr<RecordWriter> record_writer;
   bool record_ok = true;
   MonotonicClock clock;
+  std::unique_ptr<PhaseLock> phase_lock;  // clock mode phase-lock; null: wall
   std::unique_ptr<SimLoop> loop;
   Server::SimThreadHook sim_hook = nullptr;
   void* sim_hook_context = nullptr;

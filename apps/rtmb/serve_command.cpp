@@ -138,6 +138,19 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
       ->expected(0, 1)
       ->default_str("0")
       ->check(CLI::Range(0, 65535));
+  cmd->add_option("--clock", o.clock,
+                  "What clocks the loop: wall (ticks at the rate on the server's clock, whatever "
+                  "the inputs do), phase-lock (the rate, with the ticks' phase slewed at most "
+                  "5 us per tick so that the inputs arrive --input-margin-us before each tick: "
+                  "the shortest input->tick wait; wall while no input comes) or device (lockstep "
+                  "on the inputs; not implemented yet). Default: the model file's serve.clock, "
+                  "else phase-lock with --demo and wall without (docs/architecture.md)")
+      ->check(CLI::IsMember({"wall", "phase-lock", "device"}));
+  cmd->add_option("--input-margin-us", o.input_margin_us,
+                  "phase-lock: how long before its tick an input should arrive [us], a margin "
+                  "for the arrival jitter, at most half the period (default: the model file's "
+                  "serve.input_margin_us, else 30)")
+      ->check(CLI::Range(0, 500000));
   cmd->add_option("--record", o.record,
                   "Record every input the simulation applies, every reset and the state hash into "
                   "FILE (written off the simulation thread); 'rtmb replay FILE' reproduces the run "
@@ -177,6 +190,12 @@ int serve(const ServeOptions& o) {
                                             : OverrunPolicy::kSkip;
   config.halt_after_overruns = o.halt_after;
   config.record_path = o.record;
+  if (!o.clock.empty()) {
+    config.clock = parse_clock_mode(o.clock);
+  } else if (o.demo && !config.model_file->clock) {
+    config.clock = ClockMode::kPhaseLock;  // make run: the demo device's inputs set the phase
+  }
+  if (o.input_margin_us >= 0) config.input_margin_us = o.input_margin_us;
 
   std::unique_ptr<Server> server;
   try {
@@ -218,10 +237,11 @@ int serve(const ServeOptions& o) {
     demo.emplace(0.5, 0.5);
     demo->start(server->tcp_port());
   }
-  std::fprintf(stderr, "rtmb serve: %s (%s) at %.1f Hz, control tcp %s:%u, udp %s:%u%s\n",
+  std::fprintf(stderr, "rtmb serve: %s (%s) at %.1f Hz, clock %s, control tcp %s:%u, udp %s:%u%s\n",
                config.model.c_str(), config.model_file->path.c_str(), server->schema().rate_hz,
-               config.bind_address.c_str(), server->tcp_port(), config.bind_address.c_str(),
-               server->udp_port(), o.duration_s > 0.0 ? "" : " (Ctrl-C stops)");
+               std::string(to_string(server->clock_mode())).c_str(), config.bind_address.c_str(),
+               server->tcp_port(), config.bind_address.c_str(), server->udp_port(),
+               o.duration_s > 0.0 ? "" : " (Ctrl-C stops)");
 
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -263,7 +283,8 @@ int serve(const ServeOptions& o) {
   const ServerStats s = server->stats();
   const LoopCounters& c = server->loop_counters();
   const LoopHistograms& h = server->loop_histograms();
-  std::printf("rtmb serve: closing report (%s, stopped: %s)\n", config.model.c_str(),
+  std::printf("rtmb serve: closing report (%s, clock %s, stopped: %s)\n", config.model.c_str(),
+              std::string(to_string(server->clock_mode())).c_str(),
               to_string(server->stop_reason()));
   std::printf("  ran %.2f s wall, %llu steps, sim time %.3f s (behind wall clock by %.3f s)\n",
               wall_s, static_cast<unsigned long long>(s.step), s.sim_time, wall_s - s.sim_time);
@@ -273,6 +294,16 @@ int serve(const ServeOptions& o) {
   // a round trip's server side: the wait for the next tick, then the tick's turnaround
   print_summary("in->tick", s.input_wait);
   print_summary("tick->out", s.turnaround);
+  if (const PhaseLock* lock = server->phase_lock()) {
+    // once locked, the in->tick wait above is the margin
+    const PhaseLockCounters& pl = lock->counters();
+    std::printf(
+        "  phase-lock: margin %.0f us, locked %lld of %lld ticks, phase moved %+.1f us, "
+        "last error %+.1f us, slew-limited ticks %lld, stale resets %lld\n",
+        us(lock->config().input_margin_ns), static_cast<long long>(pl.locked_ticks),
+        static_cast<long long>(pl.ticks), us(pl.phase_ns), us(pl.error_ns),
+        static_cast<long long>(pl.slew_limited_ticks), static_cast<long long>(pl.stale_resets));
+  }
   std::printf("  ticks %lld  overruns %lld  missed %lld  max consecutive overruns %lld\n",
               static_cast<long long>(c.ticks), static_cast<long long>(c.overruns),
               static_cast<long long>(c.missed_ticks),

@@ -30,6 +30,10 @@ struct ServeOptions {
   std::string web_dir;           ///< the view's page files; empty: the build tree's web/
   std::string record;            ///< record inputs and the state hash into this file; empty: off
   std::string solver;            ///< KKT solver auto | dense | sparse; empty: the model file's
+  /// wall | phase-lock | device; empty: the model file's serve.clock, else phase-lock with
+  /// --demo and wall without
+  std::string clock;
+  int input_margin_us = -1;  ///< phase-lock's input -> tick wait [us]; -1: the model file's, 30
 };
 
 void add_serve_command(CLI::App& app, ServeOptions& options, int* exit_code);

@@ -384,8 +384,21 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
     }
   }
   if (const YAML::Node n = root["serve"]) {
-    r.check_keys(n, "serve", {"rate_hz"});
+    r.check_keys(n, "serve", {"rate_hz", "clock", "input_margin_us"});
     if (const YAML::Node m = n["rate_hz"]) f.rate_hz = r.positive(m, "serve.rate_hz");
+    if (const YAML::Node m = n["clock"]) {
+      const std::string name = r.string(m, "serve.clock");
+      f.clock = parse_clock_mode(name);
+      if (!f.clock) {
+        r.fail(m, "serve.clock",
+               "unknown clock mode '" + name + "' (valid: wall, phase-lock, device)");
+      }
+    }
+    // a bound of 0.5 s keeps the value far from overflow; the server checks it against half the
+    // period, which the file alone does not fix (rtmb serve --rate)
+    if (const YAML::Node m = n["input_margin_us"]) {
+      f.input_margin_us = integer_in(r, m, "serve.input_margin_us", 0, 500'000);
+    }
   }
   f.inputs = f.bodies    ? body_input_channels(*f.bodies)
              : f.spatial ? detail::spatial_input_channels(*f.spatial)

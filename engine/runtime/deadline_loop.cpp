@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // LoopScheduler: the overrun policies and the bookkeeping of the deadline loop (design notes in
-// include/rtmb/runtime/deadline_loop.hpp). Terms: P = period, D(k) = start + k P, a step for tick k
-// runs from start to end and overruns when end > D(k+1).
+// include/rtmb/runtime/deadline_loop.hpp). Terms: P = period, D(k) = start + k P + offset, a step
+// for tick k runs from start to end and overruns when end > D(k+1).
 #include "rtmb/runtime/deadline_loop.hpp"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "engine/model/enum_names.hpp"
+#include "rtmb/runtime/phase_lock.hpp"
 
 namespace rtmb {
 namespace {
@@ -30,6 +31,8 @@ LoopScheduler::LoopScheduler(const LoopConfig& config) : config_(config) {
   require(config.degrade_recover_ticks >= 1, "degrade_recover_ticks", "must be >= 1");
   require(config.halt_after_overruns >= 1, "halt_after_overruns", "must be >= 1");
   require(config.telemetry_every_ticks >= 1, "telemetry_every_ticks", "must be >= 1");
+  require(config.phase_lock == nullptr || config.phase_lock->config().period_ns == config.period_ns,
+          "phase_lock", "must have the loop's period_ns");
 }
 
 void LoopScheduler::begin(std::int64_t start_ns) noexcept {
@@ -39,6 +42,8 @@ void LoopScheduler::begin(std::int64_t start_ns) noexcept {
   histograms_.slack.reset();
   start_ns_ = start_ns;
   last_end_ns_ = start_ns;
+  offset_ns_ = 0;
+  if (config_.phase_lock != nullptr) config_.phase_lock->reset();
   catch_up_budget_ = config_.max_catch_up;
   good_streak_ = 0;
   stop_reason_ = StopReason::kNone;
@@ -82,6 +87,11 @@ LoopEvent LoopScheduler::finish_step(std::int64_t start_ns, std::int64_t end_ns)
   // the policy picks the next tick: on time, caught up, or after skipping the due ones
   choose_next_tick(end_ns);
   last_end_ns_ = end_ns;
+
+  // phase-lock: the correction the tick's input arrivals call for moves the grid from here on
+  if (config_.phase_lock != nullptr) {
+    (void)shift_phase(config_.phase_lock->next_adjustment(start_ns));
+  }
 
   if (config_.telemetry != nullptr && counters_.ticks % config_.telemetry_every_ticks == 0) {
     publish_telemetry();
@@ -127,6 +137,18 @@ void LoopScheduler::choose_next_tick(std::int64_t end_ns) noexcept {
     catch_up_budget_ = config_.max_catch_up;
   }
   counters_.next_index = next;
+}
+
+std::int64_t LoopScheduler::shift_phase(std::int64_t shift_ns) noexcept {
+  // bounded, so one period changes by at most a quarter; not before the last step's end, so the
+  // shift alone cannot turn an on-time tick into a catch-up tick (and a tick already due is not
+  // pushed further into the past)
+  const std::int64_t bound = config_.period_ns / 4;
+  const std::int64_t earliest =
+      std::max(-bound, std::min<std::int64_t>(0, last_end_ns_ - deadline_ns()));
+  const std::int64_t applied = std::clamp(shift_ns, earliest, bound);
+  offset_ns_ += applied;
+  return applied;
 }
 
 void LoopScheduler::finish(StopReason reason) noexcept {

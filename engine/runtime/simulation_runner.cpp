@@ -12,6 +12,7 @@
 
 #include "rtmb/outputs.hpp"
 #include "rtmb/runtime/input_channels.hpp"
+#include "rtmb/runtime/phase_lock.hpp"
 #include "rtmb/runtime/record.hpp"
 
 namespace rtmb {
@@ -164,15 +165,20 @@ void SimulationRunner::reset_inputs() noexcept {
 void SimulationRunner::drain_inputs(const Tick& tick) noexcept {
   // bounded, so a producer that never stops pushing cannot hold the tick here
   QueuedInput sample;
+  const std::int64_t release = tick.release_ns > 0 ? tick.release_ns : tick.deadline_ns;
   for (int i = 0; i < config_.max_inputs_per_tick && inputs_->try_pop(sample); ++i) {
     if (hook_ != nullptr) hook_(hook_context_, sample);
     last_input_ = sample;
     last_input_step_ = counters_.steps + 1;
-    // arrival and release on the same clock (CLOCK_MONOTONIC); a catch-up tick runs after its
-    // release, so an input can arrive after D(k): it waited no time for this tick
-    last_input_wait_ns_ = sample.arrival_ns > 0 && tick.deadline_ns > 0
-                              ? std::max<std::int64_t>(0, tick.deadline_ns - sample.arrival_ns)
+    // arrival and release on the same clock (CLOCK_MONOTONIC); the release is when the loop
+    // woke to drain (D(k) if the driver does not say), and an input can arrive between it and
+    // the drain (or after D(k) for a catch-up tick): it waited no time for this tick
+    last_input_wait_ns_ = sample.arrival_ns > 0 && release > 0
+                              ? std::max<std::int64_t>(0, release - sample.arrival_ns)
                               : -1;
+    if (phase_lock_ != nullptr && sample.arrival_ns > 0 && release > 0) {
+      phase_lock_->record_input(sample.arrival_ns, release);
+    }
     ++counters_.inputs_applied;
   }
 }

@@ -16,9 +16,10 @@
 //                                  StateSnapshot and QueuedInput (trivially copyable)
 //   runtime/record.hpp             Recorder and record files (what was applied, tick by tick)
 //   runtime/phase_lock.hpp         PhaseLock: slews the tick phase so inputs arrive a margin
-//                                  before each tick (clock mode phase-lock; not wired yet)
+//                                  before each tick (clock mode phase-lock, LoopConfig::phase_lock)
 //   runtime/device_lockstep.hpp    DeviceLockstep: one tick per master input, wall ticks when
 //                                  it is silent (clock mode device; not wired yet)
+//   runtime/clock_mode.hpp         ClockMode: wall, phase-lock, device (`serve.clock`)
 //
 // Typical use on the simulation thread (setup first, then the loop; nothing after setup
 // allocates):
@@ -36,6 +37,7 @@
 //   DeadlineLoop loop(config, runner.step_fn(), clock);
 //   const StopReason why = loop.run();                  // until loop.request_stop()
 
+#include "rtmb/runtime/clock_mode.hpp"
 #include "rtmb/runtime/deadline_loop.hpp"
 #include "rtmb/runtime/device_lockstep.hpp"
 #include "rtmb/runtime/input_channels.hpp"

@@ -33,9 +33,12 @@ namespace {
 using namespace std::chrono_literals;
 using testing::SimThreadCounter;
 
-TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStream) {
+// A client streams inputs and sends every control command; the simulation thread must not
+// allocate, in the clock mode given.
+void expect_no_allocation_while_a_client_streams(ClockMode clock) {
   ServerConfig config;
   config.model = "pendulum";
+  config.clock = clock;
   Server server(config);
   SimThreadCounter counter;
   server.set_sim_thread_hook(&SimThreadCounter::hook, &counter);
@@ -63,6 +66,18 @@ TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStream) {
   EXPECT_GT(server.stats().inputs_queued, 0u);
   EXPECT_EQ(counter.counts.allocations, 0u);
   EXPECT_EQ(counter.counts.deallocations, 0u);
+  if (clock == ClockMode::kPhaseLock) {
+    ASSERT_NE(server.phase_lock(), nullptr);
+    EXPECT_GT(server.phase_lock()->counters().locked_ticks, 0);  // the lock did run
+  }
+}
+
+TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStream) {
+  expect_no_allocation_while_a_client_streams(ClockMode::kWall);
+}
+
+TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStreamWithPhaseLock) {
+  expect_no_allocation_while_a_client_streams(ClockMode::kPhaseLock);
 }
 
 // One emulated device: 1 kHz inputs on every channel, reading states in between.

@@ -17,6 +17,7 @@
 // user believes they changed.
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -28,6 +29,7 @@
 #include "rtmb/models/planar_outputs.hpp"
 #include "rtmb/models/spatial_multibody.hpp"
 #include "rtmb/models/spatial_outputs.hpp"
+#include "rtmb/runtime/clock_mode.hpp"
 #include "rtmb/runtime/input_channels.hpp"
 
 namespace rtmb {
@@ -72,6 +74,9 @@ struct ModelFile {
   MechanismOptions options;        ///< its options
   Settings settings;               ///< integration; dt defaults to the mechanism's default_dt
   double rate_hz = 0.0;            ///< serve: loop rate [Hz]; 0: 1/dt
+  std::optional<ClockMode> clock;  ///< serve.clock: what clocks the loop; empty: wall
+  /// serve.input_margin_us: phase-lock's target input -> tick wait [µs]; empty: 30
+  std::optional<int> input_margin_us;
   /// Schema order: one per velocity coordinate (generalized forces), or, for a body model with
   /// named channels (`drive` keys), one per bodies->inputs entry.
   std::vector<InputChannelSpec> inputs;

@@ -45,7 +45,9 @@
 
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/wire.hpp"
+#include "rtmb/runtime/clock_mode.hpp"
 #include "rtmb/runtime/deadline_loop.hpp"
+#include "rtmb/runtime/phase_lock.hpp"
 #include "rtmb/runtime/rt_setup.hpp"
 
 namespace rtmb {
@@ -83,6 +85,12 @@ struct ServerConfig {
   std::string record_path;
   bool wake_network = true;  ///< eventfd wake-up after each tick (false: poll only,
                              ///< then poll_period_ns 0 means half the period)
+  /// What clocks the loop (docs/architecture.md "Clock modes"); empty: the model file's
+  /// serve.clock, else wall. kDevice is refused (std::invalid_argument) until it is wired.
+  std::optional<ClockMode> clock;
+  /// phase-lock: the input -> tick wait the loop settles to [µs], in [0, period / 2]; empty: the
+  /// model file's serve.input_margin_us, else 30.
+  std::optional<std::int64_t> input_margin_us;
 };
 
 /// One channel of the model schema.
@@ -172,6 +180,11 @@ class Server {
   [[nodiscard]] const LoopHistograms& loop_histograms() const noexcept;
   [[nodiscard]] const LoopCounters& loop_counters() const noexcept;
   [[nodiscard]] StopReason stop_reason() const noexcept;
+  /// The clock mode the loop runs in (ServerConfig::clock, else the model file's, else wall).
+  [[nodiscard]] ClockMode clock_mode() const noexcept;
+  /// phase-lock: the loop's PhaseLock (its config, and its counters after join()); null in the
+  /// other modes.
+  [[nodiscard]] const PhaseLock* phase_lock() const noexcept;
 
   /// --record, after join(): the end record was written (steps, state hash, losses) and the
   /// file closed without a write error. True when not recording.

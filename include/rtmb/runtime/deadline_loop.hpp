@@ -7,12 +7,12 @@
 //
 // Design notes.
 //
-// Absolute deadlines. Tick k is released at D(k) = start + k * period and should finish by
-// D(k+1). Computing each deadline from the start, rather than sleeping "period" after the end of
-// the last step or adding the period to a running total of wake-up times, means wake-up
-// lateness and compute time never accumulate into a drift of the phase: a late tick is late
-// alone, and the grid stays where it was, in step with wall-clock time and with any other
-// device sampling on the same grid.
+// Absolute deadlines. Tick k is released at D(k) = start + k * period + offset and should
+// finish by D(k+1); offset is 0 unless a phase lock moves the grid (shift_phase below). Computing
+// each deadline from the start, rather than sleeping "period" after the end of the last step or
+// adding the period to a running total of wake-up times, means wake-up lateness and compute time
+// never accumulate into a drift of the phase: a late tick is late alone, and the grid stays where
+// it was, in step with wall-clock time and with any other device sampling on the same grid.
 //
 // Overruns. A step overruns when it ends after D(k+1). Ticks whose release time has already
 // passed when the loop is free again are "due". What to do with them is the policy:
@@ -39,6 +39,16 @@
 // counters. The loop thread never logs: a telemetry thread reads LoopTelemetry snapshots that
 // the loop publishes every telemetry_every_ticks ticks into a LatestValue.
 //
+// Phase shifts (issue 14, clock mode phase-lock). shift_phase(d) moves the whole grid of the
+// ticks after the current one by d: offset += d. The grid index is not touched, so no tick is
+// lost or doubled (ticks + missed_ticks == next_index still holds), and the shift is bounded:
+// |d| <= period / 4, so one period is never shortened or lengthened by more than a quarter, and
+// a deadline is never moved before the end of the last step, so that a shift alone cannot make
+// the next tick a catch-up tick (a negative shift is cut to what keeps it on time). With
+// LoopConfig::phase_lock set, the scheduler asks the PhaseLock for its correction after each
+// step and applies it with shift_phase; the step reports the tick's input arrivals to the same
+// PhaseLock (SimulationRunner::set_phase_lock), with Tick::release_ns as the release time.
+//
 // Structure. LoopScheduler holds the policy and bookkeeping; it knows nothing of clocks or
 // steps (plain timestamps in, decisions out), so it is compiled once. DeadlineLoop<Step, Clock>
 // is the thin driver that sleeps, calls the step and feeds the timestamps to the scheduler. The
@@ -57,6 +67,8 @@
 #include "rtmb/runtime/spsc_ring.hpp"
 
 namespace rtmb {
+
+class PhaseLock;  // rtmb/runtime/phase_lock.hpp
 
 /// What the loop does when a step ends after the next tick's deadline (see the file comment).
 enum class OverrunPolicy {
@@ -77,11 +89,15 @@ enum class StopReason {
 
 /// What the step is told about the tick it runs for. Passed by const reference.
 struct Tick {
-  std::int64_t index = 0;        ///< k: position on the grid, D(k) = start + k * period
+  std::int64_t index = 0;        ///< k: position on the grid, D(k) = start + k * period + offset
   std::int64_t deadline_ns = 0;  ///< D(k), release time [ns on the loop's clock]
-  std::int64_t sequence = 0;     ///< steps executed before this one (0, 1, 2, ...)
-  int degrade_level = 0;         ///< kDegrade: 0 = full quality .. max_degrade_level
-  bool catch_up = false;         ///< run late, back to back, because D(k) had already passed
+  /// When the step started [ns on the loop's clock]: the wake-up time of an on-time tick (D(k)
+  /// plus the wake latency), the end of the previous step for a catch-up tick; 0 if the driver
+  /// does not say (then D(k) stands for it). Inputs drained by the step waited until this.
+  std::int64_t release_ns = 0;
+  std::int64_t sequence = 0;  ///< steps executed before this one (0, 1, 2, ...)
+  int degrade_level = 0;      ///< kDegrade: 0 = full quality .. max_degrade_level
+  bool catch_up = false;      ///< run late, back to back, because D(k) had already passed
 };
 
 /// Loop counters. Trivially copyable.
@@ -132,6 +148,11 @@ struct LoopConfig {
   /// Where to publish LoopTelemetry (may be null). Owned by the caller; must outlive the loop.
   LatestValue<LoopTelemetry>* telemetry = nullptr;
   std::int64_t telemetry_every_ticks = 1000;  ///< publish period in steps, >= 1
+  /// Clock mode phase-lock: after each step, the scheduler adds phase_lock->next_adjustment()
+  /// (the step released at Tick::release_ns) to the grid with shift_phase; null: no phase lock
+  /// (clock mode wall). Owned by the caller, who also feeds it the inputs' arrival times from
+  /// the step; its period must be period_ns; reset at begin(). Must outlive the loop.
+  PhaseLock* phase_lock = nullptr;
 };
 
 /// Result of LoopScheduler::finish_step.
@@ -167,6 +188,14 @@ class LoopScheduler {
   void record_wake(std::int64_t wake_ns) noexcept;
   /// Records the step that ran from start_ns to end_ns and applies the policy. RT-safe.
   [[nodiscard]] LoopEvent finish_step(std::int64_t start_ns, std::int64_t end_ns) noexcept;
+  /// Moves the deadlines of every tick from the next one on by shift_ns (later if > 0), within
+  /// [-period/4, period/4] and never before the end of the last step (nor, for a tick already
+  /// due, earlier than it is): returns the shift applied. Call it between finish_step() and the
+  /// next tick. Counters and grid indices are unchanged. RT-safe.
+  std::int64_t shift_phase(std::int64_t shift_ns) noexcept;
+  /// Sum of the shifts applied since begin() [ns]. RT-safe.
+  [[nodiscard]] std::int64_t phase_offset_ns() const noexcept { return offset_ns_; }
+
   /// Ends the run: stores reason, calls safe_state for kHalted, publishes telemetry. RT-safe
   /// if safe_state is.
   void finish(StopReason reason) noexcept;
@@ -178,7 +207,7 @@ class LoopScheduler {
 
  private:
   [[nodiscard]] std::int64_t deadline_of(std::int64_t index) const noexcept {
-    return start_ns_ + index * config_.period_ns;
+    return start_ns_ + index * config_.period_ns + offset_ns_;
   }
   void update_degrade_level(bool overrun) noexcept;
   void choose_next_tick(std::int64_t end_ns) noexcept;
@@ -189,6 +218,7 @@ class LoopScheduler {
   LoopHistograms histograms_;
   std::int64_t start_ns_ = 0;
   std::int64_t last_end_ns_ = 0;
+  std::int64_t offset_ns_ = 0;  // sum of the phase shifts
   int catch_up_budget_ = 0;
   int good_streak_ = 0;
   StopReason stop_reason_ = StopReason::kNone;
@@ -231,7 +261,9 @@ class DeadlineLoop {
       }
 
       // the step, then its accounting and the policy's decision
-      const bool keep_going = step_(scheduler_.tick());
+      Tick tick = scheduler_.tick();
+      tick.release_ns = start_ns;
+      const bool keep_going = step_(tick);
       const LoopEvent event = scheduler_.finish_step(start_ns, clock_->now());
       if (event == LoopEvent::kHalt) return stop(StopReason::kHalted);
       if (!keep_going) return stop(StopReason::kStepRequestedStop);

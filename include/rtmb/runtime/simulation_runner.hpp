@@ -87,9 +87,10 @@ struct StateSnapshot {
   std::uint64_t last_input_seq = 0;  ///< seq of the last input sample drained
   std::int64_t last_input_sender_time_ns = 0;  ///< its sender_time_ns
   std::int64_t last_input_step = -1;           ///< first `step` that saw it; -1: none yet
-  /// How long the last input waited between arrival and the release D(k) of the tick that
-  /// applied it [ns] (the fixed-rate loop's sampling delay); -1: not known (no arrival time, or
-  /// a clock other than CLOCK_MONOTONIC).
+  /// How long the last input waited between arrival and the release of the tick that applied
+  /// it [ns]: Tick::release_ns (the loop's wake-up, when the inputs are drained), else D(k) (the
+  /// fixed-rate loop's sampling delay); -1: not known (no arrival time, or a clock other than
+  /// CLOCK_MONOTONIC).
   std::int64_t last_input_wait_ns = -1;
   std::int64_t tick_deadline_ns = 0;  ///< D(k) of the tick (Tick::deadline_ns) [ns, loop clock]
   std::uint32_t step_flags = 0;       ///< OR of StepFlag over the tick's steps
@@ -176,6 +177,12 @@ class SimulationRunner {
   /// evaluator). For a snapshot taken outside a tick (start, reset). RT-safe.
   void evaluate_outputs(StateSnapshot& s) noexcept;
 
+  /// Reports every drained input's arrival (QueuedInput::arrival_ns, when known) and the tick's
+  /// release to lock (clock mode phase-lock; the same PhaseLock as LoopConfig::phase_lock, which
+  /// turns the arrivals into phase corrections after the step); nullptr (the default): none.
+  /// Setup-only; lock must outlive the loop.
+  void set_phase_lock(PhaseLock* lock) noexcept { phase_lock_ = lock; }
+
   /// Records every input vector the steps see, every step's state and every reset into recorder
   /// (include/rtmb/runtime/record.hpp; `rtmb serve --record`); nullptr (the default): no recording.
   /// Setup-only; recorder must outlive the loop.
@@ -223,7 +230,8 @@ class SimulationRunner {
 
   InputChannelBank* bank_ = nullptr;
   OutputEvaluator* outputs_ = nullptr;
-  Recorder* recorder_ = nullptr;  // set_recorder
+  Recorder* recorder_ = nullptr;     // set_recorder
+  PhaseLock* phase_lock_ = nullptr;  // set_phase_lock
   InputHook hook_ = nullptr;
   void* hook_context_ = nullptr;
   RunnerCounters counters_;

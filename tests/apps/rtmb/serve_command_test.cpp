@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// `rtmb serve` as a user runs it: a short run with a closing report, and a wrong model name.
+// `rtmb serve` as a user runs it: a short run with a closing report, the clock modes, and a wrong
+// model name.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -63,6 +64,52 @@ TEST(ServeCommand, ShortRunPrintsClosingReport) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(contains_all(
       r.out, {"closing report", "compute", "p99", "overruns", "drift", "udp in: received"}));
+  EXPECT_TRUE(contains_all(r.out, {"clock wall", "closing report (pendulum, clock wall"})) << r.out;
+  EXPECT_EQ(r.out.find("phase-lock:"), std::string::npos) << r.out;
+}
+
+// Clock mode phase-lock (issue 14): the demo device's inputs lock the loop's phase; the report
+// says so with the margin asked for. Counts only: how close the wait comes is a measurement.
+TEST(ServeCommand, PhaseLockWithTheDemoClientLocksOnItsInputs) {
+  const CommandResult r =
+      run_serve("pendulum --duration 1 --port 0 --demo --clock phase-lock --input-margin-us 50");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains_all(r.out, {"clock phase-lock", "phase-lock: margin 50 us", "in->tick"}))
+      << r.out;
+  const std::optional<double> locked = number_after(r.out, "phase-lock: margin 50 us, locked ");
+  ASSERT_TRUE(locked) << r.out;
+  EXPECT_GT(*locked, 0.0) << r.out;
+  const std::optional<DemoCounts> demo = demo_counts(r.out);
+  ASSERT_TRUE(demo) << r.out;
+  EXPECT_GT(demo->received, 10u);
+}
+
+TEST(ServeCommand, DeviceClockIsRefusedUntilItIsWired) {
+  const CommandResult r = run_serve("pendulum --duration 1 --port 0 --clock device");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("clock mode 'device' is not implemented yet"), std::string::npos) << r.out;
+}
+
+TEST(ServeCommand, InputMarginAboveHalfThePeriodIsRefused) {
+  const CommandResult r = run_serve(
+      "pendulum --rate 1000 --duration 1 --port 0 --clock phase-lock "
+      "--input-margin-us 600");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("input margin 600 us must be in [0, half the tick period = 500 us]"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(ServeCommand, ModelFileClockKeyIsUsedAndTheOptionOverridesIt) {
+  const std::string path = rtmb::testing::write_temp_file(
+      "rtmb_clock_model.yaml", "mechanism: pendulum\nserve:\n  clock: phase-lock\n");
+  const CommandResult by_file = run_serve(path + " --duration 1 --port 0");
+  EXPECT_EQ(by_file.exit_code, 0) << by_file.out;
+  EXPECT_TRUE(contains_all(by_file.out, {"clock phase-lock", "phase-lock: margin 30 us"}))
+      << by_file.out;
+  const CommandResult by_option = run_serve(path + " --duration 1 --port 0 --clock wall");
+  EXPECT_EQ(by_option.exit_code, 0) << by_option.out;
+  EXPECT_NE(by_option.out.find("clock wall"), std::string::npos) << by_option.out;
 }
 
 // What `make run` does: the default model file with the demo client, closing report with the
@@ -71,6 +118,7 @@ TEST(ServeCommand, DefaultModelWithDemoClientReportsLatencyAndDrift) {
   const CommandResult r = run_serve("--duration 2 --demo --port 0");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(contains_all(r.out, {"slider_crank", "configs/default.yaml"}));
+  EXPECT_NE(r.out.find("clock phase-lock"), std::string::npos) << r.out;  // --demo's default
   const std::optional<DemoCounts> demo = demo_counts(r.out);
   ASSERT_TRUE(demo) << r.out;
   EXPECT_EQ(r.out.find("error:", r.out.find("demo client: ")), std::string::npos) << r.out;

@@ -117,6 +117,18 @@ INSTANTIATE_TEST_SUITE_P(
                 "rig.yaml:3:10:", "outputs.units", "expected a list of 4 units"},
         BadCase{"syntax error", "mechanism: pendulum\nintegration:\n  dt: [1, 2\n",
                 "rig.yaml:", "(syntax)", ""},
+        // serve
+        BadCase{"unknown clock mode", "mechanism: pendulum\nserve:\n  clock: device-lock\n",
+                "rig.yaml:3:10:", "serve.clock", "unknown clock mode 'device-lock'"},
+        BadCase{"clock mode not a string", "mechanism: pendulum\nserve:\n  clock: [wall]\n",
+                "rig.yaml:3:10:", "serve.clock", "expected"},
+        BadCase{"input margin not an integer",
+                "mechanism: pendulum\nserve:\n  input_margin_us: 2.5\n",
+                "rig.yaml:3:20:", "serve.input_margin_us", "expected an integer"},
+        BadCase{"negative input margin", "mechanism: pendulum\nserve:\n  input_margin_us: -1\n",
+                "rig.yaml:3:20:", "serve.input_margin_us", "must be in 0..500000"},
+        BadCase{"unknown serve key", "mechanism: pendulum\nserve:\n  clock_mode: wall\n",
+                "rig.yaml:3:3:", "serve.clock_mode", "unknown key"},
         // bodies, joints and forces
         BadCase{"unknown body key",
                 "bodies:\n  - name: a\n    mass: 1\n    inertia: 1\n    colour: red\n",
@@ -220,6 +232,18 @@ INSTANTIATE_TEST_SUITE_P(
                 "  - name: hinge\n    type: revolute\n    body_i: ground\n    body_j: a\n"
                 "    driver: {type: constant, value: 0}\n",
                 "rig.yaml:4:3:", "joints", "weld, hinge.driver"}));
+
+TEST(ModelFile, ServeClockKeysAreReadAndOptional) {
+  const ModelFile plain = parse_model_file("mechanism: pendulum\n", "rig.yaml");
+  EXPECT_FALSE(plain.clock.has_value());
+  EXPECT_FALSE(plain.input_margin_us.has_value());
+  const ModelFile f = parse_model_file(
+      "mechanism: pendulum\nserve:\n  clock: phase-lock\n  input_margin_us: 45\n", "rig.yaml");
+  EXPECT_EQ(f.clock, ClockMode::kPhaseLock);
+  EXPECT_EQ(f.input_margin_us, 45);
+  EXPECT_EQ(parse_model_file("mechanism: pendulum\nserve: {clock: device}\n", "rig.yaml").clock,
+            ClockMode::kDevice);
+}
 
 TEST(ModelFile, MissingFileIsNamed) {
   try {

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "rtmb/models/mechanisms.hpp"
+#include "rtmb/runtime/phase_lock.hpp"
 #include "tests/support/runner_rig.hpp"
 
 namespace rtmb {
@@ -147,6 +148,38 @@ TEST(RuntimeSimulationRunner, ReportsHowLongAnInputWaitedForItsTick) {
   ASSERT_TRUE(rig.inputs->try_push(q));
   ASSERT_TRUE(rig.runner.on_tick(tick));
   EXPECT_EQ(latest(rig).last_input_wait_ns, -1);
+}
+
+TEST(RuntimeSimulationRunner, MeasuresTheWaitToTheWakeUpAndReportsArrivalsToThePhaseLock) {
+  Rig rig("pendulum");
+  PhaseLockConfig pc;  // 1 ms period, 30 µs margin
+  pc.min_samples = 1;
+  pc.window = 1;
+  pc.gain = 1.0;
+  pc.max_slew_ns = 250'000;  // no clamp: the adjustment is the whole error
+  PhaseLock lock(pc);
+  rig.runner.set_phase_lock(&lock);
+  Tick tick;
+  tick.deadline_ns = 5'000'000;
+  tick.release_ns = 5'040'000;  // woke 40 µs late: the inputs are drained then
+  QueuedInput q = sample(0, 1.0, 1, 100);
+  q.arrival_ns = 4'900'000;  // 100 µs before D(k), 140 µs before the drain
+  ASSERT_TRUE(rig.inputs->try_push(q));
+  q.arrival_ns = 4'950'000;  // the freshest: the one the lock keeps
+  ASSERT_TRUE(rig.inputs->try_push(q));
+  q.arrival_ns = 0;  // arrival not known: not reported
+  ASSERT_TRUE(rig.inputs->try_push(q));
+  ASSERT_TRUE(rig.runner.on_tick(tick));
+  EXPECT_EQ(lock.counters().samples, 2);
+  // the second input waited 90 µs, 60 µs more than the margin: the next tick comes 60 µs early
+  EXPECT_EQ(lock.next_adjustment(tick.release_ns), -60'000);
+
+  q.arrival_ns = 5'990'000;
+  tick.deadline_ns = 6'000'000;
+  tick.release_ns = 6'002'000;
+  ASSERT_TRUE(rig.inputs->try_push(q));
+  ASSERT_TRUE(rig.runner.on_tick(tick));
+  EXPECT_EQ(latest(rig).last_input_wait_ns, 12'000);  // to the wake-up, not to D(k)
 }
 
 TEST(RuntimeSimulationRunner, DrainingIsBoundedPerTick) {
