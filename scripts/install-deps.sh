@@ -25,6 +25,7 @@ readonly PACKAGES=(
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  libmujoco-dev  # MuJoCo, for the side-by-side step bench (bench/mujoco_compare_bench.cpp)
   clang-format
   clang
   libclang-rt-14-dev

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 namespace rtmb {
@@ -14,14 +15,128 @@ namespace {
 // (Andrews: I2 = 4.4e-7 kg m^2 against lengths of 3e-2 m), so the threshold stays far below that.
 constexpr double kSingularPivotRatio = 1e-14;
 
+// Small KKT matrices (Andrews: n = 13) spend their time in loop control around loops of a few
+// iterations, and the back substitution waits on one subtraction after another. The LDL^T kernels
+// below are templates on the size: N > 0 is the size known at compile time (dispatched for
+// n <= kFixedMax, so the compiler unrolls and keeps vectors in registers), N = 0 the size at run
+// time. Every N performs the same operations in the same order on every entry (no reassociation
+// without -ffast-math, and no FMA contraction without -mfma), so results are bit-identical.
+constexpr int kFixedMax = 16;
+
+template <int N>
+[[nodiscard]] inline int size_of(int n_rt) noexcept {
+  if constexpr (N > 0) {
+    return N;
+  } else {
+    return n_rt;
+  }
+}
+
+// f(std::integral_constant<int, n>) for n <= kFixedMax, f(std::integral_constant<int, 0>) above.
+template <int N = kFixedMax, class F>
+decltype(auto) with_fixed_size(int n, F&& f) {
+  if constexpr (N == 0) {
+    return f(std::integral_constant<int, 0>{});
+  } else {
+    if (n == N) return f(std::integral_constant<int, N>{});
+    return with_fixed_size<N - 1>(n, std::forward<F>(f));
+  }
+}
+
 // Solves L y = x in place for the unit lower triangle stored below the diagonal of the
 // column-major n x n matrix a (shared by the LDL^T and LU solves).
-void forward_unit_lower(const double* a, int n, double* x) noexcept {
+template <int N = 0>
+void forward_unit_lower(const double* a, int n_rt, double* x) noexcept {
+  const int n = size_of<N>(n_rt);
   for (int j = 0; j < n; ++j) {
     const double xj = x[j];
     if (xj == 0.0) continue;
     const double* col = a + j * n;
     for (int i = j + 1; i < n; ++i) x[i] -= col[i] * xj;
+  }
+}
+
+// The LDL^T of DenseKkt::factor_ldlt on a (the copy of K, n x n column-major), n_v the size of M.
+template <int N>
+[[nodiscard]] bool ldlt_factor(double* a, int n_rt, int n_v) noexcept {
+  // right-looking LDL^T on the lower triangle: K = L D L^T with unit lower L stored below the
+  // diagonal and D on it. Pivot j must be positive for j < n_v (the M block) and negative after
+  // (the Schur complement -G M^-1 G^T); anything else means "use the pivoted LU".
+  const int n = size_of<N>(n_rt);
+  double largest = 0.0;
+  for (int j = 0; j < n; ++j) {
+    double* col_j = a + j * n;
+    const double d = col_j[j];
+    const bool sign_ok = j < n_v ? d > 0.0 : d < 0.0;
+    if (!sign_ok || !std::isfinite(d)) return false;
+    largest = std::max(largest, std::abs(d));
+    if (std::abs(d) <= kSingularPivotRatio * largest) return false;
+
+    // trailing update with the unscaled column w = L(:,j) d, then scale it into L(:,j)
+    for (int c = j + 1; c < n; ++c) {
+      const double w = col_j[c];
+      if (w == 0.0) continue;
+      const double f = w / d;
+      double* col_c = a + c * n;
+      for (int i = c; i < n; ++i) col_c[i] -= col_j[i] * f;
+    }
+    const double inv = 1.0 / d;
+    for (int i = j + 1; i < n; ++i) col_j[i] *= inv;
+  }
+  // early pivots were compared with the largest seen so far; compare all with the overall one
+  for (int j = 0; j < n; ++j) {
+    if (std::abs(a[j + j * n]) <= kSingularPivotRatio * largest) return false;
+  }
+  return true;
+}
+
+// K x = b in place with the LDL^T in a.
+template <int N>
+void ldlt_solve(const double* a, int n_rt, double* x) noexcept {
+  const int n = size_of<N>(n_rt);
+  forward_unit_lower<N>(a, n, x);                    // L y = b
+  for (int j = 0; j < n; ++j) x[j] /= a[j + j * n];  // D z = y
+  // L^T x = z
+  for (int j = n - 1; j >= 0; --j) {
+    const double* col = a + j * n;
+    double sum = x[j];
+    for (int i = j + 1; i < n; ++i) sum -= col[i] * x[i];
+    x[j] = sum;
+  }
+}
+
+// ldlt_solve() of x and of y, each with exactly its operations in its order (the forward skip of
+// zero entries stays per vector, so that no 0 * L term is added that the single solve would
+// skip); the back substitution's two sums are independent dependency chains the CPU overlaps,
+// where one solve waits on each subtraction in turn.
+template <int N>
+void ldlt_solve2(const double* a, int n_rt, double* x, double* y) noexcept {
+  const int n = size_of<N>(n_rt);
+  for (int j = 0; j < n; ++j) {
+    const double* col = a + j * n;
+    const double xj = x[j];
+    const double yj = y[j];
+    if (xj != 0.0) {
+      for (int i = j + 1; i < n; ++i) x[i] -= col[i] * xj;
+    }
+    if (yj != 0.0) {
+      for (int i = j + 1; i < n; ++i) y[i] -= col[i] * yj;
+    }
+  }
+  for (int j = 0; j < n; ++j) {
+    x[j] /= a[j + j * n];
+    y[j] /= a[j + j * n];
+  }
+  for (int j = n - 1; j >= 0; --j) {
+    const double* col = a + j * n;
+    double sx = x[j];
+    double sy = y[j];
+    for (int i = j + 1; i < n; ++i) {
+      sx -= col[i] * x[i];
+      sy -= col[i] * y[i];
+    }
+    x[j] = sx;
+    y[j] = sy;
   }
 }
 }  // namespace
@@ -32,7 +147,8 @@ DenseKkt::DenseKkt(int n_v, int n_lambda)
       k_(Mat::Zero(n_v + n_lambda, n_v + n_lambda)),
       lu_(Mat::Zero(n_v + n_lambda, n_v + n_lambda)),
       perm_(Eigen::VectorXi::LinSpaced(n_v + n_lambda, 0, n_v + n_lambda - 1)),
-      sol_(Vec::Zero(n_v + n_lambda)) {}
+      sol_(Vec::Zero(n_v + n_lambda)),
+      sol2_(Vec::Zero(n_v + n_lambda)) {}
 
 bool DenseKkt::factor_at(const System& system, double t, VecCRef q, StepStatus& status) noexcept {
   system.mass(t, q, mass_block());
@@ -54,37 +170,9 @@ bool DenseKkt::factor() noexcept {
 }
 
 bool DenseKkt::factor_ldlt() noexcept {
-  // right-looking LDL^T on the lower triangle: K = L D L^T with unit lower L stored below the
-  // diagonal and D on it. Pivot j must be positive for j < n_v (the M block) and negative after
-  // (the Schur complement -G M^-1 G^T); anything else means "use the pivoted LU".
   const int n = n_v_ + n_lambda_;
   lu_ = k_;
-  double* a = lu_.data();
-  double largest = 0.0;
-  for (int j = 0; j < n; ++j) {
-    double* col_j = a + j * n;
-    const double d = col_j[j];
-    const bool sign_ok = j < n_v_ ? d > 0.0 : d < 0.0;
-    if (!sign_ok || !std::isfinite(d)) return false;
-    largest = std::max(largest, std::abs(d));
-    if (std::abs(d) <= kSingularPivotRatio * largest) return false;
-
-    // trailing update with the unscaled column w = L(:,j) d, then scale it into L(:,j)
-    for (int c = j + 1; c < n; ++c) {
-      const double w = col_j[c];
-      if (w == 0.0) continue;
-      const double f = w / d;
-      double* col_c = a + c * n;
-      for (int i = c; i < n; ++i) col_c[i] -= col_j[i] * f;
-    }
-    const double inv = 1.0 / d;
-    for (int i = j + 1; i < n; ++i) col_j[i] *= inv;
-  }
-  // early pivots were compared with the largest seen so far; compare all with the overall one
-  for (int j = 0; j < n; ++j) {
-    if (std::abs(a[j + j * n]) <= kSingularPivotRatio * largest) return false;
-  }
-  return true;
+  return with_fixed_size(n, [&](auto nc) { return ldlt_factor<nc()>(lu_.data(), n, n_v_); });
 }
 
 bool DenseKkt::factor_lu() noexcept {
@@ -131,16 +219,12 @@ bool DenseKkt::factor_lu() noexcept {
 
 void DenseKkt::ldlt_solve_in_place(double* x) const noexcept {
   const int n = n_v_ + n_lambda_;
-  const double* a = lu_.data();
-  forward_unit_lower(a, n, x);                       // L y = b
-  for (int j = 0; j < n; ++j) x[j] /= a[j + j * n];  // D z = y
-  // L^T x = z
-  for (int j = n - 1; j >= 0; --j) {
-    const double* col = a + j * n;
-    double sum = x[j];
-    for (int i = j + 1; i < n; ++i) sum -= col[i] * x[i];
-    x[j] = sum;
-  }
+  with_fixed_size(n, [&](auto nc) { ldlt_solve<nc()>(lu_.data(), n, x); });
+}
+
+void DenseKkt::ldlt_solve2_in_place(double* x, double* y) const noexcept {
+  const int n = n_v_ + n_lambda_;
+  with_fixed_size(n, [&](auto nc) { ldlt_solve2<nc()>(lu_.data(), n, x, y); });
 }
 
 void DenseKkt::lu_solve_in_place(double* x) const noexcept {
@@ -185,6 +269,22 @@ void DenseKkt::solve_correction(VecCRef r, VecRef out_dx) noexcept {
   }
   solve_in_place(sol_.data());
   out_dx = sol_.head(n_v_);
+}
+
+void DenseKkt::solve_correction2(VecCRef r1, VecCRef r2, VecRef out_dx1, VecRef out_dx2) noexcept {
+  if (pivoted_) {
+    solve_correction(r1, out_dx1);
+    solve_correction(r2, out_dx2);
+    return;
+  }
+  // right-hand sides [0; r1] and [0; r2] (no permutation on the LDL^T path)
+  sol_.head(n_v_).setZero();
+  sol_.tail(n_lambda_) = r1;
+  sol2_.head(n_v_).setZero();
+  sol2_.tail(n_lambda_) = r2;
+  ldlt_solve2_in_place(sol_.data(), sol2_.data());
+  out_dx1 = sol_.head(n_v_);
+  out_dx2 = sol2_.head(n_v_);
 }
 
 }  // namespace rtmb

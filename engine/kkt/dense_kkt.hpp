@@ -68,10 +68,15 @@ class DenseKkt {
   /// minimum-norm dx with G dx = r. RT-safe. out_dx has size n_v.
   void solve_correction(VecCRef r, VecRef out_dx) noexcept;
 
+  /// solve_correction() of r1 and r2, bit-identical to two calls: on the LDL^T path the two
+  /// back substitutions run interleaved (their dependency chains overlap). RT-safe.
+  void solve_correction2(VecCRef r1, VecCRef r2, VecRef out_dx1, VecRef out_dx2) noexcept;
+
  private:
   bool factor_ldlt() noexcept;
   bool factor_lu() noexcept;
   void ldlt_solve_in_place(double* x) const noexcept;
+  void ldlt_solve2_in_place(double* x, double* y) const noexcept;
   void lu_solve_in_place(double* x) const noexcept;
   void solve_in_place(double* x) const noexcept;
 
@@ -82,6 +87,7 @@ class DenseKkt {
   bool pivoted_ = false;  ///< lu_ holds the pivoted LU
   Eigen::VectorXi perm_;  ///< row i of P K is row perm_[i] of K
   Vec sol_;               ///< scratch right-hand side / solution, n_v + n_lambda
+  Vec sol2_;              ///< the second one of solve_correction2, n_v + n_lambda
 };
 
 }  // namespace rtmb

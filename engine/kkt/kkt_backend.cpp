@@ -141,8 +141,7 @@ void KktBackend::solve_correction2(VecCRef r1,
   if (sparse_) {
     sparse_->solve_correction2(r1, r2, out_dx1, out_dx2);
   } else {
-    dense_->solve_correction(r1, out_dx1);
-    dense_->solve_correction(r2, out_dx2);
+    dense_->solve_correction2(r1, r2, out_dx1, out_dx2);
   }
 }
 

@@ -17,12 +17,22 @@
 //   L contribution = a trig''(psi) psi'^2 = -term psi'^2,
 //   d(Gv)/dq_j contribution = a trig''(psi) psi' = -term psi'  for j in psi.
 //
+// Sines and cosines: every evaluation at one q needs the same few (the seven angle sums for g, G,
+// L; Theta, gamma, Phi, Omega for M and f), and a step evaluates several functions at each q it
+// visits (the dynamics M, G, L, f; PStab M, G, g; the monitor G, g, E). The instance a Workspace
+// owns (for_simulation) keeps the last q's values in a TrigMemo, so each q costs one set of
+// sincos calls instead of one per function: the same calls on the same arguments, so the values
+// are bit-identical to the shared instance's, which computes them every time.
+//
 // Energy: the model has no gravity, so E = 1/2 v^T M v + 1/2 c0 (l - l0)^2 - mom beta, which is
 // conserved because the drive torque is constant.
 
 #include <Eigen/Core>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 
 #include "engine/mechanisms/andrews_data.hpp"
 #include "engine/mechanisms/mechanisms_impl.hpp"
@@ -87,6 +97,23 @@ struct AngleTrig {
   std::array<double, kAngleCount> s;
 };
 
+// sin and cos of the single coordinates that M (Theta, Phi, Omega) and the spring (gamma) need
+struct SingleTrig {
+  double cos_theta;
+  double sin_theta;
+  double cos_gamma;
+  double sin_gamma;
+  double cos_phi;
+  double sin_phi;
+  double cos_omega;
+  double sin_omega;
+};
+
+[[nodiscard]] SingleTrig single_trig(const VecCRef& q) noexcept {
+  return {std::cos(q(kTheta)), std::sin(q(kTheta)), std::cos(q(kGamma)), std::sin(q(kGamma)),
+          std::cos(q(kPhi)),   std::sin(q(kPhi)),   std::cos(q(kOmega)), std::sin(q(kOmega))};
+}
+
 [[nodiscard]] double sum_over(Angle angle, const VecCRef& x) noexcept {
   const AngleSum a = kAngles[static_cast<std::size_t>(angle)];
   double sum = 0.0;
@@ -116,8 +143,7 @@ void add_on_angle_columns(MatRef out, int row, Angle angle, double value) noexce
 // out = 0, then every term adds weight(term, trig) in its row, on the columns of its angle sum:
 // G (weight = a trig'(psi)) and d(G v)/dq (weight = -term psi') have this shape.
 template <class Weight>
-void fill_term_columns(const VecCRef& q, MatRef out, Weight weight) noexcept {
-  const AngleTrig trig = angle_trig(q);
+void fill_term_columns(const AngleTrig& trig, MatRef out, Weight weight) noexcept {
   out.setZero();
   for (const Term& term : kTerms) {
     add_on_angle_columns(out, term.row, term.angle, weight(term, trig));
@@ -148,9 +174,7 @@ struct SpringGeometry {
   double length;  // |D - C| [m]
 };
 
-[[nodiscard]] SpringGeometry spring_geometry(double gamma) noexcept {
-  const double c = std::cos(gamma);
-  const double s = std::sin(gamma);
+[[nodiscard]] SpringGeometry spring_geometry(double c, double s) noexcept {
   SpringGeometry sg{};
   sg.dx = kSd * c + kSc * s + kXb - kXc;
   sg.dy = kSd * s - kSc * c + kYb - kYc;
@@ -161,10 +185,10 @@ struct SpringGeometry {
 }
 
 // Hairer-Wanner mass matrix (Chin §3.7); only the listed entries are nonzero.
-void fill_mass(const VecCRef& q, Mat7& m) noexcept {
-  const double cos_theta = std::cos(q(kTheta));
-  const double sin_phi = std::sin(q(kPhi));
-  const double sin_omega = std::sin(q(kOmega));
+void fill_mass(const SingleTrig& trig, Mat7& m) noexcept {
+  const double cos_theta = trig.cos_theta;
+  const double sin_phi = trig.sin_phi;
+  const double sin_omega = trig.sin_omega;
   const double e_ea = kE - kEa;
   const double zf_fa = kZf - kFa;
   m.setZero();
@@ -186,7 +210,67 @@ void fill_mass(const VecCRef& q, Mat7& m) noexcept {
   m(6, 5) = m(5, 6);
 }
 
+// Bitwise equality of q with the memo's key: -0.0 and +0.0 have different sines, and a NaN
+// must never match.
+[[nodiscard]] bool same_bits(const std::array<double, kDof>& key, const VecCRef& q) noexcept {
+  for (int j = 0; j < kDof; ++j) {
+    if (std::bit_cast<std::uint64_t>(key[static_cast<std::size_t>(j)]) !=
+        std::bit_cast<std::uint64_t>(q(j))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void set_key(std::array<double, kDof>& key, const VecCRef& q) noexcept {
+  for (int j = 0; j < kDof; ++j) key[static_cast<std::size_t>(j)] = q(j);
+}
+
 }  // namespace
+
+// Two independent entries: the angle sums and the single angles are each computed on first use
+// at a q (PStab's second pass needs only the sums, the dynamics both).
+struct Andrews::TrigMemo {
+  std::array<double, kDof> sums_q{};
+  bool sums_valid = false;
+  AngleTrig sums{};
+  std::array<double, kDof> singles_q{};
+  bool singles_valid = false;
+  SingleTrig singles{};
+};
+
+namespace {
+
+[[nodiscard]] AngleTrig sums_at(Andrews::TrigMemo* memo, const VecCRef& q) noexcept {
+  if (memo == nullptr) return angle_trig(q);
+  if (!memo->sums_valid || !same_bits(memo->sums_q, q)) {
+    memo->sums = angle_trig(q);
+    set_key(memo->sums_q, q);
+    memo->sums_valid = true;
+  }
+  return memo->sums;
+}
+
+[[nodiscard]] SingleTrig singles_at(Andrews::TrigMemo* memo, const VecCRef& q) noexcept {
+  if (memo == nullptr) return single_trig(q);
+  if (!memo->singles_valid || !same_bits(memo->singles_q, q)) {
+    memo->singles = single_trig(q);
+    set_key(memo->singles_q, q);
+    memo->singles_valid = true;
+  }
+  return memo->singles;
+}
+
+}  // namespace
+
+Andrews::Andrews() noexcept : System(7, 7, 6) {}
+Andrews::~Andrews() = default;
+
+std::unique_ptr<const System> Andrews::for_simulation() const {
+  auto own = std::make_unique<Andrews>();
+  own->memo_ = std::make_unique<TrigMemo>();
+  return own;
+}
 
 void Andrews::initial_state(State& out) const {
   // consistent q0 of Hairer-Wanner (Chin §3.7), v0 = 0
@@ -198,22 +282,23 @@ void Andrews::initial_state(State& out) const {
 
 void Andrews::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept {
   Mat7 m;
-  fill_mass(q, m);
+  fill_mass(singles_at(memo_.get(), q), m);
   out_M = m;
 }
 
 void Andrews::forces(
     double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/, VecRef out_f) const noexcept {
   // spring between D (body 3) and C: F = -c0 (l - l0) / l, force F (D - C) acting at D
-  const SpringGeometry sg = spring_geometry(q(kGamma));
+  const SingleTrig trig = singles_at(memo_.get(), q);
+  const SpringGeometry sg = spring_geometry(trig.cos_gamma, trig.sin_gamma);
   const double spring = -kC0 * (sg.length - kL0) / sg.length;
   const double fx = spring * sg.dx;
   const double fy = spring * sg.dy;
 
   // Coriolis/centrifugal coefficients of bodies 1-2, 4-5 and 6-7
-  const double c12 = kM2 * kDa * kRr * std::sin(q(kTheta));
-  const double c45 = kM4 * kZt * (kE - kEa) * std::cos(q(kPhi));
-  const double c67 = kM6 * kU * (kZf - kFa) * std::cos(q(kOmega));
+  const double c12 = kM2 * kDa * kRr * trig.sin_theta;
+  const double c45 = kM4 * kZt * (kE - kEa) * trig.cos_phi;
+  const double c67 = kM6 * kU * (kZf - kFa) * trig.cos_omega;
   const double beta_d = v(kBeta);
   const double theta_d = v(kTheta);
   const double phi_d = v(kPhi);
@@ -231,7 +316,7 @@ void Andrews::forces(
 }
 
 void Andrews::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
-  const AngleTrig trig = angle_trig(q);
+  const AngleTrig trig = sums_at(memo_.get(), q);
   for (int i = 0; i < n_lambda(); ++i) {
     out_g(i) = kOffsets[static_cast<std::size_t>(i)];
   }
@@ -241,12 +326,13 @@ void Andrews::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept 
 }
 
 void Andrews::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
-  fill_term_columns(
-      q, out_G, [](const Term& term, const AngleTrig& trig) { return evaluate(term, trig).slope; });
+  fill_term_columns(sums_at(memo_.get(), q), out_G, [](const Term& term, const AngleTrig& trig) {
+    return evaluate(term, trig).slope;
+  });
 }
 
 void Andrews::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
-  const AngleTrig trig = angle_trig(q);
+  const AngleTrig trig = sums_at(memo_.get(), q);
   out_L.setZero();
   for (const Term& term : kTerms) {
     const double rate = sum_over(term.angle, v);
@@ -258,21 +344,23 @@ void Andrews::velocity_constraint_jacobian(double /*t*/,
                                            VecCRef q,
                                            VecCRef v,
                                            MatRef out_Gv_q) const noexcept {
-  fill_term_columns(q, out_Gv_q, [&v](const Term& term, const AngleTrig& trig) {
-    return -evaluate(term, trig).value * sum_over(term.angle, v);
-  });
+  fill_term_columns(sums_at(memo_.get(), q), out_Gv_q,
+                    [&v](const Term& term, const AngleTrig& trig) {
+                      return -evaluate(term, trig).value * sum_over(term.angle, v);
+                    });
 }
 
 double Andrews::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) const noexcept {
+  const SingleTrig trig = singles_at(memo_.get(), q);
   Mat7 m;
-  fill_mass(q, m);
+  fill_mass(trig, m);
   double kinetic = 0.0;
   for (int i = 0; i < kDof; ++i) {
     for (int j = 0; j < kDof; ++j) {
       kinetic += 0.5 * v(i) * m(i, j) * v(j);
     }
   }
-  const double stretch = spring_geometry(q(kGamma)).length - kL0;
+  const double stretch = spring_geometry(trig.cos_gamma, trig.sin_gamma).length - kL0;
   return kinetic + 0.5 * kC0 * stretch * stretch - kMom * q(kBeta);
 }
 
@@ -297,9 +385,9 @@ bool Andrews::force_jacobians(
   out_fq(kTheta, kTheta) = c12_q * v(kBeta) * v(kBeta);
   out_fv(kTheta, kBeta) = 2.0 * c12 * v(kBeta);
   // f_gamma = s(l) P with s = -c0 (l - l0)/l, P = dx dx' + dy dy' = l dl/dgamma
-  const SpringGeometry sg = spring_geometry(q(kGamma));
   const double c = std::cos(q(kGamma));
   const double sn = std::sin(q(kGamma));
+  const SpringGeometry sg = spring_geometry(c, sn);
   const double d2x = -kSd * c - kSc * sn;  // d^2 xd / dgamma^2
   const double d2y = -kSd * sn + kSc * c;
   const double p = sg.dx * sg.dx_dg + sg.dy * sg.dy_dg;
@@ -328,7 +416,7 @@ bool Andrews::constraint_force_jacobian(double /*t*/,
                                         MatRef out_H) const noexcept {
   // (G^T l)_j = sum over terms with j in psi of l_row a trig'(psi); d/dq_k for k in psi adds
   // l_row a trig''(psi) = -l_row * value
-  const AngleTrig trig = angle_trig(q);
+  const AngleTrig trig = sums_at(memo_.get(), q);
   out_H.setZero();
   for (const Term& term : kTerms) {
     const double d = -lambda(term.row) * evaluate(term, trig).value;

@@ -16,6 +16,7 @@
 // fixed-size Eigen types as scratch, so they never allocate. The override lists come from
 // rtmb/system_overrides.hpp (one spelling of the System signatures for every class).
 
+#include <memory>
 #include <string_view>
 
 #include "rtmb/state.hpp"
@@ -91,13 +92,28 @@ RTMB_GRAVITY_MECHANISM(SliderCrank, "slider_crank", 4, 4, 3);
 /// spring potential 1/2 c0 (l - l0)^2 - mom * beta [J].
 class Andrews final : public System {
  public:
-  Andrews() noexcept : System(7, 7, 6) {}
+  Andrews() noexcept;
+  ~Andrews() override;
+  Andrews(const Andrews&) = delete;
+  Andrews& operator=(const Andrews&) = delete;
 
   [[nodiscard]] std::string_view name() const noexcept override { return "andrews"; }
   RTMB_SYSTEM_EVALUATION_OVERRIDES;
   // analytic iteration-matrix blocks for engine/implicit (system.hpp)
   RTMB_SYSTEM_ITERATION_BLOCK_OVERRIDES;
   RTMB_SYSTEM_ENERGY_OVERRIDES;
+  /// An instance that remembers the sines and cosines of the last q it saw (TrigMemo), so that
+  /// M, f, G, L and g at one q share one set of sincos calls; bit-identical results.
+  [[nodiscard]] std::unique_ptr<const System> for_simulation() const override;
+
+  /// Sines and cosines at the last q (defined in andrews.cpp).
+  struct TrigMemo;
+
+ private:
+  /// Null on the Model's shared instance, which therefore writes nothing while it evaluates;
+  /// owned by the one Workspace of a for_simulation() instance (system.hpp, issue 13). The
+  /// pointer is const, the memo it points to is scratch written by the const evaluations.
+  std::unique_ptr<TrigMemo> memo_;
 };
 
 /// Which end-effector path the two-link robot follows (Chin 1995 §3.6).

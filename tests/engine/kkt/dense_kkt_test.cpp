@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <tuple>
 
 namespace rtmb {
 namespace {
@@ -173,6 +174,47 @@ TEST(DenseKkt, BadlyScaledMassLikeAndrewsStillSolvesAccurately) {
   sol << x, mu;
   const Vec ref = K.fullPivLu().solve(rhs);
   EXPECT_LT((sol - ref).norm(), 1e-9 * ref.norm());
+}
+
+TEST(DenseKkt, TwoColumnCorrectionEqualsTwoSingleCorrectionsBitwise) {
+  // solve_correction2 (PStab's q and v corrections, interleaved) must do exactly the arithmetic
+  // of two solve_correction calls: compared for equality, not within a tolerance. Cases: the
+  // LDL^T path with dense and with sparse right-hand sides (zeros the forward sweep skips, one of
+  // them -0.0), and the pivoted LU path (singular M).
+  for (const auto& [n, m, seed] : {std::tuple{7, 6, 41u}, std::tuple{12, 10, 43u}}) {
+    auto [kkt, M, G] = random_kkt(n, m, seed);
+    ASSERT_TRUE(kkt.factor());
+    ASSERT_FALSE(kkt.used_pivoting());
+    Vec r1 = Vec::Random(m);
+    Vec r2 = Vec::Random(m) * 1e3;
+    r1[1] = 0.0;
+    r2[0] = -0.0;
+    r2[m - 1] = 0.0;
+    Vec dx1(n), dx2(n), ref1(n), ref2(n);
+    kkt.solve_correction(r1, ref1);
+    kkt.solve_correction(r2, ref2);
+    kkt.solve_correction2(r1, r2, dx1, dx2);
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(std::signbit(dx1[i]), std::signbit(ref1[i])) << "n " << n << " i " << i;
+      EXPECT_EQ(dx1[i], ref1[i]) << "n " << n << " i " << i;
+      EXPECT_EQ(std::signbit(dx2[i]), std::signbit(ref2[i])) << "n " << n << " i " << i;
+      EXPECT_EQ(dx2[i], ref2[i]) << "n " << n << " i " << i;
+    }
+  }
+  DenseKkt singular(2, 1);
+  singular.mass_block() << 1.0, 0.0, 0.0, 0.0;
+  singular.jacobian_block() << 1.0, -1.0;
+  ASSERT_TRUE(singular.factor());
+  ASSERT_TRUE(singular.used_pivoting());
+  Vec r1(1), r2(1);
+  r1 << 0.5;
+  r2 << -2.0;
+  Vec dx1(2), dx2(2), ref1(2), ref2(2);
+  singular.solve_correction(r1, ref1);
+  singular.solve_correction(r2, ref2);
+  singular.solve_correction2(r1, r2, dx1, dx2);
+  EXPECT_EQ(dx1, ref1);
+  EXPECT_EQ(dx2, ref2);
 }
 
 }  // namespace

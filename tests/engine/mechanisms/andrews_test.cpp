@@ -10,8 +10,13 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <array>
 #include <cmath>
+#include <cstring>
+#include <functional>
+#include <memory>
 #include <random>
+#include <vector>
 
 #include "engine/mechanisms/andrews_data.hpp"
 #include "engine/mechanisms/mechanisms_impl.hpp"
@@ -145,6 +150,97 @@ TEST_F(AndrewsTest, MatchesTestSetReferenceSolutionAtT003) {
   q_ref << 0.1581077119629904e+2, -0.1575637105984298e+2, 0.4082224013073101e-1,
       -0.5347301163226948, 0.5244099658805304, 0.5347301163226948, 0.1048080741042263e+1;
   EXPECT_LE(max_abs(x.q - q_ref), 1e-7) << "q(0.03) = " << x.q.transpose();
+}
+
+// Every evaluation of the Andrews System at one (q, v, lambda), for the bitwise comparison below.
+struct Evaluations {
+  Mat M = Mat::Zero(7, 7);
+  Vec f = Vec::Zero(7);
+  Vec g = Vec::Zero(6);
+  Mat G = Mat::Zero(6, 7);
+  Vec L = Vec::Zero(6);
+  Mat Gv = Mat::Zero(6, 7);
+  Mat H = Mat::Zero(7, 7);
+  Vec e = Vec::Zero(1);
+};
+
+// The calls in a rotated order starting at `first`, so that each function is sometimes the first
+// at a new q (a miss of the memo) and sometimes follows others (a hit).
+void evaluate_all(
+    const System& s, const Vec& q, const Vec& v, const Vec& lambda, int first, Evaluations& out) {
+  const std::array<std::function<void()>, 8> calls{
+      [&] { s.mass(0.0, q, out.M); },
+      [&] { s.forces(0.0, q, v, {}, out.f); },
+      [&] { s.constraints(0.0, q, out.g); },
+      [&] { s.jacobian(0.0, q, out.G); },
+      [&] { s.curvature(0.0, q, v, out.L); },
+      [&] { s.velocity_constraint_jacobian(0.0, q, v, out.Gv); },
+      [&] { ASSERT_TRUE(s.constraint_force_jacobian(0.0, q, lambda, out.H)); },
+      [&] { out.e(0) = s.energy(0.0, q, v, {}); },
+  };
+  for (std::size_t k = 0; k < calls.size(); ++k) calls[(static_cast<std::size_t>(first) + k) % 8]();
+}
+
+[[nodiscard]] bool same_bits(const Mat& a, const Mat& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+TEST(AndrewsMemo, ForSimulationInstanceEvaluatesBitIdenticallyToShared) {
+  // The Workspace's own instance (for_simulation) remembers the sines and cosines of the last q;
+  // every evaluation must stay bit-identical to the shared instance's, which keeps nothing,
+  // whatever the order of the calls and however q changes: a new q, the same q again, and q with
+  // Theta's +0.0 turned into -0.0 (equal values whose sines differ in sign, so a memo keyed on
+  // value rather than bits would hand back sin(+0.0) for -0.0 and flip the sign of f_Theta).
+  const detail::Andrews shared;
+  const std::unique_ptr<const System> own_instance = shared.for_simulation();
+  ASSERT_NE(own_instance, nullptr);
+  const System& own = *own_instance;
+  State x0;
+  shared.initial_state(x0);
+  ASSERT_EQ(x0.q(1), 0.0);
+  ASSERT_FALSE(std::signbit(x0.q(1)));
+
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-0.3, 0.3);
+  Vec v(7);
+  for (int j = 0; j < 7; ++j) v(j) = 30.0 * u(rng);
+  Vec lambda(6);
+  for (int j = 0; j < 6; ++j) lambda(j) = 100.0 * u(rng);
+  std::vector<Vec> qs{x0.q};
+  Vec flipped = x0.q;
+  flipped(1) = -0.0;
+  qs.push_back(flipped);
+  qs.push_back(x0.q);
+  for (int k = 0; k < 4; ++k) {
+    Vec q = x0.q;
+    for (int j = 0; j < 7; ++j) q(j) += u(rng);
+    qs.push_back(q);
+    qs.push_back(q);  // the same q again: every call a hit
+  }
+
+  int first = 0;
+  for (std::size_t i = 0; i < qs.size(); ++i) {
+    Evaluations ref;
+    Evaluations got;
+    evaluate_all(shared, qs[i], v, lambda, 0, ref);
+    evaluate_all(own, qs[i], v, lambda, first, got);
+    first = (first + 3) % 8;
+    EXPECT_TRUE(same_bits(got.M, ref.M)) << "q #" << i;
+    EXPECT_TRUE(same_bits(got.f, ref.f)) << "q #" << i;
+    EXPECT_TRUE(same_bits(got.g, ref.g)) << "q #" << i;
+    EXPECT_TRUE(same_bits(got.G, ref.G)) << "q #" << i;
+    EXPECT_TRUE(same_bits(got.L, ref.L)) << "q #" << i;
+    EXPECT_TRUE(same_bits(got.Gv, ref.Gv)) << "q #" << i;
+    EXPECT_TRUE(same_bits(got.H, ref.H)) << "q #" << i;
+    EXPECT_TRUE(same_bits(got.e, ref.e)) << "q #" << i;
+  }
+  // the signed-zero case is a real one: f_Theta = c12 beta'^2 with c12 ~ sin(Theta) is -0.0 there
+  Evaluations at_plus;
+  Evaluations at_minus;
+  evaluate_all(own, x0.q, Vec::Zero(7), lambda, 0, at_plus);
+  evaluate_all(own, flipped, Vec::Zero(7), lambda, 0, at_minus);
+  EXPECT_NE(std::signbit(at_plus.f(1)), std::signbit(at_minus.f(1)));
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "engine/constraints/redundant_constraints.hpp"
 #include "rtmb/engine.hpp"
+#include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/model_file.hpp"
 
 namespace rtmb {
@@ -88,6 +89,23 @@ TEST(SharedModel, BodyModelWithNamedChannelsInTwoThreads) {
   // motor torques and the coupling target (five_bar.yaml: tau_1, tau_2, target_x, target_y)
   const Inputs a{{0.02, -0.01, 0.01, 0.16}, {}};
   const Inputs b{{-0.03, 0.02, -0.02, 0.12}, {}};
+  expect_shared_runs_equal_separate_runs(model, a, b);
+}
+
+TEST(SharedModel, AndrewsWithItsSineMemoInTwoThreads) {
+  // Andrews' for_simulation() instance remembers the sines and cosines of its last q
+  // (Andrews::TrigMemo): each Workspace must evaluate one of its own, never a shared one
+  Settings settings;
+  settings.method = Method::kRk4;
+  settings.stabilizer = StabilizerKind::kPStab;
+  settings.dt = find_mechanism("andrews")->default_dt;
+  const Model model(std::shared_ptr<const System>(make_mechanism("andrews", {})), settings);
+  ASSERT_NE(model.system().for_simulation(), nullptr);
+  const auto n = static_cast<std::size_t>(model.system().n_v());
+  Inputs a{{}, std::vector<double>(n, 0.0)};
+  Inputs b{{}, std::vector<double>(n, 0.0)};
+  a.force[0] = 0.01;   // against the drive torque of 0.033 N m
+  b.force[2] = -0.02;  // on gamma, the spring's body
   expect_shared_runs_equal_separate_runs(model, a, b);
 }
 
