@@ -8,6 +8,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -15,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "apps/rtmb/impairment.hpp"
 #include "apps/rtmb/latency_measurement.hpp"
@@ -24,6 +26,7 @@
 #include "rtmb/net/client.hpp"
 #include "rtmb/net/server.hpp"
 #include "rtmb/net/wire.hpp"
+#include "rtmb/runtime/clock_mode.hpp"
 
 namespace rtmb::app {
 
@@ -97,7 +100,148 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
   cmd->add_option("--connect", o.connect,
                   "HOST:PORT of a running `rtmb serve` (control port) instead of an in-process "
                   "server");
+  cmd->add_option("--clock", o.clock,
+                  "Clock mode of the in-process server: wall (its own deadlines), phase-lock "
+                  "(slews its phase so that the inputs arrive --input-margin-us before each "
+                  "tick), device (one tick per input; not implemented yet, refused)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"wall", "phase-lock", "device"}));
+  cmd->add_option("--input-margin-us", o.input_margin_us,
+                  "phase-lock: how long before its tick an input should arrive [us] (default: "
+                  "the server's, 30)")
+      ->check(CLI::Range(0L, 500000L));
+  cmd->add_flag("--compare", o.compare,
+                "Measure every clock mode of the in-process server one after the other (same "
+                "rate, duration and channel), then the floor once, and print one table");
 }
+
+namespace {
+
+// One engine measurement: against an in-process server in clock mode `clock` (none: --connect)
+struct ModeRun {
+  std::string clock;  ///< "wall", "phase-lock", ... or "server's" with --connect
+  std::string model;
+  EngineResult engine;
+  std::optional<ServerStats> stats;  ///< the in-process server's, after the run
+  std::string refused;               ///< non-empty: the server refused the mode (why)
+};
+
+// Throws std::exception for a failure of the run itself (connection, hello, channel); a mode
+// the server refuses at construction comes back as ModeRun::refused.
+ModeRun run_mode(const LatencyOptions& o,
+                 std::optional<ClockMode> clock,
+                 const std::string& host,
+                 std::uint16_t tcp_port,
+                 const Impairment& imp) {
+  ModeRun run;
+  run.clock = clock ? std::string(to_string(*clock)) : std::string("server's");
+  run.model = o.model;
+  std::unique_ptr<Server> server;
+  if (clock) {
+    ServerConfig config;
+    config.model = o.model;
+    config.clock = *clock;
+    if (o.input_margin_us >= 0) config.input_margin_us = o.input_margin_us;
+    // the same best-effort real-time setup as `rtmb serve` (SCHED_FIFO 80, timer slack)
+    config.realtime_setup = true;
+    config.rt_options.priority = 80;
+    try {
+      server = std::make_unique<Server>(config);
+    } catch (const std::invalid_argument& e) {
+      run.refused = e.what();
+      return run;
+    }
+    server->start();
+    tcp_port = server->tcp_port();
+  }
+  struct StopServer {  // stops the in-process server on every way out
+    std::unique_ptr<Server>& s;
+    ~StopServer() {
+      if (s) {
+        s->request_stop();
+        s->join();
+      }
+    }
+  } stop{server};
+  Client client;
+  client.connect(host, tcp_port);
+  const ClientSchema schema = client.hello();
+  run.model = schema.model;
+  const std::uint16_t channel = resolve_channel(o.channel, schema);
+  client.subscribe(1);
+  run.engine = run_engine(client, host, channel, o.rate_hz, o.duration_s, imp);
+  if (server) run.stats = server->stats();
+  return run;
+}
+
+double wait_p50_us(const ModeRun& r) {
+  return r.stats && r.stats->input_wait.count > 0
+             ? static_cast<double>(r.stats->input_wait.p50) * 1e-3
+             : -1.0;
+}
+double turnaround_p50_us(const ModeRun& r) {
+  return r.stats && r.stats->input_wait.count > 0
+             ? static_cast<double>(r.stats->turnaround.p50) * 1e-3
+             : -1.0;
+}
+
+// The report of one mode (the whole report without --compare)
+void print_mode(const ModeRun& r, const RttSummary& floor) {
+  const std::uint64_t lost = r.engine.sent - r.engine.echoed;
+  std::printf("  clock %s\n", r.clock.c_str());
+  std::printf("  inputs sent %llu  echoed %llu  lost %llu (%.2f %%)\n",
+              static_cast<unsigned long long>(r.engine.sent),
+              static_cast<unsigned long long>(r.engine.echoed),
+              static_cast<unsigned long long>(lost),
+              100.0 * static_cast<double>(lost) / static_cast<double>(r.engine.sent));
+  if (r.stats) {
+    std::printf(
+        "  inputs accepted by the server %llu (an input not echoed was dropped, or "
+        "replaced by a newer one before a state was sent)\n",
+        static_cast<unsigned long long>(r.stats->udp_in.accepted()));
+  }
+  std::printf("  states received %llu  sequence gaps %llu  reordered %llu\n",
+              static_cast<unsigned long long>(r.engine.states),
+              static_cast<unsigned long long>(r.engine.state_gaps),
+              static_cast<unsigned long long>(r.engine.reordered));
+  print_rtt("input->state RTT", r.engine.rtt, true);
+  print_rtt("UDP loopback floor", floor, false);
+  std::printf("  engine p50 / floor p50 = %.2f\n", r.engine.rtt.p50 / floor.p50);
+  // the server's side of the round trip: the input waits for the next tick (the loop's sampling
+  // delay: 0..1 period on the wall clock, about the margin when phase-locked), then the tick's
+  // turnaround (wake-up, step, send) - the engine's own share
+  if (r.stats && r.stats->input_wait.count > 0) {
+    const double wait = wait_p50_us(r);
+    std::printf(
+        "  server side: input waits for its tick p50 %.1f us (p99 %.1f); tick release -> "
+        "state sent p50 %.1f us (p99 %.1f)\n",
+        wait, static_cast<double>(r.stats->input_wait.p99) * 1e-3, turnaround_p50_us(r),
+        static_cast<double>(r.stats->turnaround.p99) * 1e-3);
+    std::printf("  RTT p50 without the tick wait ~ %.1f us = %.2f x floor p50\n",
+                r.engine.rtt.p50 - wait, (r.engine.rtt.p50 - wait) / floor.p50);
+  }
+}
+
+// JSON keys of one mode: "rtt_p50_us", ... or with --compare "wall_rtt_p50_us", ...
+void json_mode(JsonObjectWriter& j,
+               const std::string& prefix,
+               const ModeRun& r,
+               const RttSummary& floor) {
+  j.field(prefix + "sent", static_cast<long>(r.engine.sent))
+      .field(prefix + "echoed", static_cast<long>(r.engine.echoed))
+      .field(prefix + "lost", static_cast<long>(r.engine.sent - r.engine.echoed))
+      .field(prefix + "reordered", static_cast<long>(r.engine.reordered))
+      .field(prefix + "state_gaps", static_cast<long>(r.engine.state_gaps))
+      .field(prefix + "rtt_p50_us", r.engine.rtt.p50)
+      .field(prefix + "rtt_p90_us", r.engine.rtt.p90)
+      .field(prefix + "rtt_p99_us", r.engine.rtt.p99)
+      .field(prefix + "rtt_max_us", r.engine.rtt.max)
+      .field(prefix + "ratio_p50", r.engine.rtt.p50 / floor.p50)
+      .field(prefix + "server_input_wait_p50_us", wait_p50_us(r))
+      .field(prefix + "server_turnaround_p50_us", turnaround_p50_us(r));
+}
+
+}  // namespace
 
 int latency(const LatencyOptions& o) {
   // arguments
@@ -115,6 +259,11 @@ int latency(const LatencyOptions& o) {
     if (o.rate_hz * o.duration_s < 1.0 || o.rate_hz * o.duration_s > kMaxCount) {
       throw std::invalid_argument("rate x duration must give 1 to 10^7 inputs");
     }
+    if (!o.connect.empty() && (o.compare || o.clock != "wall" || o.input_margin_us >= 0)) {
+      throw std::invalid_argument(
+          "--clock, --input-margin-us and --compare set the in-process server; with --connect "
+          "the running server's own settings apply (rtmb serve --clock)");
+    }
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "rtmb latency: %s\n", e.what());
     return 2;
@@ -127,112 +276,87 @@ int latency(const LatencyOptions& o) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("rtmb"));
   spdlog::set_level(spdlog::level::warn);
 
-  // engine run: in-process server unless --connect
-  std::unique_ptr<Server> server;
-  EngineResult engine;
-  std::string model = o.model;
-  try {
-    if (o.connect.empty()) {
-      ServerConfig config;
-      config.model = o.model;
-      // the same best-effort real-time setup as `rtmb serve` (SCHED_FIFO 80, timer slack)
-      config.realtime_setup = true;
-      config.rt_options.priority = 80;
-      server = std::make_unique<Server>(config);
-      server->start();
-      tcp_port = server->tcp_port();
-    }
-    Client client;
-    client.connect(host, tcp_port);
-    const ClientSchema schema = client.hello();
-    model = schema.model;
-    const std::uint16_t channel = resolve_channel(o.channel, schema);
-    client.subscribe(1);
-    engine = run_engine(client, host, channel, o.rate_hz, o.duration_s, imp);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "rtmb latency: %s\n", e.what());
-    if (server) {
-      server->request_stop();
-      server->join();
-    }
-    return 2;
+  // engine runs: one per clock mode with --compare, else one (in-process unless --connect)
+  std::vector<std::optional<ClockMode>> modes;
+  if (!o.connect.empty()) {
+    modes.push_back(std::nullopt);
+  } else if (o.compare) {
+    modes = {ClockMode::kWall, ClockMode::kPhaseLock, ClockMode::kDevice};
+  } else {
+    modes.push_back(parse_clock_mode(o.clock));
   }
-  // inputs the in-process server accepted: the rest of `lost` were superseded within a step
-  std::optional<std::uint64_t> server_accepted;
-  std::optional<ServerStats> server_stats;
-  if (server) {
-    server_stats = server->stats();
-    server_accepted = server_stats->udp_in.accepted();
-    server->request_stop();
-    server->join();
+  std::vector<ModeRun> runs;
+  std::uint64_t most_sent = 0;
+  for (const std::optional<ClockMode>& mode : modes) {
+    try {
+      runs.push_back(run_mode(o, mode, host, tcp_port, imp));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rtmb latency: %s\n", e.what());
+      return 2;
+    }
+    const ModeRun& r = runs.back();
+    if (!r.refused.empty() && !o.compare) {
+      std::fprintf(stderr, "rtmb latency: %s\n", r.refused.c_str());
+      return 2;
+    }
+    most_sent = std::max(most_sent, r.engine.sent);
   }
 
-  // floor: same rate, count and datagram size, server stopped
+  // floor: same rate, count and datagram size, every server stopped
   RttSummary floor;
   try {
-    floor = run_floor(o.rate_hz, engine.sent, input_datagram_bytes(1));
+    floor = run_floor(o.rate_hz, most_sent, input_datagram_bytes(1));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rtmb latency: floor: %s\n", e.what());
     return 2;
   }
-  const std::uint64_t lost = engine.sent - engine.echoed;
-  const double ratio = engine.rtt.p50 / floor.p50;
 
   // report
+  const std::string model = runs.front().model;
   std::printf("rtmb latency: %s, %.1f Hz for %.2f s%s%s\n", model.c_str(), o.rate_hz, o.duration_s,
               imp.active() ? ", impaired " : "", imp.active() ? o.impair.c_str() : "");
-  std::printf("  inputs sent %llu  echoed %llu  lost %llu (%.2f %%)\n",
-              static_cast<unsigned long long>(engine.sent),
-              static_cast<unsigned long long>(engine.echoed), static_cast<unsigned long long>(lost),
-              100.0 * static_cast<double>(lost) / static_cast<double>(engine.sent));
-  if (server_accepted) {
-    std::printf(
-        "  inputs accepted by the server %llu (an input not echoed was dropped, or "
-        "replaced by a newer one before a state was sent)\n",
-        static_cast<unsigned long long>(*server_accepted));
+  for (const ModeRun& r : runs) {
+    if (r.refused.empty()) {
+      print_mode(r, floor);
+    } else {
+      std::printf("  clock %s: refused by the server: %s\n", r.clock.c_str(), r.refused.c_str());
+    }
   }
-  std::printf("  states received %llu  sequence gaps %llu  reordered %llu\n",
-              static_cast<unsigned long long>(engine.states),
-              static_cast<unsigned long long>(engine.state_gaps),
-              static_cast<unsigned long long>(engine.reordered));
-  print_rtt("input->state RTT", engine.rtt, true);
-  print_rtt("UDP loopback floor", floor, false);
-  std::printf("  engine p50 / floor p50 = %.2f\n", ratio);
-  // the server's side of the round trip: the input waits for the next tick (the loop's sampling
-  // delay, 0..1 period, set by the phase between device and loop), then the tick's turnaround
-  // (wake-up, step, hand-off to the socket) - the engine's own share
-  double wait_p50_us = -1.0;
-  double turnaround_p50_us = -1.0;
-  if (server_stats && server_stats->input_wait.count > 0) {
-    wait_p50_us = static_cast<double>(server_stats->input_wait.p50) * 1e-3;
-    turnaround_p50_us = static_cast<double>(server_stats->turnaround.p50) * 1e-3;
-    std::printf(
-        "  server side: input waits for its tick p50 %.1f us (p99 %.1f); tick release -> "
-        "state sent p50 %.1f us (p99 %.1f)\n",
-        wait_p50_us, static_cast<double>(server_stats->input_wait.p99) * 1e-3, turnaround_p50_us,
-        static_cast<double>(server_stats->turnaround.p99) * 1e-3);
-    std::printf("  RTT p50 without the tick wait ~ %.1f us = %.2f x floor p50\n",
-                engine.rtt.p50 - wait_p50_us, (engine.rtt.p50 - wait_p50_us) / floor.p50);
+  if (o.compare) {
+    std::printf("\n  %-11s %9s %9s %9s %8s %10s %12s\n", "clock", "RTT p50", "p99", "max",
+                "x floor", "wait p50", "tick->sent");
+    for (const ModeRun& r : runs) {
+      if (!r.refused.empty()) {
+        std::printf("  %-11s %s\n", r.clock.c_str(), "refused (see above)");
+        continue;
+      }
+      std::printf("  %-11s %9.1f %9.1f %9.1f %8.2f %10.1f %12.1f\n", r.clock.c_str(),
+                  r.engine.rtt.p50, r.engine.rtt.p99, r.engine.rtt.max,
+                  r.engine.rtt.p50 / floor.p50, wait_p50_us(r), turnaround_p50_us(r));
+    }
+    std::printf("  %-11s %9.1f %9.1f %9.1f %8.2f   (us)\n", "floor", floor.p50, floor.p99,
+                floor.max, 1.0);
   }
   if (o.json) {
     JsonObjectWriter j(JsonNumbers::kDigits17);
-    j.field("rate_hz", o.rate_hz)
-        .field("duration_s", o.duration_s)
-        .field("sent", static_cast<long>(engine.sent))
-        .field("echoed", static_cast<long>(engine.echoed))
-        .field("lost", static_cast<long>(lost))
-        .field("reordered", static_cast<long>(engine.reordered))
-        .field("state_gaps", static_cast<long>(engine.state_gaps))
-        .field("rtt_p50_us", engine.rtt.p50)
-        .field("rtt_p90_us", engine.rtt.p90)
-        .field("rtt_p99_us", engine.rtt.p99)
-        .field("rtt_max_us", engine.rtt.max)
-        .field("floor_p50_us", floor.p50)
+    j.field("rate_hz", o.rate_hz).field("duration_s", o.duration_s);
+    if (o.compare) {
+      for (const ModeRun& r : runs) {
+        std::string prefix = r.clock + "_";
+        for (char& c : prefix) c = c == '-' ? '_' : c;
+        if (r.refused.empty()) {
+          json_mode(j, prefix, r, floor);
+        } else {
+          j.field(prefix + "refused", r.refused);
+        }
+      }
+    } else {
+      j.field("clock", runs.front().clock);
+      json_mode(j, "", runs.front(), floor);
+    }
+    j.field("floor_p50_us", floor.p50)
         .field("floor_p99_us", floor.p99)
-        .field("floor_max_us", floor.max)
-        .field("ratio_p50", ratio)
-        .field("server_input_wait_p50_us", wait_p50_us)
-        .field("server_turnaround_p50_us", turnaround_p50_us);
+        .field("floor_max_us", floor.max);
     std::printf("%s\n", j.str().c_str());
   }
   std::fflush(stdout);

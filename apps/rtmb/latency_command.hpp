@@ -6,7 +6,9 @@
 // --connect HOST:PORT) and measures the input -> state round trip from the latency echo
 // (docs/protocol.md), then, in the same run, the raw UDP ping-pong floor on loopback, so the
 // engine's share of the round trip is visible. Table on stdout; --json adds one JSON object as
-// the last line.
+// the last line. --clock picks the in-process server's clock mode (docs/architecture.md "Clock
+// modes"); --compare measures every mode one after the other, then the floor, and prints one
+// table.
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -20,6 +22,9 @@ struct LatencyOptions {
   double duration_s = 10.0;        ///< how long inputs are sent [s]
   std::string channel;             ///< input channel name or index; empty: the first one
   std::string impair;              ///< "delay=MS,jitter=MS,loss=P" (any subset); empty: none
+  std::string clock = "wall";      ///< clock mode of the in-process server
+  long input_margin_us = -1;       ///< phase-lock margin [us]; < 0: the server's default (30)
+  bool compare = false;            ///< every clock mode in one invocation, then one table
   bool json = false;
 };
 

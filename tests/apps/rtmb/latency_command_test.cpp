@@ -2,7 +2,9 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // `rtmb latency` as a user runs it: the JSON summary is complete and consistent, full emulated
-// loss echoes nothing, and a bad --impair string is refused. No timing assertions.
+// loss echoes nothing, a bad --impair string is refused, --compare measures every clock mode in
+// one invocation (and reports the one the server refuses), and --clock with --connect is refused.
+// No timing assertions.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -69,6 +71,37 @@ TEST(LatencyCommand, UnknownChannelIsRefused) {
   const CommandResult r = run_rtmb("latency --rate 100 --duration 0.1 --channel nope");
   EXPECT_NE(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("unknown input channel"), std::string::npos) << r.out;
+}
+
+TEST(LatencyCommand, CompareMeasuresEveryClockModeAgainstOneFloor) {
+  const CommandResult r = run_rtmb("latency --rate 200 --duration 1 --compare --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string& j = r.last_line;
+  for (const char* mode : {"wall", "phase_lock"}) {
+    const std::string m(mode);
+    const double sent = json_number(j, m + "_sent");
+    EXPECT_GT(sent, 0.0) << m << ": " << j;
+    EXPECT_GT(json_number(j, m + "_echoed"), 0.0) << m << ": " << j;
+    EXPECT_EQ(json_number(j, m + "_echoed") + json_number(j, m + "_lost"), sent) << j;
+    EXPECT_LE(json_number(j, m + "_rtt_p50_us"), json_number(j, m + "_rtt_p99_us")) << j;
+    // the server's side was measured in both modes (the in-process server's histograms)
+    EXPECT_GE(json_number(j, m + "_server_input_wait_p50_us"), 0.0) << j;
+  }
+  // device lockstep is not wired yet: the table says so instead of hiding the row
+  EXPECT_FALSE(json_value(j, "device_refused").empty()) << j;
+  EXPECT_TRUE(std::isfinite(json_number(j, "floor_p50_us"))) << j;
+  for (const char* row : {"  wall ", "  phase-lock ", "  device ", "  floor "}) {
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << " row missing:\n" << r.out;
+  }
+}
+
+TEST(LatencyCommand, ClockOptionsAreRefusedWithConnect) {
+  const CommandResult r = run_rtmb("latency --connect 127.0.0.1:9 --clock phase-lock");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("--clock, --input-margin-us and --compare"), std::string::npos) << r.out;
+  const CommandResult bad = run_rtmb("latency --clock sundial");
+  EXPECT_NE(bad.exit_code, 0) << bad.out;
+  EXPECT_NE(bad.out.find("--clock"), std::string::npos) << bad.out;
 }
 
 }  // namespace
