@@ -110,6 +110,10 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
                   "phase-lock: how long before its tick an input should arrive [us] (default: "
                   "the server's, 30)")
       ->check(CLI::Range(0L, 500000L));
+  cmd->add_option("--spin-us", o.spin_us,
+                  "In-process server: wake this many microseconds before each deadline and "
+                  "busy-wait the rest, as `rtmb serve --spin-us` (default 0)")
+      ->check(CLI::Range(0.0, 1000.0));
   cmd->add_flag("--compare", o.compare,
                 "Measure every clock mode of the in-process server one after the other (same "
                 "rate, duration and channel), then the floor once, and print one table");
@@ -142,6 +146,7 @@ ModeRun run_mode(const LatencyOptions& o,
     config.model = o.model;
     config.clock = *clock;
     if (o.input_margin_us >= 0) config.input_margin_us = o.input_margin_us;
+    config.spin_ns = static_cast<std::int64_t>(o.spin_us * 1e3);
     // the same best-effort real-time setup as `rtmb serve` (SCHED_FIFO 80, timer slack)
     config.realtime_setup = true;
     config.rt_options.priority = 80;
@@ -259,10 +264,11 @@ int latency(const LatencyOptions& o) {
     if (o.rate_hz * o.duration_s < 1.0 || o.rate_hz * o.duration_s > kMaxCount) {
       throw std::invalid_argument("rate x duration must give 1 to 10^7 inputs");
     }
-    if (!o.connect.empty() && (o.compare || o.clock != "wall" || o.input_margin_us >= 0)) {
+    if (!o.connect.empty() &&
+        (o.compare || o.clock != "wall" || o.input_margin_us >= 0 || o.spin_us > 0.0)) {
       throw std::invalid_argument(
-          "--clock, --input-margin-us and --compare set the in-process server; with --connect "
-          "the running server's own settings apply (rtmb serve --clock)");
+          "--clock, --input-margin-us, --spin-us and --compare set the in-process server; with "
+          "--connect the running server's own settings apply (rtmb serve --clock)");
     }
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "rtmb latency: %s\n", e.what());

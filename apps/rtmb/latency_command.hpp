@@ -24,6 +24,7 @@ struct LatencyOptions {
   std::string impair;              ///< "delay=MS,jitter=MS,loss=P" (any subset); empty: none
   std::string clock = "wall";      ///< clock mode of the in-process server
   long input_margin_us = -1;       ///< phase-lock margin [us]; < 0: the server's default (30)
+  double spin_us = 0.0;            ///< in-process server: wake this early and spin [us]
   bool compare = false;            ///< every clock mode in one invocation, then one table
   bool json = false;
 };

@@ -98,7 +98,8 @@ TEST(LatencyCommand, CompareMeasuresEveryClockModeAgainstOneFloor) {
 TEST(LatencyCommand, ClockOptionsAreRefusedWithConnect) {
   const CommandResult r = run_rtmb("latency --connect 127.0.0.1:9 --clock phase-lock");
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("--clock, --input-margin-us and --compare"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--clock, --input-margin-us, --spin-us and --compare"), std::string::npos)
+      << r.out;
   const CommandResult bad = run_rtmb("latency --clock sundial");
   EXPECT_NE(bad.exit_code, 0) << bad.out;
   EXPECT_NE(bad.out.find("--clock"), std::string::npos) << bad.out;
