@@ -25,27 +25,18 @@
 
 #include "rtmb/net/udp_socket.hpp"
 #include "rtmb/net/wire.hpp"
+#include "tests/support/wire_bytes.hpp"
 
 namespace rtmb {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::input_datagram;
 
 std::int64_t monotonic_ns() {
   timespec ts{};
   (void)::clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-std::vector<std::byte> input_datagram(std::uint64_t seq, std::uint16_t channel, double value) {
-  InputMessage m;
-  m.header.sequence = seq;
-  m.header.sender_time_ns = 1000;
-  m.sample_count = 1;
-  m.samples[0] = {channel, value};
-  std::vector<std::byte> out(kMaxDatagramBytes);
-  out.resize(encode_input(m, out));
-  return out;
 }
 
 AdmissionTable loopback_admitted(std::uint64_t hello, double rate_hz = 1e6) {

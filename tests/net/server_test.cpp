@@ -33,11 +33,13 @@
 #include "rtmb/step.hpp"
 #include "tests/support/loopback_server.hpp"
 #include "tests/support/text_files.hpp"
+#include "tests/support/wire_bytes.hpp"
 
 namespace rtmb {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::input_datagram;
 
 using testing::connect_and_hello;
 using testing::eventually;
@@ -50,17 +52,6 @@ void start_and_subscribe(Server& server, Client& client, StateMessage& m) {
   server.start();
   say_hello_and_subscribe(client, server);
   ASSERT_TRUE(client.receive_state(m, 2000ms));
-}
-
-std::vector<std::byte> input_datagram(std::uint64_t seq, std::uint16_t channel, double value) {
-  InputMessage m;
-  m.header.sequence = seq;
-  m.header.sender_time_ns = 1000;
-  m.sample_count = 1;
-  m.samples[0] = {channel, value};
-  std::vector<std::byte> out(kMaxDatagramBytes);
-  out.resize(encode_input(m, out));
-  return out;
 }
 
 TEST(ServerLoopback, HelloSubscribeStreamAndLatencyEcho) {

@@ -40,6 +40,16 @@ inline Bytes encoded(const InputMessage& m) {
   return b;
 }
 
+/// An input datagram with sequence seq and one sample (channel, value), sent at 1000 ns.
+inline Bytes input_datagram(std::uint64_t seq, std::uint16_t channel, double value) {
+  InputMessage m;
+  m.header.sequence = seq;
+  m.header.sender_time_ns = 1000;
+  m.sample_count = 1;
+  m.samples[0] = {channel, value};
+  return encoded(m);
+}
+
 inline double from_bits(std::uint64_t bits) {
   return std::bit_cast<double>(bits);
 }
