@@ -140,13 +140,11 @@ void Server::Impl::start_recording(SimBundle& bundle) {
 }
 
 // The clock mode (ServerConfig, else the model file's serve keys, else wall): phase-lock makes
-// the PhaseLock that the loop applies and the runner feeds (docs/architecture.md "Clock modes").
+// the PhaseLock that the loop applies and the runner feeds; device runs a DeviceLoop instead of
+// the DeadlineLoop, made once the UDP socket is bound (docs/architecture.md "Clock modes").
 void Server::Impl::setup_clock_mode(const ModelFile& file, LoopConfig& lc) {
   const ClockMode mode = config.clock.value_or(file.clock.value_or(ClockMode::kWall));
-  if (mode == ClockMode::kDevice) {
-    throw std::invalid_argument(
-        "clock mode 'device' is not implemented yet; use 'wall' or 'phase-lock'");
-  }
+  clock_mode = mode;
   if (mode != ClockMode::kPhaseLock) return;
   const std::int64_t margin_us = config.input_margin_us.value_or(file.input_margin_us.value_or(30));
   PhaseLockConfig pc;
@@ -208,7 +206,9 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   lc.telemetry = telemetry.get();
   lc.telemetry_every_ticks = std::max<std::int64_t>(1, 100'000'000 / lc.period_ns);
   setup_clock_mode(file, lc);
-  loop = std::make_unique<SimLoop>(lc, driver->step_fn(), clock);
+  if (clock_mode != ClockMode::kDevice) {
+    loop = std::make_unique<SimLoop>(lc, driver->step_fn(), clock);
+  }
 
   std::int64_t poll_ns = c.poll_period_ns;
   if (poll_ns <= 0) {
@@ -252,6 +252,15 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   driver->attach_sender(sender.get(), io_counters.get());
   receiver = std::make_unique<InputReceiver>(udp_fd, *admission, *inputs);
   driver->attach_receiver(receiver.get(), set_inputs.get());
+  if (clock_mode == ClockMode::kDevice) {
+    // the fallback to wall ticks when the master is silent comes when the input channels'
+    // watchdog starts its ramp (their stale_after; the lockstep needs at least two periods)
+    const std::int64_t stale = file.input_bank.stale_after_ns;
+    driver->set_device_clocked(true);
+    device_waiter = SocketInputWaiter{udp_fd, &clock, driver.get()};
+    device_loop = std::make_unique<DeviceSimLoop>(
+        lc, stale == 0 ? 0 : std::max(stale, 2 * lc.period_ns), driver->step_fn(), device_waiter);
+  }
   publish_admission();  // nobody yet, and the rate limit
   net_stats.paused = !c.start_running;
   shared_stats = net_stats;
@@ -452,7 +461,11 @@ void Server::start() {
       m.rt_ready.store(true, std::memory_order_release);
     }
     if (m.sim_hook != nullptr) m.sim_hook(m.sim_hook_context, true);
-    (void)m.loop->run();
+    if (m.device_loop) {
+      (void)m.device_loop->run();
+    } else {
+      (void)m.loop->run();
+    }
     if (m.sim_hook != nullptr) m.sim_hook(m.sim_hook_context, false);
     m.sim_running.store(false, std::memory_order_release);
   });
@@ -469,7 +482,8 @@ void Server::start() {
 
 void Server::request_stop() noexcept {
   impl_->stop.store(true, std::memory_order_relaxed);
-  impl_->loop->request_stop();
+  if (impl_->loop) impl_->loop->request_stop();
+  if (impl_->device_loop) impl_->device_loop->request_stop();
 }
 
 void Server::join() {
@@ -519,19 +533,19 @@ ServerStats Server::stats() const {
 }
 
 const LoopHistograms& Server::loop_histograms() const noexcept {
-  return impl_->loop->histograms();
+  return impl_->loop ? impl_->loop->histograms() : impl_->device_loop->histograms();
 }
 const LoopCounters& Server::loop_counters() const noexcept {
-  return impl_->loop->counters();
+  return impl_->loop ? impl_->loop->counters() : impl_->device_loop->counters();
 }
 ClockMode Server::clock_mode() const noexcept {
-  return impl_->phase_lock ? ClockMode::kPhaseLock : ClockMode::kWall;
+  return impl_->clock_mode;
 }
 const PhaseLock* Server::phase_lock() const noexcept {
   return impl_->phase_lock.get();
 }
 StopReason Server::stop_reason() const noexcept {
-  return impl_->loop->stop_reason();
+  return impl_->loop ? impl_->loop->stop_reason() : impl_->device_loop->stop_reason();
 }
 
 void Server::set_sim_thread_hook(SimThreadHook hook, void* context) noexcept {

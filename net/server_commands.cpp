@@ -201,7 +201,7 @@ std::string Server::Impl::load_reply(const Command& c, const LoadCommand& load) 
       }
       file = load_model_file(wanted.string());
     }
-    auto bundle = make_bundle(file, 0.0, loop->config().period_ns);
+    auto bundle = make_bundle(file, 0.0, period_ns());
     SimBundle* raw = bundle.get();
     if (!control->try_push(SimControl{SimControlKind::kLoad, 0, raw})) {
       return error("busy: too many control requests in flight, retry");

@@ -43,8 +43,6 @@ using asio::ip::udp;
 
 class ControlSession;
 
-using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;
-
 [[nodiscard]] inline std::int64_t steady_now_ns() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -79,6 +77,9 @@ struct Server::Impl {
                                                        double rate_hz,
                                                        std::int64_t period_ns) const;
   void setup_clock_mode(const ModelFile& file, LoopConfig& lc);
+  [[nodiscard]] std::int64_t period_ns() const noexcept {
+    return loop ? loop->config().period_ns : device_loop->config().period_ns;
+  }
   void collect_retired();
   void start_recording(SimBundle& bundle);
   void arm_status();
@@ -121,8 +122,12 @@ struct Server::Impl {
   std::unique_ptr<RecordWriter> record_writer;
   bool record_ok = true;
   MonotonicClock clock;
-  std::unique_ptr<PhaseLock> phase_lock;  // clock mode phase-lock; null: wall
-  std::unique_ptr<SimLoop> loop;
+  ClockMode clock_mode = ClockMode::kWall;  // resolved at construction
+  std::unique_ptr<PhaseLock> phase_lock;    // clock mode phase-lock; null: wall
+  std::unique_ptr<SimLoop> loop;            // clock modes wall and phase-lock
+  // clock mode device (then loop is null): ticks on the master's inputs, waiting on udp_fd
+  SocketInputWaiter device_waiter;
+  std::unique_ptr<DeviceSimLoop> device_loop;
   Server::SimThreadHook sim_hook = nullptr;
   void* sim_hook_context = nullptr;
 

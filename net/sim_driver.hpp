@@ -23,7 +23,9 @@
 #include "rtmb/net/server.hpp"
 #include "rtmb/outputs.hpp"
 #include "rtmb/runtime.hpp"
+#include "rtmb/runtime/device_loop.hpp"
 #include "rtmb/runtime/input_channels.hpp"
+#include "rtmb/runtime/readable_wait.hpp"
 #include "rtmb/step.hpp"
 
 namespace rtmb {
@@ -126,13 +128,29 @@ class SimDriver {
     set_inputs_ = set_inputs;
   }
 
+  // Clock mode device: the loop's waiter drains the socket (take_master_inputs), not the tick,
+  // so that every input the master sends is counted as a tick of the device loop (an input
+  // read by the tick itself would be applied without its own tick). Setup only.
+  void set_device_clocked(bool on) noexcept { device_clocked_ = on; }
+
+  // Clock mode device: drains the UDP socket (as a tick does in the other modes) and returns
+  // how many input datagrams were admitted, each one a tick of the clock master. The master is
+  // any client admitted to send inputs (docs/architecture.md "Clock modes"). RT-safe.
+  int take_master_inputs() noexcept {
+    if (receiver_ == nullptr) return 0;
+    const std::uint64_t before = receiver_->counters().udp_in.accepted();
+    receive_inputs();
+    return static_cast<int>(receiver_->counters().udp_in.accepted() - before);
+  }
+
   bool on_tick(const Tick& tick) noexcept {
     drain_control();
     // a new subscriber gets the current state at once, even when paused
     if (sender_ != nullptr && sender_->update_subscribers()) dirty_ = true;
     // inputs in: also while paused, so that they are counted and wait in the ring for the next
-    // step (as they did when the network thread received them)
-    receive_inputs();
+    // step (as they did when the network thread received them); in device mode the loop's
+    // waiter did it just before
+    if (!device_clocked_) receive_inputs();
     if (paused_ && steps_left_ == 0) {
       if (dirty_) publish();
       publish_io_counters();
@@ -336,6 +354,7 @@ class SimDriver {
   std::uint64_t steps_left_ = 0;
   bool paused_ = false;
   bool dirty_ = true;
+  bool device_clocked_ = false;
   StateSender* sender_ = nullptr;
   InputReceiver* receiver_ = nullptr;
   SetInputRing* set_inputs_ = nullptr;
@@ -345,5 +364,20 @@ class SimDriver {
 };
 
 using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;
+
+// Clock mode device: the device loop's waiter (rtmb/runtime/device_loop.hpp) on the server's
+// UDP socket: ppoll(2) until the lockstep's deadline, then the driver drains the socket and
+// counts the master's inputs. RT-safe.
+struct SocketInputWaiter {
+  int fd = -1;
+  MonotonicClock* clock = nullptr;
+  SimDriver* driver = nullptr;
+  [[nodiscard]] std::int64_t now() noexcept { return clock->now(); }
+  [[nodiscard]] bool wait_input_until(std::int64_t deadline_ns) noexcept {
+    return wait_readable_until(fd, deadline_ns, clock->now());
+  }
+  [[nodiscard]] int take_inputs() noexcept { return driver->take_master_inputs(); }
+};
+using DeviceSimLoop = DeviceLoop<SimDriver::StepFn, SocketInputWaiter>;
 
 }  // namespace rtmb

@@ -5,7 +5,7 @@
 // (issue 3, acceptance 5; issue 14, acceptance 5: the simulation thread sends the states itself):
 // 10^5 engine steps on the real clock with two clients at 1 kHz, a flood of garbage datagrams and
 // a subscription that comes and goes, and a shorter run that also exercises the control
-// commands.
+// commands; each in the three clock modes (wall, phase-lock, device).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -70,6 +70,7 @@ void expect_no_allocation_while_a_client_streams(ClockMode clock) {
     ASSERT_NE(server.phase_lock(), nullptr);
     EXPECT_GT(server.phase_lock()->counters().locked_ticks, 0);  // the lock did run
   }
+  EXPECT_EQ(server.clock_mode(), clock);
 }
 
 TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStream) {
@@ -78,6 +79,11 @@ TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStream) {
 
 TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStreamWithPhaseLock) {
   expect_no_allocation_while_a_client_streams(ClockMode::kPhaseLock);
+}
+
+// Device mode: the simulation thread also waits on the socket (ppoll) and ticks on the inputs.
+TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStreamWithDeviceClock) {
+  expect_no_allocation_while_a_client_streams(ClockMode::kDevice);
 }
 
 // One emulated device: 1 kHz inputs on every channel, reading states in between.
@@ -150,12 +156,13 @@ void churn_subscription(std::uint16_t tcp_port,
   }
 }
 
-TEST(ServerAlloc, NoAllocationOverOneHundredThousandStepsWithTwoClientsAt1kHz) {
-  // Andrews' mechanism (dt = 5e-5 s) at a 1 kHz loop rate: 20 engine steps per tick, so 10^5
-  // steps take 5 s of real time
+// Andrews' mechanism (dt = 5e-5 s) at a 1 kHz loop rate: 20 engine steps per tick, so 10^5
+// steps take 5 s of real time (2.5 s in device mode, where each client's input runs a tick).
+void expect_no_allocation_over_1e5_steps(ClockMode clock) {
   ServerConfig config;
   config.model = "andrews";
   config.rate_hz = 1000.0;
+  config.clock = clock;
   // the garbage comes from the clients' address: a limit it cannot exhaust keeps the clients'
   // inputs flowing (the limit itself is tested in tests/net/server_test.cpp)
   config.max_input_rate_hz = 1e6;
@@ -200,6 +207,19 @@ TEST(ServerAlloc, NoAllocationOverOneHundredThousandStepsWithTwoClientsAt1kHz) {
   EXPECT_TRUE(server.stats().state_finite);
   EXPECT_EQ(counter.counts.allocations, 0u);
   EXPECT_EQ(counter.counts.deallocations, 0u);
+  EXPECT_EQ(server.clock_mode(), clock);
+}
+
+TEST(ServerAlloc, NoAllocationOverOneHundredThousandStepsWithTwoClientsAt1kHz) {
+  expect_no_allocation_over_1e5_steps(ClockMode::kWall);
+}
+
+TEST(ServerAlloc, NoAllocationOverOneHundredThousandStepsWithTwoClientsAt1kHzPhaseLock) {
+  expect_no_allocation_over_1e5_steps(ClockMode::kPhaseLock);
+}
+
+TEST(ServerAlloc, NoAllocationOverOneHundredThousandStepsWithTwoClientsAt1kHzDeviceClock) {
+  expect_no_allocation_over_1e5_steps(ClockMode::kDevice);
 }
 
 }  // namespace

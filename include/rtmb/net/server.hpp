@@ -86,7 +86,8 @@ struct ServerConfig {
   bool wake_network = true;  ///< eventfd wake-up after each tick (false: poll only,
                              ///< then poll_period_ns 0 means half the period)
   /// What clocks the loop (docs/architecture.md "Clock modes"); empty: the model file's
-  /// serve.clock, else wall. kDevice is refused (std::invalid_argument) until it is wired.
+  /// serve.clock, else wall. kDevice: each admitted input datagram runs a tick (DeviceLoop);
+  /// the overrun policy does not apply there.
   std::optional<ClockMode> clock;
   /// phase-lock: the input -> tick wait the loop settles to [µs], in [0, period / 2]; empty: the
   /// model file's serve.input_margin_us, else 30.
