@@ -103,7 +103,7 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
   cmd->add_option("--clock", o.clock,
                   "Clock mode of the in-process server: wall (its own deadlines), phase-lock "
                   "(slews its phase so that the inputs arrive --input-margin-us before each "
-                  "tick), device (one tick per input; not implemented yet, refused)")
+                  "tick), device (one tick per input datagram, at once)")
       ->capture_default_str()
       ->check(CLI::IsMember({"wall", "phase-lock", "device"}));
   cmd->add_option("--input-margin-us", o.input_margin_us,

@@ -142,8 +142,9 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
                   "What clocks the loop: wall (ticks at the rate on the server's clock, whatever "
                   "the inputs do), phase-lock (the rate, with the ticks' phase slewed at most "
                   "5 us per tick so that the inputs arrive --input-margin-us before each tick: "
-                  "the shortest input->tick wait; wall while no input comes) or device (lockstep "
-                  "on the inputs; not implemented yet). Default: the model file's serve.clock, "
+                  "the shortest input->tick wait; wall while no input comes) or device (one tick "
+                  "at once per admitted input datagram, wall ticks after stale_after without "
+                  "inputs). Default: the model file's serve.clock, "
                   "else phase-lock with --demo and wall without (docs/architecture.md)")
       ->check(CLI::IsMember({"wall", "phase-lock", "device"}));
   cmd->add_option("--input-margin-us", o.input_margin_us,

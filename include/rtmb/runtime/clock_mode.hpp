@@ -14,7 +14,7 @@ namespace rtmb {
 enum class ClockMode {
   kWall,       ///< "wall": absolute deadlines at the rate on the loop's own clock
   kPhaseLock,  ///< "phase-lock": the rate, with the phase slewed so inputs arrive a margin early
-  kDevice,     ///< "device": one tick per input of the clock master (lockstep; not wired yet)
+  kDevice,     ///< "device": one tick per input of the clock master (lockstep, DeviceLoop)
 };
 
 /// "wall", "phase-lock" or "device"; "unknown" outside the enum.
