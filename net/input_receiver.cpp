@@ -52,25 +52,32 @@ IpAddress ip_address(const sockaddr& address) noexcept {
   return a;
 }
 
-std::uint64_t sender_key(const sockaddr& address) noexcept {
-  // the key the network thread used before (an IPv4 address in host order, or a hash of the
-  // IPv6 bytes, then the port), so InputSequencer::forget_matching(key, ~0xFFFF) finds every
-  // port of an address
-  const IpAddress a = ip_address(address);
+std::uint64_t address_key(const IpAddress& a) noexcept {
+  // an IPv4 address in host order, or a hash of the IPv6 bytes (the key the network thread
+  // used before)
   std::uint64_t key = 0;
-  std::uint16_t port = 0;
   if (a.family == AF_INET) {
+    for (std::size_t i = 0; i < 4; ++i) key = (key << 8) | a.bytes[i];
+  } else if (a.family == AF_INET6) {
+    for (const std::uint8_t b : a.bytes) key = key * 131u + b;
+  }
+  return key;
+}
+
+std::uint64_t sender_key(const sockaddr& address) noexcept {
+  // the address's key, then the port, so InputSequencer::forget_matching(address_key << 16,
+  // ~0xFFFF) finds every port of an address
+  std::uint16_t port = 0;
+  if (address.sa_family == AF_INET) {
     sockaddr_in v4{};
     std::memcpy(&v4, &address, sizeof v4);
-    key = ntohl(v4.sin_addr.s_addr);
     port = ntohs(v4.sin_port);
-  } else if (a.family == AF_INET6) {
+  } else if (address.sa_family == AF_INET6) {
     sockaddr_in6 v6{};
     std::memcpy(&v6, &address, sizeof v6);
-    for (const std::uint8_t b : a.bytes) key = key * 131u + b;
     port = ntohs(v6.sin6_port);
   }
-  return (key << 16) | port;
+  return (address_key(ip_address(address)) << 16) | port;
 }
 
 InputReceiver::InputReceiver(int fd, AdmissionSlot& table, InputRing& ring) noexcept
@@ -97,18 +104,7 @@ void InputReceiver::update_admission() noexcept {
     }
     if (!kept) {
       // a new hello from this address: its clients may restart their numbering
-      sockaddr_storage any{};
-      if (e.address.family == AF_INET) {
-        auto* v4 = reinterpret_cast<sockaddr_in*>(&any);
-        v4->sin_family = AF_INET;
-        std::memcpy(&v4->sin_addr, e.address.bytes.data(), 4);
-      } else {
-        auto* v6 = reinterpret_cast<sockaddr_in6*>(&any);
-        v6->sin6_family = AF_INET6;
-        std::memcpy(&v6->sin6_addr, e.address.bytes.data(), 16);
-      }
-      sequencer_.forget_matching(sender_key(reinterpret_cast<const sockaddr&>(any)),
-                                 ~std::uint64_t{0xFFFF});
+      sequencer_.forget_matching(address_key(e.address) << 16, ~std::uint64_t{0xFFFF});
     }
   }
   table_ = incoming;

@@ -85,6 +85,9 @@ struct InputReceiveCounters {
 
 /// The address of a socket address (port dropped).
 [[nodiscard]] IpAddress ip_address(const sockaddr& address) noexcept;
+/// An address's part of the sender key: the IPv4 address in host order, or a hash of the IPv6
+/// bytes.
+[[nodiscard]] std::uint64_t address_key(const IpAddress& address) noexcept;
 /// The InputSequencer's key of a sender: IPv4 address << 16 | port (IPv6: a hash of the
 /// address << 16 | port).
 [[nodiscard]] std::uint64_t sender_key(const sockaddr& address) noexcept;
