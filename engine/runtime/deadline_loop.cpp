@@ -37,9 +37,7 @@ LoopScheduler::LoopScheduler(const LoopConfig& config) : config_(config) {
 
 void LoopScheduler::begin(std::int64_t start_ns) noexcept {
   counters_ = LoopCounters{};
-  histograms_.lateness.reset();
-  histograms_.compute.reset();
-  histograms_.slack.reset();
+  histograms_.reset();
   start_ns_ = start_ns;
   last_end_ns_ = start_ns;
   offset_ns_ = 0;
@@ -74,14 +72,7 @@ LoopEvent LoopScheduler::finish_step(std::int64_t start_ns, std::int64_t end_ns)
 
   // overrun accounting
   const bool overrun = end_ns > next_deadline;
-  if (overrun) {
-    ++counters_.overruns;
-    ++counters_.consecutive_overruns;
-    counters_.max_consecutive_overruns =
-        std::max(counters_.max_consecutive_overruns, counters_.consecutive_overruns);
-  } else {
-    counters_.consecutive_overruns = 0;
-  }
+  count_overrun(counters_, overrun);
   if (config_.policy == OverrunPolicy::kDegrade) update_degrade_level(overrun);
 
   // the policy picks the next tick: on time, caught up, or after skipping the due ones
@@ -160,14 +151,30 @@ void LoopScheduler::finish(StopReason reason) noexcept {
 }
 
 void LoopScheduler::publish_telemetry() noexcept {
-  // fill the writer's buffer in place: LoopTelemetry is a few hundred bytes
-  LoopTelemetry& t = config_.telemetry->back();
-  t.counters = counters_;
-  t.lateness = histograms_.lateness.summarize();
-  t.compute = histograms_.compute.summarize();
-  t.slack = histograms_.slack.summarize();
-  t.stop_reason = stop_reason_;
-  config_.telemetry->commit();
+  publish_loop_telemetry(*config_.telemetry, counters_, histograms_, stop_reason_);
+}
+
+void count_overrun(LoopCounters& c, bool overrun) noexcept {
+  if (!overrun) {
+    c.consecutive_overruns = 0;
+    return;
+  }
+  ++c.overruns;
+  ++c.consecutive_overruns;
+  c.max_consecutive_overruns = std::max(c.max_consecutive_overruns, c.consecutive_overruns);
+}
+
+void publish_loop_telemetry(LatestValue<LoopTelemetry>& telemetry,
+                            const LoopCounters& counters,
+                            const LoopHistograms& histograms,
+                            StopReason reason) noexcept {
+  LoopTelemetry& t = telemetry.back();
+  t.counters = counters;
+  t.lateness = histograms.lateness.summarize();
+  t.compute = histograms.compute.summarize();
+  t.slack = histograms.slack.summarize();
+  t.stop_reason = reason;
+  telemetry.commit();
 }
 
 // The names by enumerator value (the enums count from 0 without gaps, enum_names.hpp); "unknown"

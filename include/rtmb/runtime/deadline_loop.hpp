@@ -120,6 +120,12 @@ struct LoopHistograms {
   LogHistogram lateness;  ///< wake-up time - deadline, for steps that slept first
   LogHistogram compute;   ///< end - start of every step
   LogHistogram slack;     ///< next deadline - end of every step (< 0 on overrun)
+
+  void reset() noexcept {
+    lateness.reset();
+    compute.reset();
+    slack.reset();
+  }
 };
 
 /// What the loop publishes for a telemetry thread. Trivially copyable.
@@ -130,6 +136,17 @@ struct LoopTelemetry {
   HistogramSummary slack;
   StopReason stop_reason = StopReason::kNone;  ///< kNone while running
 };
+
+/// Counts one step in the overrun counters of c: overruns, the current run of consecutive
+/// overruns and the longest run so far. Shared by every loop driver. RT-safe.
+void count_overrun(LoopCounters& c, bool overrun) noexcept;
+
+/// Fills telemetry's writer buffer in place (LoopTelemetry is a few hundred bytes) and commits
+/// it. Shared by every loop driver. RT-safe.
+void publish_loop_telemetry(LatestValue<LoopTelemetry>& telemetry,
+                            const LoopCounters& counters,
+                            const LoopHistograms& histograms,
+                            StopReason reason) noexcept;
 
 /// Called once, on the loop thread, when kHalt stops the loop. Must be RT-safe.
 using SafeStateFn = void (*)(void* context, const LoopCounters& counters) noexcept;

@@ -77,9 +77,7 @@ class DeviceLoop {
   /// Starts in kFree with a wall tick at once. RT-safe if the step and the waiter are.
   StopReason run() noexcept {
     counters_ = LoopCounters{};
-    histograms_.lateness.reset();
-    histograms_.compute.reset();
-    histograms_.slack.reset();
+    histograms_.reset();
     stop_reason_ = StopReason::kNone;
     lockstep_.begin(waiter_->now());
     for (;;) {
@@ -142,15 +140,7 @@ class DeviceLoop {
     histograms_.slack.record(slack);
     LoopCounters& c = counters_;
     ++c.ticks;
-    if (slack < 0) {
-      ++c.overruns;
-      ++c.consecutive_overruns;
-      if (c.consecutive_overruns > c.max_consecutive_overruns) {
-        c.max_consecutive_overruns = c.consecutive_overruns;
-      }
-    } else {
-      c.consecutive_overruns = 0;
-    }
+    count_overrun(c, slack < 0);
     c.missed_ticks = lockstep_.counters().missed_slots;
     c.next_index = c.ticks + c.missed_ticks;
     if (config_.telemetry != nullptr && c.ticks % config_.telemetry_every_ticks == 0) publish();
@@ -168,13 +158,7 @@ class DeviceLoop {
   }
 
   void publish() noexcept {
-    LoopTelemetry& t = config_.telemetry->back();
-    t.counters = counters_;
-    t.lateness = histograms_.lateness.summarize();
-    t.compute = histograms_.compute.summarize();
-    t.slack = histograms_.slack.summarize();
-    t.stop_reason = stop_reason_;
-    config_.telemetry->commit();
+    publish_loop_telemetry(*config_.telemetry, counters_, histograms_, stop_reason_);
   }
 
   LoopConfig config_;
