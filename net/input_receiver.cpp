@@ -185,6 +185,10 @@ void InputReceiver::admit(std::size_t index,
     q.value = message_.samples[i].value;
     q.seq = message_.header.sequence;
     q.sender_time_ns = message_.header.sender_time_ns;
+    // the device loop runs one tick per datagram (Tick::input_messages): mark where it ends
+    if (i + 1 == message_.sample_count) {
+      q.flags = static_cast<std::uint32_t>(QueuedInputFlag::kEndOfMessage);
+    }
     queue(q);
   }
 }

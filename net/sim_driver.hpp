@@ -152,12 +152,17 @@ class SimDriver {
     // waiter did it just before
     if (!device_clocked_) receive_inputs();
     if (paused_ && steps_left_ == 0) {
+      // the tick's input messages stay queued; the next step applies them with its own
+      if (tick.input_messages > 0) held_messages_ += tick.input_messages;
       if (dirty_) publish();
       publish_io_counters();
       return true;
     }
     if (paused_) --steps_left_;
-    (void)b_->runner->on_tick(tick);  // stop_on_non_finite is off: the state is restored instead
+    Tick t = tick;
+    if (t.input_messages > 0) t.input_messages += held_messages_;
+    held_messages_ = 0;
+    (void)b_->runner->on_tick(t);  // stop_on_non_finite is off: the state is restored instead
     (void)b_->inner->try_read(current_);
     publish();
     publish_io_counters();
@@ -355,6 +360,7 @@ class SimDriver {
   bool paused_ = false;
   bool dirty_ = true;
   bool device_clocked_ = false;
+  int held_messages_ = 0;  // input messages of ticks not stepped (paused), applied with the next
   StateSender* sender_ = nullptr;
   InputReceiver* receiver_ = nullptr;
   SetInputRing* set_inputs_ = nullptr;

@@ -166,6 +166,9 @@ void SimulationRunner::drain_inputs(const Tick& tick) noexcept {
   // bounded, so a producer that never stops pushing cannot hold the tick here
   QueuedInput sample;
   const std::int64_t release = tick.release_ns > 0 ? tick.release_ns : tick.deadline_ns;
+  // a tick that applies n messages (Tick::input_messages > 0, the device loop) stops after the
+  // n-th message's last sample; the rest waits for the ticks of the messages it belongs to
+  int messages_left = tick.input_messages;
   for (int i = 0; i < config_.max_inputs_per_tick && inputs_->try_pop(sample); ++i) {
     if (hook_ != nullptr) hook_(hook_context_, sample);
     last_input_ = sample;
@@ -180,6 +183,11 @@ void SimulationRunner::drain_inputs(const Tick& tick) noexcept {
       phase_lock_->record_input(sample.arrival_ns, release);
     }
     ++counters_.inputs_applied;
+    if (messages_left > 0 &&
+        (sample.flags & static_cast<std::uint32_t>(QueuedInputFlag::kEndOfMessage)) != 0 &&
+        --messages_left == 0) {
+      break;
+    }
   }
 }
 

@@ -98,6 +98,11 @@ struct Tick {
   std::int64_t sequence = 0;  ///< steps executed before this one (0, 1, 2, ...)
   int degrade_level = 0;      ///< kDegrade: 0 = full quality .. max_degrade_level
   bool catch_up = false;      ///< run late, back to back, because D(k) had already passed
+  /// Input messages (datagrams) this tick applies: 0 (DeadlineLoop) drains every queued input;
+  /// n > 0 stops after the n-th message's last sample (QueuedInputFlag::kEndOfMessage). The
+  /// device loop gives each master input its own tick this way (DeviceLoop), so that two
+  /// inputs read in one wake-up run two ticks with their own data and their own echo.
+  int input_messages = 0;
 };
 
 /// Loop counters. Trivially copyable.

@@ -79,6 +79,7 @@ class DeviceLoop {
     counters_ = LoopCounters{};
     histograms_.reset();
     stop_reason_ = StopReason::kNone;
+    waiting_messages_ = 0;
     lockstep_.begin(waiter_->now());
     for (;;) {
       if (stop_requested()) return stop(StopReason::kStopRequested);
@@ -88,13 +89,17 @@ class DeviceLoop {
       const int inputs = waiter_->take_inputs();
       const std::int64_t wake_ns = waiter_->now();
       if (inputs > 0) {
+        // each input's tick applies its own message; an absorbed input's message goes with
+        // the next tick's (Tick::input_messages), so no data waits behind its own tick
         for (int i = 0; i < inputs; ++i) {
+          ++waiting_messages_;
           if (!lockstep_.on_input(wake_ns)) continue;  // absorbed by the wall tick just run
-          const StopReason r = run_tick(wake_ns, /*record_lateness=*/false);
+          const StopReason r = run_tick(wake_ns, /*record_lateness=*/false, waiting_messages_);
           if (r != StopReason::kNone) return stop(r);
         }
       } else if (lockstep_.on_timeout(wake_ns)) {
-        const StopReason r = run_tick(wake_ns, /*record_lateness=*/true);
+        // a wall tick applies whatever waits (absorbed inputs' messages, `set` samples)
+        const StopReason r = run_tick(wake_ns, /*record_lateness=*/true, /*messages=*/0);
         if (r != StopReason::kNone) return stop(r);
       }
     }
@@ -124,8 +129,9 @@ class DeviceLoop {
     return config;  // period_ns and stale_after: DeviceLockstep's constructor
   }
 
-  // One step for lockstep_.last_tick(), woken at wake_ns; kNone: go on.
-  StopReason run_tick(std::int64_t wake_ns, bool record_lateness) noexcept {
+  // One step for lockstep_.last_tick(), woken at wake_ns, applying `messages` input messages
+  // (0: all that wait); kNone: go on.
+  StopReason run_tick(std::int64_t wake_ns, bool record_lateness, int messages) noexcept {
     const LockstepTick& lt = lockstep_.last_tick();
     if (record_lateness) histograms_.lateness.record(wake_ns - lt.release_ns);
     Tick tick;
@@ -133,6 +139,8 @@ class DeviceLoop {
     tick.deadline_ns = lt.release_ns;
     tick.release_ns = wake_ns;
     tick.sequence = lt.sequence;
+    tick.input_messages = messages;
+    waiting_messages_ = 0;
     const bool keep_going = step_(tick);
     const std::int64_t end_ns = waiter_->now();
     histograms_.compute.record(end_ns - wake_ns);
@@ -168,6 +176,7 @@ class DeviceLoop {
   LoopCounters counters_;
   LoopHistograms histograms_;
   StopReason stop_reason_ = StopReason::kNone;
+  int waiting_messages_ = 0;  // master inputs taken whose messages no tick applied yet
   std::atomic<bool> stop_requested_{false};
 };
 

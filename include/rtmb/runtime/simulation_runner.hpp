@@ -49,7 +49,7 @@ namespace rtmb {
 /// copyable, 40 bytes, no implicit padding.
 struct QueuedInput {
   std::uint32_t channel = 0;        ///< input channel index (the model schema defines them)
-  std::uint32_t reserved = 0;       ///< zero; makes the padding explicit
+  std::uint32_t flags = 0;          ///< QueuedInputFlag bits
   double value = 0.0;               ///< value in the channel's unit
   std::uint64_t seq = 0;            ///< sender's sequence number, echoed back in StateSnapshot
   std::int64_t sender_time_ns = 0;  ///< sender's timestamp [ns, sender's clock], echoed back
@@ -58,6 +58,14 @@ struct QueuedInput {
   std::int64_t arrival_ns = 0;
 };
 static_assert(std::is_trivially_copyable_v<QueuedInput>);
+
+/// QueuedInput::flags bits.
+enum class QueuedInputFlag : std::uint32_t {
+  /// The last sample of its input message (one datagram): a tick told to apply n messages
+  /// (Tick::input_messages) stops after the n-th such sample. Samples that come from no message
+  /// (the `set` command) go with the next message's tick.
+  kEndOfMessage = 1u << 0,
+};
 static_assert(sizeof(QueuedInput) == 40);
 
 /// Most coordinates a StateSnapshot carries, each of q and v.

@@ -57,6 +57,7 @@ struct Recorded {
   std::int64_t release_ns;
   std::int64_t deadline_ns;
   std::int64_t sequence;
+  int input_messages;
 };
 
 struct RecordingStep {
@@ -65,7 +66,7 @@ struct RecordingStep {
   std::int64_t compute_ns;
   std::int64_t end_ns;
   bool operator()(const Tick& t) const noexcept {
-    ticks->push_back({t.release_ns, t.deadline_ns, t.sequence});
+    ticks->push_back({t.release_ns, t.deadline_ns, t.sequence, t.input_messages});
     waiter->now_ns += compute_ns;
     return waiter->now_ns < end_ns;
   }
@@ -160,6 +161,30 @@ TEST(DeviceLoop, BurstRunsOneTickPerInput) {
   const LoopRun r = run_loop({at(0.7), at(1.7), at(1.7), at(2.7)}, 2.7);
   // w 0; 0.7 takes slot 1 early; 1.7 twice; 2.7
   EXPECT_EQ(releases(r), (std::vector<std::int64_t>{at(0), at(0.7), at(1.7), at(1.7), at(2.7)}));
+}
+
+std::vector<int> messages(const LoopRun& r) {
+  std::vector<int> out;
+  for (const Recorded& t : r.ticks) out.push_back(t.input_messages);
+  return out;
+}
+
+// Each input tick applies its own input message (Tick::input_messages = 1), a burst's two
+// inputs one each; an absorbed input's message goes with the next input tick (2); wall ticks
+// apply whatever waits (0). The run of MasterStopsAndReturnsWithoutLostOrDoubledTicks: w 0;
+// 0.3 absorbed; i 1.3 (2) .. 9.3; w 12.3 .. 20.3; 20.6 absorbed; i 21.6 (2) .. 29.6; w 32.6 ..
+TEST(DeviceLoop, EachInputTickAppliesItsOwnMessage) {
+  const LoopRun burst = run_loop({at(0.7), at(1.7), at(1.7), at(2.7)}, 2.7);
+  EXPECT_EQ(messages(burst), (std::vector<int>{0, 1, 1, 1, 1}));
+
+  const LoopRun r = run_loop(concat({master(0.3, 10), master(20.6, 10)}), 34.6);
+  std::vector<int> expected{0, 2};
+  expected.insert(expected.end(), 8, 1);
+  expected.insert(expected.end(), 9, 0);
+  expected.push_back(2);
+  expected.insert(expected.end(), 8, 1);
+  expected.insert(expected.end(), 3, 0);
+  EXPECT_EQ(messages(r), expected);
 }
 
 // A step longer than a period is an overrun (slack < 0), and in kFree the slots it covered

@@ -126,6 +126,50 @@ TEST(RuntimeSimulationRunner, InputsAreDrainedInOrderBeforeTheStepAndEchoed) {
   EXPECT_EQ(rig.runner.counters().inputs_applied, 4);
 }
 
+// Tick::input_messages (the device loop's one tick per datagram): a tick told to apply n
+// messages stops after the n-th sample flagged kEndOfMessage and echoes that message; samples
+// without a message (the `set` command) go with the next message; 0 drains everything.
+TEST(RuntimeSimulationRunner, TickAppliesTheNumberOfInputMessagesItIsGiven) {
+  Rig rig("pendulum");
+  HookLog log;
+  rig.runner.set_input_hook(&log_input, &log);
+  const auto end = static_cast<std::uint32_t>(QueuedInputFlag::kEndOfMessage);
+  const auto push = [&](std::uint64_t seq, bool last) {
+    QueuedInput q = sample(0, static_cast<double>(seq), seq, 100);
+    q.flags = last ? end : 0u;
+    ASSERT_TRUE(rig.inputs->try_push(q));
+  };
+  push(1, false);  // message 1: two samples
+  push(1, true);
+  push(2, true);   // message 2: one sample
+  push(0, false);  // a `set` sample, then message 3
+  push(3, true);
+  push(4, true);  // message 4
+  push(5, true);  // message 5
+  Tick tick;
+  tick.input_messages = 1;
+  ASSERT_TRUE(rig.runner.on_tick(tick));
+  EXPECT_EQ(log.count, 2);
+  EXPECT_EQ(latest(rig).last_input_seq, 1u);
+  ASSERT_TRUE(rig.runner.on_tick(tick));
+  EXPECT_EQ(log.count, 3);
+  EXPECT_EQ(latest(rig).last_input_seq, 2u);
+  tick.input_messages = 2;  // the `set` sample and messages 3 and 4
+  ASSERT_TRUE(rig.runner.on_tick(tick));
+  EXPECT_EQ(log.count, 6);
+  EXPECT_EQ(latest(rig).last_input_seq, 4u);
+  tick.input_messages = 0;  // everything that waits
+  push(6, true);
+  ASSERT_TRUE(rig.runner.on_tick(tick));
+  EXPECT_EQ(log.count, 8);
+  EXPECT_EQ(latest(rig).last_input_seq, 6u);
+  EXPECT_EQ(rig.runner.counters().inputs_applied, 8);
+  tick.input_messages = 1;  // nothing waits: nothing applied, the echo stays
+  ASSERT_TRUE(rig.runner.on_tick(tick));
+  EXPECT_EQ(log.count, 8);
+  EXPECT_EQ(latest(rig).last_input_seq, 6u);
+}
+
 TEST(RuntimeSimulationRunner, ReportsHowLongAnInputWaitedForItsTick) {
   Rig rig("pendulum");
   Tick tick;
