@@ -81,6 +81,7 @@ struct InputReceiveCounters {
   std::uint64_t inputs_queued = 0;   ///< samples pushed to the runner's ring
   std::uint64_t inputs_dropped = 0;  ///< samples refused by a full ring
   std::uint64_t receive_errors = 0;  ///< recvmmsg failures other than "nothing to read"
+  friend bool operator==(const InputReceiveCounters&, const InputReceiveCounters&) = default;
 };
 
 /// The address of a socket address (port dropped).

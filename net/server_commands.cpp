@@ -49,7 +49,8 @@ namespace {
 std::string Server::Impl::handle_line(ControlSession& session, std::string_view line) {
   ++net_stats.commands;
   const double command_rate = config.max_command_rate_hz;
-  if (!session.commands.take(command_rate, std::max(10.0, 0.25 * command_rate), steady_now_ns())) {
+  if (!session.commands.take(command_rate, std::max(10.0, 0.25 * command_rate),
+                             monotonic_now_ns())) {
     ++net_stats.command_errors;
     return error_reply({"rate limit: at most " + std::to_string(std::llround(command_rate)) +
                             " commands per second per connection",
@@ -236,7 +237,7 @@ std::string Server::Impl::set_reply(const Command& c, const SetCommand& set) {
   q.channel = static_cast<std::uint32_t>(it - schema.inputs.begin());
   q.value = *value;
   q.seq = 0;
-  q.sender_time_ns = steady_now_ns();
+  q.sender_time_ns = monotonic_now_ns();
   q.arrival_ns = q.sender_time_ns;
   // the simulation thread queues it for the runner (and counts it) at its next tick
   if (!set_inputs->try_push(q)) {

@@ -43,12 +43,6 @@ using asio::ip::udp;
 
 class ControlSession;
 
-[[nodiscard]] inline std::int64_t steady_now_ns() noexcept {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // A subscription as the network thread keeps it; the simulation thread gets a copy of every
 // subscription in a SubscriberTable (net/subscriber_table.hpp) and does the sending.
 struct Subscriber {

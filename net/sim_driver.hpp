@@ -7,7 +7,6 @@
 // published snapshot). It needs no Asio; it stays in net/ rather than next to the runner because
 // a bundle holds what the network layer defines (ModelFile, ServerSchema).
 
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,19 +80,13 @@ using ServerSlot = LatestValue<ServerSnapshot>;
 struct SimIoCounters {
   StateSendCounters out;
   InputReceiveCounters in;
+  friend bool operator==(const SimIoCounters&, const SimIoCounters&) = default;
 };
 static_assert(std::is_trivially_copyable_v<SimIoCounters>);
 using IoCounterSlot = LatestValue<SimIoCounters>;
 // Samples of the `set` command, network thread -> simulation thread (which queues them for the
 // runner like received ones: it is the InputRing's only producer).
 using SetInputRing = SpscRing<QueuedInput, 64>;
-
-// CLOCK_MONOTONIC [ns], the clock of MonotonicClock and of Tick::deadline_ns. RT-safe (vDSO).
-[[nodiscard]] inline std::int64_t monotonic_now_ns() noexcept {
-  timespec ts{};
-  (void)::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // The loop step of the server: control requests, then (unless paused) the runner's tick, then
 // the snapshot with reset bookkeeping. RT-safe: no allocation, lock, log or exception.
@@ -334,16 +327,7 @@ class SimDriver {
     SimIoCounters now = io_last_;
     if (sender_ != nullptr) now.out = sender_->counters();
     if (receiver_ != nullptr) now.in = receiver_->counters();
-    const StateSendCounters& a = now.out;
-    const StateSendCounters& b = io_last_.out;
-    const InputReceiveCounters& c = now.in;
-    const InputReceiveCounters& d = io_last_.in;
-    if (a.states_sent == b.states_sent && a.send_errors == b.send_errors &&
-        a.send_dropped_full == b.send_dropped_full && a.non_finite == b.non_finite &&
-        c.udp_in.received == d.udp_in.received && c.inputs_queued == d.inputs_queued &&
-        c.inputs_dropped == d.inputs_dropped && c.receive_errors == d.receive_errors) {
-      return;
-    }
+    if (now == io_last_) return;
     io_last_ = now;
     io_counters_->publish(io_last_);
   }

@@ -38,6 +38,7 @@ struct StateSendCounters {
   std::uint64_t send_errors = 0;        ///< datagrams refused for another reason
   std::uint64_t send_dropped_full = 0;  ///< datagrams dropped: socket buffer full (never waited)
   std::uint64_t non_finite = 0;         ///< states not sent: a value was NaN or infinite
+  friend bool operator==(const StateSendCounters&, const StateSendCounters&) = default;
 };
 
 /// The simulation thread's sender of the state stream. Constructed at setup (it holds its

@@ -23,11 +23,15 @@ timespec to_timespec(std::int64_t ns) noexcept {
 
 }  // namespace
 
-std::int64_t MonotonicClock::now() noexcept {
+std::int64_t monotonic_now_ns() noexcept {
   timespec ts{};
   // CLOCK_MONOTONIC cannot fail on Linux with a valid pointer; it is served by the vDSO
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * kNsPerSecond + ts.tv_nsec;
+}
+
+std::int64_t MonotonicClock::now() noexcept {
+  return monotonic_now_ns();
 }
 
 void MonotonicClock::sleep_until(std::int64_t deadline_ns) noexcept {

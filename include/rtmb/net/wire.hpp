@@ -275,6 +275,7 @@ struct PacketCounters {
   [[nodiscard]] std::uint64_t accepted() const noexcept { return count(PacketStatus::kOk); }
   /// Datagrams dropped for any reason, sequencing included.
   [[nodiscard]] std::uint64_t rejected() const noexcept { return received - accepted(); }
+  friend bool operator==(const PacketCounters&, const PacketCounters&) = default;
 };
 
 /// Ordering of one sender's datagrams: accepts only sequence numbers newer than every one

@@ -38,6 +38,10 @@ concept LoopClock = requires(C& clock, std::int64_t deadline_ns) {
   noexcept;
 };
 
+/// CLOCK_MONOTONIC now [ns]: the loop's clock, the clock of Tick::deadline_ns and of input
+/// arrival times (std::chrono::steady_clock on Linux reads the same clock). RT-safe (vDSO).
+[[nodiscard]] std::int64_t monotonic_now_ns() noexcept;
+
 /// The real clock: CLOCK_MONOTONIC, absolute-deadline sleeps with an optional final spin.
 /// now() and sleep_until() are RT-safe in the loop's sense: no allocation, lock or exception;
 /// sleep_until makes the clock_nanosleep system call, which is the point of it.
