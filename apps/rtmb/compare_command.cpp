@@ -247,9 +247,9 @@ void add_compare_command(CLI::App& app, CompareOptions& o, int* exit_code) {
       "--methods", o.methods,
       std::string("Comma-separated METHOD:STABILIZER pairs (default: ") + kDefaultCombos + ")");
   cmd->add_option("--t-end", o.t_end, "End time [s] (default: the model's)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--dt", o.dt, "Fixed step [s] (default: the model's)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--out", o.out, "Output directory")->capture_default_str();
 }
 

@@ -86,7 +86,7 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
       ->check(CLI::Range(1e-3, kMaxRateHz));
   cmd->add_option("--duration", o.duration_s, "How long to send inputs [s]")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--channel", o.channel,
                   "Input channel, by name (f0, ...) or index (default: the first)");
   cmd->add_option("--impair", o.impair,

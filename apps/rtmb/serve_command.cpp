@@ -96,9 +96,9 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
   cmd->add_option("--rate", o.rate_hz,
                   "Loop rate [Hz] (default: 1/dt of the model; lower: "
                   "several engine steps per tick)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--duration", o.duration_s, "Stop after this many seconds (default: Ctrl-C)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--bind", o.bind, "IPv4 address to listen on")->capture_default_str();
   cmd->add_option("--port", o.port,
                   "TCP control port, also the UDP port if non-zero (0: chosen by the OS)")
