@@ -399,10 +399,23 @@ int run_offline(const RunOptions& o) {
     }
     std::printf("%s\n", json.str().c_str());
     if (failed) {
-      std::fprintf(stderr,
-                   "rtmb run: integration failed at t = %.9g (%s); try a smaller --dt or "
-                   "a stabilizer\n",
-                   s.t, flag_names(tally.flags).c_str());
+      if (is_implicit(settings.method)) {
+        // issue 15: for an implicit index-3 method a smaller dt worsens the conditioning of the
+        // iteration matrix (its constraint rows scale like 1/dt^2; Bottasso, Bauchau & Cardona
+        // 2007) and a stabilizer is refused; what helps is letting Newton stop earlier or run
+        // longer
+        std::fprintf(stderr,
+                     "rtmb run: integration failed at t = %.9g (%s); the Newton iteration of "
+                     "%s did not converge: try a looser --newton-tol (now %g) or more "
+                     "--newton-iter (now %d)\n",
+                     s.t, flag_names(tally.flags).c_str(), to_string(settings.method).data(),
+                     settings.implicit.newton_tolerance, settings.implicit.newton_max_iterations);
+      } else {
+        std::fprintf(stderr,
+                     "rtmb run: integration failed at t = %.9g (%s); try a smaller --dt or "
+                     "a stabilizer\n",
+                     s.t, flag_names(tally.flags).c_str());
+      }
       return 3;
     }
     return 0;

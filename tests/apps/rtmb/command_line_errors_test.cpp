@@ -6,6 +6,7 @@
 // step that takes no step are refused; --help and --version still exit 0.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "tests/support/run_binary.hpp"
@@ -101,6 +102,40 @@ TEST(CommandLineErrors, HelpAndVersionStillExit0) {
   const CommandResult version = run_rtmb("--version");
   EXPECT_EQ(version.exit_code, 0) << version.out;
   EXPECT_TRUE(contains_all(version.out, {"rtmb 0.1.0"}));
+}
+
+TEST(CommandLineErrors, ImplicitNewtonFailureHintsAtTheNewtonToleranceNotAtDt) {
+  // a smaller --dt fails sooner for an index-3 method and a stabilizer is refused (issue 15)
+  const CommandResult r = run_rtmb("run four_bar --method midpoint --quiet");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_TRUE(contains_all(r.out, {"not_converged", "try a looser --newton-tol (now 1e-08)",
+                                   "more --newton-iter (now 100)"}));
+  EXPECT_EQ(r.out.find("smaller --dt"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("a stabilizer"), std::string::npos) << r.out;
+  EXPECT_EQ(r.last_line.front(), '{') << r.out;  // the JSON line stays last
+
+  // and the hint is right: the looser tolerance runs the same mechanism 10x further
+  const CommandResult looser = run_rtmb("run four_bar --method midpoint --newton-tol 1e-6 --quiet");
+  EXPECT_GT(rtmb::testing::json_number(looser.last_line, "t"),
+            10.0 * rtmb::testing::json_number(r.last_line, "t"))
+      << looser.out;
+}
+
+TEST(CommandLineErrors, ExplicitFailureKeepsTheDtAndStabilizerHint) {
+  const CommandResult r =
+      run_rtmb("run andrews --method euler --stabilizer none --dt 0.001 --t-end 0.05 --quiet");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_TRUE(contains_all(r.out, {"non_finite", "try a smaller --dt or a stabilizer"}));
+}
+
+TEST(CommandLineErrors, CompareRefusesAnInvalidCombinationBeforeCreatingItsFolder) {
+  // issue 15: midpoint:pstab aborted (exit 134) and left an empty folder
+  const std::string dir = ::testing::TempDir() + "rtmb_compare_refused";
+  std::filesystem::remove_all(dir);
+  const CommandResult r = run_rtmb("compare four_bar --methods midpoint:pstab --out " + dir);
+  EXPECT_TRUE(bad_input_in_one_line(r));
+  EXPECT_TRUE(contains_all(r.out, {"midpoint:pstab", "use stabilizer none"}));
+  EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
 }  // namespace
