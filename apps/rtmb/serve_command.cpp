@@ -21,6 +21,7 @@
 
 #include "apps/rtmb/app_common.hpp"
 #include "apps/rtmb/demo_client.hpp"
+#include "apps/rtmb/serve_outcome.hpp"
 #include "apps/rtmb/subcommand.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/model_file.hpp"
@@ -343,7 +344,8 @@ int serve(const ServeOptions& o) {
                 server->record_complete() ? "" : "  (INCOMPLETE: replay will not be exact)");
     if (!server->record_complete()) return 1;
   }
-  return 0;
+  return report_serve_outcome(server->stop_reason(), c, h.compute.summarize(),
+                              server->schema().rate_hz, config.halt_after_overruns);
 }
 
 }  // namespace rtmb::app
