@@ -22,6 +22,7 @@
 #include "apps/rtmb/app_common.hpp"
 #include "apps/rtmb/demo_client.hpp"
 #include "apps/rtmb/serve_outcome.hpp"
+#include "apps/rtmb/serve_rate.hpp"
 #include "apps/rtmb/subcommand.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/model_file.hpp"
@@ -177,6 +178,11 @@ int serve(const ServeOptions& o) {
     std::fprintf(stderr, "rtmb serve: %s: %s\n", config.model_file->path.c_str(), note.c_str());
   }
   config.rate_hz = o.rate_hz;
+  if (const std::string why = rate_mismatch(o.rate_hz, config.model_file->settings.dt);
+      !why.empty()) {
+    std::fprintf(stderr, "rtmb serve: %s\n", why.c_str());
+    return 2;
+  }
   config.bind_address = o.bind;
   config.tcp_port = static_cast<std::uint16_t>(o.port);
   config.udp_port = static_cast<std::uint16_t>(o.port);
