@@ -134,7 +134,7 @@ void Server::Impl::start_recording(SimBundle& bundle) {
   h.model_channels = model.system().n_inputs() > 0;
   h.n_inputs = h.model_channels ? model.system().n_inputs() : model.system().n_v();
   h.build = build_id();
-  recorder = std::make_unique<Recorder>(h.n_inputs);
+  recorder = std::make_unique<Recorder>(h.n_inputs, h.dt);
   record_writer = std::make_unique<RecordWriter>(config.record_path, h, *recorder);
   bundle.runner->set_recorder(recorder.get());
 }

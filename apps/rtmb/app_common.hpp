@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "apps/rtmb/number_checks.hpp"
+
 namespace rtmb::app {
 
 /// True when a MODEL argument names a model file rather than a built-in mechanism: it contains a

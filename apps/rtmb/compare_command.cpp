@@ -247,9 +247,8 @@ void add_compare_command(CLI::App& app, CompareOptions& o, int* exit_code) {
       "--methods", o.methods,
       std::string("Comma-separated METHOD:STABILIZER pairs (default: ") + kDefaultCombos + ")");
   cmd->add_option("--t-end", o.t_end, "End time [s] (default: the model's)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--dt", o.dt, "Fixed step [s] (default: the model's)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
+  cmd->add_option("--dt", o.dt, "Fixed step [s] (default: the model's)")->check(kPositiveNumber);
   cmd->add_option("--out", o.out, "Output directory")->capture_default_str();
 }
 
@@ -269,6 +268,17 @@ int run_compare(const CompareOptions& o) {
   }
   const double dt = o.dt > 0.0 ? o.dt : info->default_dt;
   const double t_end = o.t_end > 0.0 ? o.t_end : info->default_t_end;
+  // every combination must build before any output exists (issue 15: midpoint:pstab threw out
+  // of main and left an empty folder)
+  for (const Combo& c : combos) {
+    try {
+      (void)Model(make_mechanism(o.model), settings_for(c, dt));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rtmb compare: %s:%s: %s\n", c.method.c_str(), c.stabilizer.c_str(),
+                   e.what());
+      return 2;
+    }
+  }
   const std::filesystem::path dir(o.out);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

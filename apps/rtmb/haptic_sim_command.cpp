@@ -187,13 +187,13 @@ void add_haptic_sim_command(CLI::App& app, HapticSimOptions& o, int* exit_code) 
       ->check(CLI::Range(1e-3, 3600.0));
   cmd->add_option("--device-mass", o.device_mass, "Device mass [kg]")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--hand-stiffness", o.hand_stiffness, "Hand spring [N/m]")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegativeNumber);
   cmd->add_option("--hand-damping", o.hand_damping, "Hand damper [N s/m]")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegativeNumber);
   cmd->add_option("--start", o.start, "Device and hand start X,Y [m]")
       ->delimiter(',')
       ->expected(2)
@@ -204,12 +204,12 @@ void add_haptic_sim_command(CLI::App& app, HapticSimOptions& o, int* exit_code) 
       ->capture_default_str();
   cmd->add_option("--approach", o.approach_s, "Time of the hand's approach [s]")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegativeNumber);
   cmd->add_option("--amplitude", o.amplitude, "Hand oscillation along the press direction [m]")
       ->capture_default_str();
   cmd->add_option("--frequency", o.frequency, "Hand oscillation frequency [Hz]")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegativeNumber);
   cmd->add_option("--force", o.force, "Name of the haptic_force output")->capture_default_str();
   cmd->add_option("--x-channel", o.x_channel, "Input channel of the device x")
       ->capture_default_str();

@@ -17,7 +17,10 @@
 // Impairment (--impair) emulates the network on the device side: datagrams wait in a local
 // queue for delay + uniform(-jitter, +jitter) ms (never less than zero, so jitter can reorder
 // them) and are dropped with probability loss, from a fixed RNG seed. The sender time is taken
-// when the device creates the datagram, so the emulated delay is part of the RTT.
+// when the device creates the datagram, so the emulated delay is part of the RTT; each input's
+// own delay is kept and subtracted for the engine's share (engine_rtt), which the floor compares
+// with. The loss is applied once, device -> server: an input is dropped with probability loss,
+// so the expected fraction of inputs that never reach the server is loss itself.
 //
 // Floor. After the engine run (server stopped), a plain UDP ping-pong on loopback: an echo
 // thread on one socket, a pinger on another, datagrams of the input's size, same rate and count.
@@ -91,6 +94,8 @@ EngineResult run_engine(Client& client,
   std::uint64_t states = 0, gaps = 0;
   std::atomic<bool> receive_failed{false};
   std::vector<std::int64_t> sent_at(static_cast<std::size_t>(count) + 1, 0);
+  std::vector<std::int64_t> delay_ns(static_cast<std::size_t>(count) + 1, 0);  // emulated
+  std::uint64_t impair_dropped = 0;
   std::thread receiver([&] {
     StateMessage m;
     std::optional<std::uint64_t> last_sequence;
@@ -130,6 +135,7 @@ EngineResult run_engine(Client& client,
       m.sample_count = 1;
       m.samples[0] = InputSample{channel, 0.0};
       sent_at[static_cast<std::size_t>(next)] = m.header.sender_time_ns;
+      delay_ns[static_cast<std::size_t>(next)] = 0;
       Held h;
       h.size = encode_input(m, h.bytes);
       if (!imp.active()) {
@@ -137,9 +143,13 @@ EngineResult run_engine(Client& client,
       } else if (uniform(rng) >= imp.loss) {
         const double delay_ms =
             std::max(0.0, imp.delay_ms + imp.jitter_ms * (2.0 * uniform(rng) - 1.0));
-        const auto release = now + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double, std::milli>(delay_ms));
-        held.emplace(release, h);
+        const auto delay = std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double, std::milli>(delay_ms));
+        delay_ns[static_cast<std::size_t>(next)] =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(delay).count();
+        held.emplace(now + delay, h);
+      } else {
+        ++impair_dropped;
       }
     }
     while (!held.empty() && held.begin()->first <= Clock::now()) {
@@ -160,18 +170,23 @@ EngineResult run_engine(Client& client,
   r.state_gaps = gaps;
   r.reordered = client.state_counters().count(PacketStatus::kOutOfOrder) +
                 client.state_counters().count(PacketStatus::kDuplicate);
+  r.impair_dropped = impair_dropped;
   std::vector<bool> seen(sent_at.size(), false);
   std::vector<double> rtt_us;
+  std::vector<double> engine_us;
   rtt_us.reserve(echoes.size());
+  engine_us.reserve(echoes.size());
   for (const EchoRecord& e : echoes) {
     if (e.sequence == 0 || e.sequence > count) continue;
     const auto i = static_cast<std::size_t>(e.sequence);
     if (seen[i] || sent_at[i] != e.sender_time_ns) continue;
     seen[i] = true;
     rtt_us.push_back(static_cast<double>(e.received_ns - e.sender_time_ns) * 1e-3);
+    engine_us.push_back(static_cast<double>(e.received_ns - e.sender_time_ns - delay_ns[i]) * 1e-3);
   }
   r.echoed = rtt_us.size();
   r.rtt = percentiles(std::move(rtt_us));
+  r.engine_rtt = percentiles(std::move(engine_us));
   return r;
 }
 

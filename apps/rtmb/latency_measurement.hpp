@@ -24,7 +24,13 @@ struct EngineResult {
   std::uint64_t reordered = 0;   ///< state datagrams rejected as out of order or duplicate
   std::uint64_t state_gaps = 0;  ///< state sequence numbers skipped (lost state datagrams)
   std::uint64_t states = 0;      ///< state datagrams accepted
-  RttSummary rtt;
+  /// Inputs the --impair emulation dropped (each input is dropped at most once, on its way to
+  /// the server; the state stream is not impaired).
+  std::uint64_t impair_dropped = 0;
+  RttSummary rtt;  ///< input -> state, the emulated delay included
+  /// rtt less each input's own emulated delay: the engine's and the loopback's share, what the
+  /// floor compares with (issue 15: the delay was counted as the engine's)
+  RttSummary engine_rtt;
 };
 
 /// The emulated device: sends inputs to `channel` at rate_hz for duration_s, through the

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 
@@ -20,8 +21,9 @@ void add_replay_command(CLI::App& app, ReplayOptions& o, int* exit_code) {
   CLI::App* cmd = add_subcommand(
       app, "replay",
       "Re-run a record of 'rtmb serve --record FILE' offline and check that every state is "
-      "reproduced bit for bit (the state hashes are compared and printed). Exit status 0: "
-      "identical, 1: different, 2: unusable file.",
+      "reproduced bit for bit (the state hashes are compared and printed; a file cut by a crash "
+      "is checked up to its last checkpoint). Exit status 0: identical, 1: different, 2: "
+      "unusable file, 3: cut, every checkpoint before the cut identical.",
       exit_code, [&o] { return replay_record(o); });
   cmd->add_option("file", o.file, "Record file")->required();
   cmd->add_flag("--quiet", o.quiet, "No progress line");
@@ -40,9 +42,10 @@ int replay_record(const ReplayOptions& o) {
               h.model_text.empty() ? h.mechanism.c_str() : h.model_path.c_str(),
               h.model_text.empty() ? "built-in" : "model text in the record", h.method.c_str(),
               h.stabilizer.c_str(), h.dt);
-  std::printf("  %lld steps (%.3f s simulated), %zu input entries, recorded by %s\n",
-              static_cast<long long>(rec.steps), static_cast<double>(rec.steps) * h.dt,
-              rec.entries.size(), h.build.c_str());
+  std::printf("  %lld steps%s (%.3f s simulated), %zu entries, recorded by %s\n",
+              static_cast<long long>(rec.steps), rec.complete ? "" : " to the last checkpoint",
+              static_cast<double>(rec.steps) * h.dt, rec.entries.size(), h.build.c_str());
+  if (!rec.complete) std::printf("  CUT: %s\n", rec.cut_reason.c_str());
   if (h.build != build_id()) {
     std::printf("  note: this is %s; bit-for-bit reproduction is only promised on the same build\n",
                 build_id().c_str());
@@ -68,6 +71,22 @@ int replay_record(const ReplayOptions& o) {
   std::printf("  state hash: recorded %016llx, replayed %016llx (%lld steps in %.2f s wall)\n",
               static_cast<unsigned long long>(rec.state_hash),
               static_cast<unsigned long long>(r.state_hash), static_cast<long long>(r.steps), wall);
+  if (r.first_mismatch_step >= 0) {
+    std::printf("  DIFFERENT: the first differing checkpoint is after step %lld (t = %.6g s)\n",
+                static_cast<long long>(r.first_mismatch_step),
+                static_cast<double>(r.first_mismatch_step) * h.dt);
+    return 1;
+  }
+  if (!rec.complete) {
+    // what a crash left: every complete entry up to the last checkpoint replayed and verified
+    std::printf(
+        "  cut at byte %zu: %lld checkpoints verified, identical through step %lld (t = %.6g s; "
+        "recorded at monotonic %.6f s); the entries after it cannot be verified\n",
+        rec.cut_at, static_cast<long long>(r.checkpoints), static_cast<long long>(r.steps),
+        static_cast<double>(r.steps) * h.dt,
+        rec.last_checkpoint_ns < 0 ? NAN : 1e-9 * static_cast<double>(rec.last_checkpoint_ns));
+    return r.identical ? 3 : 1;
+  }
   if (rec.dropped > 0) {
     std::printf("  NOT REPRODUCIBLE: %llu input entries could not be written while recording\n",
                 static_cast<unsigned long long>(rec.dropped));

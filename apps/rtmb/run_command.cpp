@@ -136,28 +136,27 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
                              "partition"}));
   run->add_option("--gamma1", o.settings.gamma1,
                   "Baumgarte velocity gain [1/s]: g'' + g1 g' + g2 g = 0")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegativeNumber);
   run->add_option("--gamma2", o.settings.gamma2, "Baumgarte position gain [1/s^2]")
-      ->check(CLI::NonNegativeNumber);
-  run->add_option("--dt", o.dt, "Fixed step [s] (default: the model's)")
-      ->check(CLI::PositiveNumber);
+      ->check(kNonNegativeNumber);
+  run->add_option("--dt", o.dt, "Fixed step [s] (default: the model's)")->check(kPositiveNumber);
   run->add_option("--t-end", o.t_end, "End time [s] (default: the model's)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   run->add_option("--rtol", o.rtol, "dopri5 relative tolerance")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   run->add_option("--atol", o.atol, "dopri5 absolute tolerance (default rtol/10)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   run->add_option("--datol", o.settings.datol,
                   "pstab/sboth: skip stabilization while drift <= DATOL")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegativeNumber);
   run->add_option("--proj-tol", o.settings.projection_tolerance, "project: target ||g||inf")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   run->add_option("--proj-iter", o.settings.projection_max_iterations,
                   "project: max corrections per step")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   run->add_flag("--mass-weighted", o.settings.correction_mass_weighted,
                 "dc-b/dc-c/dc-d: mass-weighted instead of unweighted minimum-norm corrections");
   run->add_option("--solver", o.solver,
@@ -169,15 +168,15 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
   run->add_option("--csv", o.csv, "Write t, q, v, drifts and energy to this CSV file");
   run->add_option("--every", o.every, "CSV: one row every N steps")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   run->add_option("--n", o.mechanism.chain_links, "chain: number of links")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   run->add_flag("--loop", o.mechanism.chain_loop, "chain: pin the tip (closed loop)");
   run->add_option("--omega", o.mechanism.robot_omega,
                   "robot_sine: frequency of the tip path sin^2(omega t) [rad/s]")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   run->add_option("--family", o.family, "gsssss: sub-family u0 | v0 (Hoitink 2011)")
       ->capture_default_str()
       ->check(CLI::IsMember({"u0", "v0"}));
@@ -198,11 +197,11 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
   run->add_option("--newton-tol", o.settings.implicit.newton_tolerance,
                   "implicit: Newton increment tolerance")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   run->add_option("--newton-iter", o.settings.implicit.newton_max_iterations,
                   "implicit: max Newton iterations")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   run->add_flag("--modified-newton", o.settings.implicit.modified_newton,
                 "implicit: reuse the factored iteration matrix across iterations and steps");
   run->add_flag("--newton-strict", o.newton_strict,
@@ -293,6 +292,14 @@ int run_offline(const RunOptions& o) {
   // body models in files have no customary horizon: 1 s
   const double t_end = o.t_end > 0.0 ? o.t_end : (info != nullptr ? info->default_t_end : 1.0);
   const bool adaptive = settings.method == Method::kDopri5;
+  // a step longer than the run would take no step at all and still report "ok": refuse it
+  if (!adaptive && !(settings.dt <= t_end)) {
+    std::fprintf(stderr,
+                 "rtmb run: --dt %g s is longer than the run (--t-end %g s): no step would be "
+                 "taken; give a --dt <= %g\n",
+                 settings.dt, t_end, t_end);
+    return 2;
+  }
 
   try {
     const Model model(system, settings);
@@ -392,10 +399,23 @@ int run_offline(const RunOptions& o) {
     }
     std::printf("%s\n", json.str().c_str());
     if (failed) {
-      std::fprintf(stderr,
-                   "rtmb run: integration failed at t = %.9g (%s); try a smaller --dt or "
-                   "a stabilizer\n",
-                   s.t, flag_names(tally.flags).c_str());
+      if (is_implicit(settings.method)) {
+        // issue 15: for an implicit index-3 method a smaller dt worsens the conditioning of the
+        // iteration matrix (its constraint rows scale like 1/dt^2; Bottasso, Bauchau & Cardona
+        // 2007) and a stabilizer is refused; what helps is letting Newton stop earlier or run
+        // longer
+        std::fprintf(stderr,
+                     "rtmb run: integration failed at t = %.9g (%s); the Newton iteration of "
+                     "%s did not converge: try a looser --newton-tol (now %g) or more "
+                     "--newton-iter (now %d)\n",
+                     s.t, flag_names(tally.flags).c_str(), to_string(settings.method).data(),
+                     settings.implicit.newton_tolerance, settings.implicit.newton_max_iterations);
+      } else {
+        std::fprintf(stderr,
+                     "rtmb run: integration failed at t = %.9g (%s); try a smaller --dt or "
+                     "a stabilizer\n",
+                     s.t, flag_names(tally.flags).c_str());
+      }
       return 3;
     }
     return 0;

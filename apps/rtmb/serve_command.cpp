@@ -21,6 +21,8 @@
 
 #include "apps/rtmb/app_common.hpp"
 #include "apps/rtmb/demo_client.hpp"
+#include "apps/rtmb/serve_outcome.hpp"
+#include "apps/rtmb/serve_rate.hpp"
 #include "apps/rtmb/subcommand.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/model_file.hpp"
@@ -96,9 +98,9 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
   cmd->add_option("--rate", o.rate_hz,
                   "Loop rate [Hz] (default: 1/dt of the model; lower: "
                   "several engine steps per tick)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--duration", o.duration_s, "Stop after this many seconds (default: Ctrl-C)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--bind", o.bind, "IPv4 address to listen on")->capture_default_str();
   cmd->add_option("--port", o.port,
                   "TCP control port, also the UDP port if non-zero (0: chosen by the OS)")
@@ -176,6 +178,11 @@ int serve(const ServeOptions& o) {
     std::fprintf(stderr, "rtmb serve: %s: %s\n", config.model_file->path.c_str(), note.c_str());
   }
   config.rate_hz = o.rate_hz;
+  if (const std::string why = rate_mismatch(o.rate_hz, config.model_file->settings.dt);
+      !why.empty()) {
+    std::fprintf(stderr, "rtmb serve: %s\n", why.c_str());
+    return 2;
+  }
   config.bind_address = o.bind;
   config.tcp_port = static_cast<std::uint16_t>(o.port);
   config.udp_port = static_cast<std::uint16_t>(o.port);
@@ -343,7 +350,8 @@ int serve(const ServeOptions& o) {
                 server->record_complete() ? "" : "  (INCOMPLETE: replay will not be exact)");
     if (!server->record_complete()) return 1;
   }
-  return 0;
+  return report_serve_outcome(server->stop_reason(), c, h.compute.summarize(),
+                              server->schema().rate_hz, config.halt_after_overruns);
 }
 
 }  // namespace rtmb::app

@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "apps/rtmb/number_checks.hpp"
+
 namespace rtmb::app {
 
 /// Adds subcommand `name` to app; when it is given, run() runs after parsing and its result is

@@ -11,7 +11,9 @@
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -24,7 +26,9 @@ namespace rtmb {
 namespace {
 
 constexpr char kMagic[8] = {'R', 'T', 'M', 'B', 'R', 'E', 'C', '1'};
-constexpr std::uint32_t kVersion = 1;
+// version 2 added checkpoint entries (kind 3); version 1 files have none and still read
+constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kOldestVersion = 1;
 constexpr std::uint8_t kEndKind = 9;
 
 // FNV-1a 32 over bytes: the checksum of the header and of every entry. Not cryptographic; it
@@ -59,6 +63,13 @@ class Bytes {
   std::vector<unsigned char> data;
 };
 
+// The file ends before what is being read: a cut, which read_record reports rather than throws
+// once the header is complete.
+class Truncated : public RecordError {
+ public:
+  using RecordError::RecordError;
+};
+
 class Reader {
  public:
   Reader(const std::vector<unsigned char>& d, std::string file) : d_(d), file_(std::move(file)) {}
@@ -80,8 +91,9 @@ class Reader {
   }
   void need(std::size_t n, const char* what) const {
     if (d_.size() - pos_ < n) {
-      fail(std::string("truncated: the file ends inside ") + what +
-           " (the recording did not finish, or the file was cut)");
+      throw Truncated(file_ + ": byte " + std::to_string(pos_) +
+                      ": truncated: the file ends inside " + what +
+                      " (the recording did not finish, or the file was cut)");
     }
   }
   [[noreturn]] void fail(const std::string& why) const { fail_at(pos_, why); }
@@ -123,10 +135,13 @@ std::string build_id() {
 
 // ---- Recorder (simulation thread) -------------------------------------------------------------
 
-Recorder::Recorder(int n_inputs) : n_inputs_(n_inputs), ring_(std::make_unique<Ring>()) {
+Recorder::Recorder(int n_inputs, double dt) : n_inputs_(n_inputs), ring_(std::make_unique<Ring>()) {
   if (n_inputs < 0 || n_inputs > kRecordMaxInputs) {
     throw std::invalid_argument("record: " + std::to_string(n_inputs) + " inputs (at most " +
                                 std::to_string(kRecordMaxInputs) + ")");
+  }
+  if (dt > 0.0) {
+    checkpoint_every_ = std::max<std::int64_t>(1, std::llround(kCheckpointSeconds / dt));
   }
   last_.count = static_cast<std::uint32_t>(n_inputs);  // u = 0 before any input
 }
@@ -157,7 +172,21 @@ void Recorder::reset() noexcept {
 void Recorder::stepped(const State& s) noexcept {
   state_hash_.add(s);
   hash_.store(state_hash_.value(), std::memory_order_release);
-  steps_.store(steps_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  const std::int64_t steps = steps_.load(std::memory_order_relaxed) + 1;
+  steps_.store(steps, std::memory_order_release);
+  if (checkpoint_every_ > 0 && steps % checkpoint_every_ == 0) {
+    RecordEntry e;
+    e.kind = RecordEntry::kCheckpoint;
+    e.step = steps;
+    e.count = 2;
+    const std::uint64_t h = state_hash_.value();
+    const std::int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now().time_since_epoch())
+                                .count();
+    std::memcpy(&e.values[0], &h, sizeof h);
+    std::memcpy(&e.values[1], &ns, sizeof ns);
+    (void)ring_->try_push(e);  // a refused push is counted by the ring (dropped())
+  }
 }
 
 // ---- RecordWriter -------------------------------------------------------------------------------
@@ -216,7 +245,11 @@ void RecordWriter::drain() {
     ++written_;
   }
   if (b.data.empty() || file_ == nullptr) return;
-  if (std::fwrite(b.data.data(), 1, b.data.size(), file_) != b.data.size()) ++errors_;
+  // flushed at once: what reached the kernel survives a SIGKILL of the server (issue 15)
+  if (std::fwrite(b.data.data(), 1, b.data.size(), file_) != b.data.size() ||
+      std::fflush(file_) != 0) {
+    ++errors_;
+  }
 }
 
 bool RecordWriter::finish() {
@@ -244,6 +277,71 @@ bool RecordWriter::finish() {
 
 // ---- reading ------------------------------------------------------------------------------------
 
+namespace {
+
+// Reads one entry at `start` into rec.entries, or the end record into rec; true at the end
+// record.
+bool read_entry(
+    Reader& r, const RecordHeader& h, std::size_t start, std::int64_t& last_step, RecordFile& rec) {
+  {
+    const auto kind = r.get<std::uint8_t>("an entry");
+    (void)r.get<std::array<std::uint8_t, 3>>("an entry");
+    const auto count = r.get<std::uint32_t>("an entry");
+    if (kind == kEndKind) {
+      rec.steps = r.get<std::int64_t>("the end record");
+      rec.state_hash = r.get<std::uint64_t>("the end record");
+      rec.dropped = r.get<std::uint64_t>("the end record");
+      const auto entries = r.get<std::uint64_t>("the end record");
+      const std::uint32_t want = fnv32(r.at(start), r.pos() - start);
+      if (r.get<std::uint32_t>("the end record") != want) {
+        r.fail_at(start, "end record checksum mismatch: the end record is corrupt");
+      }
+      if (entries != rec.entries.size()) {
+        r.fail_at(start, "the end record counts " + std::to_string(entries) +
+                             " entries, the file has " + std::to_string(rec.entries.size()));
+      }
+      if (rec.steps < last_step)
+        r.fail_at(start, "the end record's step count is before the last entry");
+      if (!r.done()) r.fail("data after the end record");
+      return true;
+    }
+    RecordEntry e;
+    e.kind = kind;
+    e.count = count;
+    e.step = r.get<std::int64_t>("an entry");
+    if (kind != RecordEntry::kInputs && kind != RecordEntry::kReset &&
+        kind != RecordEntry::kCheckpoint) {
+      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": unknown kind " +
+                           std::to_string(kind));
+    }
+    if (kind == RecordEntry::kInputs && count != static_cast<std::uint32_t>(h.n_inputs)) {
+      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": " +
+                           std::to_string(count) + " values, the header says " +
+                           std::to_string(h.n_inputs));
+    }
+    if (kind == RecordEntry::kReset && count != 0) r.fail_at(start, "reset entry with values");
+    if (kind == RecordEntry::kCheckpoint && count != 2) {
+      r.fail_at(start, "checkpoint entry with " + std::to_string(count) + " values, not 2");
+    }
+    for (std::uint32_t i = 0; i < count; ++i) e.values[i] = r.get<double>("an entry");
+    const std::uint32_t want = fnv32(r.at(start), r.pos() - start);
+    if (r.get<std::uint32_t>("an entry's checksum") != want) {
+      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) +
+                           ": checksum mismatch (the entry is corrupt)");
+    }
+    if (e.step < last_step) {
+      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": step " +
+                           std::to_string(e.step) + " is before the previous entry's " +
+                           std::to_string(last_step));
+    }
+    last_step = e.step;
+    rec.entries.push_back(e);
+  }
+  return false;
+}
+
+}  // namespace
+
 RecordFile read_record(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw RecordError(path + ": cannot open: " + std::strerror(errno));
@@ -256,9 +354,9 @@ RecordFile read_record(const std::string& path) {
   }
   (void)r.get<std::array<char, 8>>("the magic");
   const auto version = r.get<std::uint32_t>("the header");
-  if (version != kVersion) {
-    r.fail("record version " + std::to_string(version) + ", this build reads version " +
-           std::to_string(kVersion));
+  if (version < kOldestVersion || version > kVersion) {
+    r.fail("record version " + std::to_string(version) + ", this build reads versions " +
+           std::to_string(kOldestVersion) + " to " + std::to_string(kVersion));
   }
   const auto body_bytes = r.get<std::uint32_t>("the header");
   const std::size_t body_start = r.pos();
@@ -287,60 +385,37 @@ RecordFile read_record(const std::string& path) {
   if (h.n_inputs < 0 || h.n_inputs > kRecordMaxInputs) r.fail("bad input count in the header");
 
   std::int64_t last_step = 0;
-  for (;;) {
-    const std::size_t start = r.pos();
-    if (r.done()) {
-      r.fail("truncated after " + std::to_string(rec.entries.size()) +
-             " entries: no end record (the recording did not finish, or the file was cut)");
-    }
-    const auto kind = r.get<std::uint8_t>("an entry");
-    (void)r.get<std::array<std::uint8_t, 3>>("an entry");
-    const auto count = r.get<std::uint32_t>("an entry");
-    if (kind == kEndKind) {
-      rec.steps = r.get<std::int64_t>("the end record");
-      rec.state_hash = r.get<std::uint64_t>("the end record");
-      rec.dropped = r.get<std::uint64_t>("the end record");
-      const auto entries = r.get<std::uint64_t>("the end record");
-      const std::uint32_t want = fnv32(r.at(start), r.pos() - start);
-      if (r.get<std::uint32_t>("the end record") != want) {
-        r.fail_at(start, "end record checksum mismatch: the end record is corrupt");
+  std::int64_t checkpoint_steps = 0;
+  std::uint64_t checkpoint_hash_value = StateHash{}.value();
+  std::size_t start = r.pos();
+  // a cut: keep every complete entry, replay up to the last checkpoint
+  const auto cut = [&](const std::string& why) {
+    rec.complete = false;
+    rec.cut_at = start;
+    rec.cut_reason = why;
+    rec.steps = checkpoint_steps;
+    rec.state_hash = checkpoint_hash_value;
+    rec.dropped = 0;
+    return rec;
+  };
+  try {
+    for (;;) {
+      start = r.pos();
+      if (r.done()) {
+        return cut(path + ": byte " + std::to_string(start) + ": truncated after " +
+                   std::to_string(rec.entries.size()) +
+                   " entries: no end record (the recording did not finish, or the file was cut)");
       }
-      if (entries != rec.entries.size()) {
-        r.fail_at(start, "the end record counts " + std::to_string(entries) +
-                             " entries, the file has " + std::to_string(rec.entries.size()));
+      if (read_entry(r, h, start, last_step, rec)) return rec;
+      const RecordEntry& e = rec.entries.back();
+      if (e.kind == RecordEntry::kCheckpoint) {
+        checkpoint_steps = e.step;
+        checkpoint_hash_value = checkpoint_hash(e);
+        rec.last_checkpoint_ns = checkpoint_time_ns(e);
       }
-      if (rec.steps < last_step)
-        r.fail_at(start, "the end record's step count is before the last entry");
-      if (!r.done()) r.fail("data after the end record");
-      return rec;
     }
-    RecordEntry e;
-    e.kind = kind;
-    e.count = count;
-    e.step = r.get<std::int64_t>("an entry");
-    if (kind != RecordEntry::kInputs && kind != RecordEntry::kReset) {
-      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": unknown kind " +
-                           std::to_string(kind));
-    }
-    if (kind == RecordEntry::kInputs && count != static_cast<std::uint32_t>(h.n_inputs)) {
-      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": " +
-                           std::to_string(count) + " values, the header says " +
-                           std::to_string(h.n_inputs));
-    }
-    if (kind == RecordEntry::kReset && count != 0) r.fail_at(start, "reset entry with values");
-    for (std::uint32_t i = 0; i < count; ++i) e.values[i] = r.get<double>("an entry");
-    const std::uint32_t want = fnv32(r.at(start), r.pos() - start);
-    if (r.get<std::uint32_t>("an entry's checksum") != want) {
-      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) +
-                           ": checksum mismatch (the entry is corrupt)");
-    }
-    if (e.step < last_step) {
-      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": step " +
-                           std::to_string(e.step) + " is before the previous entry's " +
-                           std::to_string(last_step));
-    }
-    last_step = e.step;
-    rec.entries.push_back(e);
+  } catch (const Truncated& e) {
+    return cut(e.what());
   }
 }
 
@@ -374,11 +449,18 @@ ReplayResult replay(const RecordFile& rec,
   std::vector<double> zeros(static_cast<std::size_t>(h.n_inputs), 0.0);
   std::size_t next = 0;
   const std::int64_t every = std::max<std::int64_t>(1, rec.steps / 100);
-  for (std::int64_t k = 0; k < rec.steps; ++k) {
-    // everything recorded "before step k": resets, then the inputs that act from step k on
+  ReplayResult out;
+  for (std::int64_t k = 0;; ++k) {
+    // everything recorded "before step k": the checkpoint after k steps, resets, then the inputs
+    // that act from step k on
     while (next < rec.entries.size() && rec.entries[next].step == k) {
       const RecordEntry& e = rec.entries[next++];
-      if (e.kind == RecordEntry::kReset) {
+      if (e.kind == RecordEntry::kCheckpoint) {
+        ++out.checkpoints;
+        if (checkpoint_hash(e) != hash.value() && out.first_mismatch_step < 0) {
+          out.first_mismatch_step = k;
+        }
+      } else if (e.kind == RecordEntry::kReset) {
         state = initial;
         u.setZero();
         if (h.model_channels) set_inputs(ws, zeros);
@@ -388,14 +470,15 @@ ReplayResult replay(const RecordFile& rec,
         for (int i = 0; i < h.n_inputs; ++i) u[i] = e.values[static_cast<std::size_t>(i)];
       }
     }
+    if (k >= rec.steps) break;
     (void)step(model, state, ws);
     hash.add(state);
     if (progress && (k + 1) % every == 0) progress(k + 1);
   }
-  ReplayResult out;
   out.steps = rec.steps;
   out.state_hash = hash.value();
-  out.identical = rec.dropped == 0 && out.state_hash == rec.state_hash;
+  out.identical =
+      rec.dropped == 0 && out.state_hash == rec.state_hash && out.first_mismatch_step < 0;
   out.final_state = state;
   return out;
 }

@@ -34,7 +34,7 @@ TEST(LatencyCommand, JsonSummaryIsCompleteAndConsistent) {
   const double echoed = json_number(j, "echoed");
   EXPECT_GT(sent, 0.0) << j;
   EXPECT_GT(echoed, 0.0) << j;
-  EXPECT_EQ(echoed + json_number(j, "lost"), sent) << j;
+  EXPECT_EQ(echoed + json_number(j, "lost") + json_number(j, "replaced"), sent) << j;
   for (const char* prefix : {"rtt", "floor"}) {
     const std::string p(prefix);
     const double p50 = json_number(j, p + "_p50_us");
@@ -57,6 +57,27 @@ TEST(LatencyCommand, FullLossEchoesNothing) {
   EXPECT_GT(json_number(j, "sent"), 0.0) << j;
   EXPECT_EQ(json_number(j, "echoed"), 0.0) << j;
   EXPECT_EQ(json_number(j, "lost"), json_number(j, "sent")) << j;
+}
+
+// issue 15: loss=0.05 was reported as 33.6 % lost, counting inputs a newer one replaced in the
+// same tick, and the emulated delay counted as the engine's share. The loss is applied once,
+// device -> server (apps/rtmb/latency_measurement.cpp), so the lost fraction is a binomial with
+// p = 0.05 over n = 2000 inputs: sigma = sqrt(p (1 - p) / n) = 0.49 %; the band is 4 sigma.
+TEST(LatencyCommand, LossIsTheEmulatedLossAndTheDelayIsNotTheEngines) {
+  const CommandResult r =
+      run_rtmb("latency --rate 1000 --duration 2 --impair loss=0.05,delay=2 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string& j = r.last_line;
+  const double sent = json_number(j, "sent");
+  const double lost = json_number(j, "lost");
+  ASSERT_EQ(sent, 2000.0) << j;
+  const double sigma = std::sqrt(0.05 * 0.95 / sent);
+  EXPECT_NEAR(lost / sent, 0.05, 4.0 * sigma) << j;
+  // every input the emulation dropped is lost; what else is lost went missing on loopback
+  EXPECT_GE(lost, json_number(j, "impair_dropped")) << j;
+  EXPECT_EQ(json_number(j, "echoed") + lost + json_number(j, "replaced"), sent) << j;
+  // the engine's share is the RTT less each input's own emulated 2 ms
+  EXPECT_NEAR(json_number(j, "rtt_p50_us") - json_number(j, "engine_rtt_p50_us"), 2000.0, 1.0) << j;
 }
 
 TEST(LatencyCommand, BadImpairmentIsRefused) {
@@ -82,7 +103,10 @@ TEST(LatencyCommand, CompareMeasuresEveryClockModeAgainstOneFloor) {
     const double sent = json_number(j, m + "_sent");
     EXPECT_GT(sent, 0.0) << m << ": " << j;
     EXPECT_GT(json_number(j, m + "_echoed"), 0.0) << m << ": " << j;
-    EXPECT_EQ(json_number(j, m + "_echoed") + json_number(j, m + "_lost"), sent) << j;
+    EXPECT_EQ(json_number(j, m + "_echoed") + json_number(j, m + "_lost") +
+                  json_number(j, m + "_replaced"),
+              sent)
+        << j;
     EXPECT_LE(json_number(j, m + "_rtt_p50_us"), json_number(j, m + "_rtt_p99_us")) << j;
     // the server's side was measured in both modes (the in-process server's histograms)
     EXPECT_GE(json_number(j, m + "_server_input_wait_p50_us"), 0.0) << j;

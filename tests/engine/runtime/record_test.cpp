@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -58,7 +59,7 @@ Recording record_run(const std::string& name, int ticks) {
   State state = initial;
   const int n_v = model.system().n_v();
 
-  Recorder recorder(n_v);
+  Recorder recorder(n_v, model.settings().dt);  // with checkpoints
   RecordHeader h;
   h.model_path = model_path;
   h.model_text = testing::read_text(model_path);
@@ -127,12 +128,23 @@ TEST(RecordReplay, OneChangedInputChangesTheHash) {
   ASSERT_GT(file.entries.size(), 10u);
   // a micro-newton-metre more torque in one recorded sample (a change of one ulp can vanish
   // in the rounding of f + u, which is why the hash compares states, not inputs)
-  RecordEntry& e = file.entries[5];
-  ASSERT_EQ(e.kind, RecordEntry::kInputs);
+  std::size_t k = 5;
+  while (k < file.entries.size() && file.entries[k].kind != RecordEntry::kInputs) ++k;
+  ASSERT_LT(k, file.entries.size());
+  RecordEntry& e = file.entries[k];
   e.values[2] += 1e-6;
   const ReplayResult r = replay_record(file);
   EXPECT_FALSE(r.identical);
   EXPECT_NE(r.state_hash, file.state_hash);
+  // the first checkpoint after the change already differs
+  std::int64_t next_checkpoint = -1;
+  for (std::size_t j = k; j < file.entries.size(); ++j) {
+    if (file.entries[j].kind == RecordEntry::kCheckpoint && file.entries[j].step > e.step) {
+      next_checkpoint = file.entries[j].step;
+      break;
+    }
+  }
+  EXPECT_EQ(r.first_mismatch_step, next_checkpoint);
   std::filesystem::remove(rec.path);
 }
 
@@ -162,22 +174,17 @@ TEST(RecordReplay, TruncatedAndCorruptRecordsGiveClearErrors) {
   ASSERT_GT(good.size(), 400u);
   const std::string bad = temp_path("bad.rec");
 
-  // cut in the middle of the entries: no end record
-  write_bytes(bad,
-              std::vector<char>(good.begin(), good.begin() + static_cast<long>(good.size() - 50)));
+  // cut inside the header: nothing to replay
+  write_bytes(bad, std::vector<char>(good.begin(), good.begin() + 30));
   std::string msg = error_of(bad);
-  std::printf("truncated: %s\n", msg.c_str());
+  std::printf("truncated header: %s\n", msg.c_str());
   EXPECT_NE(msg.find(bad + ": byte "), std::string::npos) << msg;
   EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
 
-  // cut inside the header
-  write_bytes(bad, std::vector<char>(good.begin(), good.begin() + 30));
-  msg = error_of(bad);
-  EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
-
-  // one flipped bit in an entry value near the end
+  // one flipped bit in the last value of the last entry (before its 4-byte checksum and the
+  // 44-byte end record)
   std::vector<char> flipped = good;
-  flipped[good.size() - 80] = static_cast<char>(flipped[good.size() - 80] ^ 0x10);
+  flipped[good.size() - 50] = static_cast<char>(flipped[good.size() - 50] ^ 0x10);
   write_bytes(bad, flipped);
   msg = error_of(bad);
   std::printf("corrupt entry: %s\n", msg.c_str());
@@ -204,6 +211,87 @@ TEST(RecordReplay, TruncatedAndCorruptRecordsGiveClearErrors) {
   EXPECT_NE(msg.find("after the end record"), std::string::npos) << msg;
 
   EXPECT_NE(error_of(temp_path("does-not-exist.rec")).find("cannot open"), std::string::npos);
+  std::filesystem::remove(bad);
+  std::filesystem::remove(rec.path);
+}
+
+// The checkpoints a record's entries hold: (steps, hash) in file order.
+std::vector<std::pair<std::int64_t, std::uint64_t>> checkpoints_of(const RecordFile& f) {
+  std::vector<std::pair<std::int64_t, std::uint64_t>> out;
+  for (const RecordEntry& e : f.entries) {
+    if (e.kind == RecordEntry::kCheckpoint) out.emplace_back(e.step, checkpoint_hash(e));
+  }
+  return out;
+}
+
+TEST(RecordReplay, CheckpointsAreSpacedByTheirSimulatedInterval) {
+  const Recording rec = record_run("checkpoints.rec", 300);
+  const RecordFile file = read_record(rec.path);
+  const auto cps = checkpoints_of(file);
+  // kCheckpointSeconds / dt steps apart, from that many steps on
+  const auto every = static_cast<std::int64_t>(std::llround(kCheckpointSeconds / file.header.dt));
+  ASSERT_EQ(cps.size(), static_cast<std::size_t>(file.steps / every));
+  for (std::size_t i = 0; i < cps.size(); ++i) {
+    EXPECT_EQ(cps[i].first, every * static_cast<std::int64_t>(i + 1));
+  }
+  const ReplayResult r = replay_record(file);
+  EXPECT_TRUE(r.identical);
+  EXPECT_EQ(r.checkpoints, static_cast<std::int64_t>(cps.size()));
+  EXPECT_EQ(r.first_mismatch_step, -1);
+  std::filesystem::remove(rec.path);
+}
+
+// issue 15: a record cut anywhere after its header (a crash, a full disk, a copy cut short)
+// reads as incomplete with every complete entry, and replays identical up to its last
+// checkpoint. Cuts at every byte offset of the last few entries and of the end record.
+TEST(RecordReplay, ACutRecordReplaysEveryCompleteEntryAtEveryCutOffset) {
+  const Recording rec = record_run("cut.rec", 200);
+  const std::vector<char> good = read_bytes(rec.path);
+  const RecordFile whole = read_record(rec.path);
+  ASSERT_TRUE(whole.complete);
+  // entry sizes (docs/record-format.md): 16 bytes + 8 per value + 4; the end record 44 bytes
+  std::vector<std::size_t> ends;  // byte offset just after each entry
+  std::size_t end_of_entries = good.size() - 44;
+  {
+    std::size_t at = end_of_entries;
+    for (auto it = whole.entries.rbegin(); it != whole.entries.rend(); ++it) {
+      ends.push_back(at);
+      at -= 16 + 8 * it->count + 4;
+    }
+    std::reverse(ends.begin(), ends.end());
+  }
+  ASSERT_EQ(ends.size(), whole.entries.size());
+  const auto all_cps = checkpoints_of(whole);
+  ASSERT_GE(all_cps.size(), 3u);
+  const std::size_t first_cut = ends[ends.size() - 6];  // the last 5 entries and the end record
+  const std::string bad = temp_path("cut_bad.rec");
+  int cuts = 0;
+  for (std::size_t n = first_cut; n < good.size(); ++n) {
+    write_bytes(bad, std::vector<char>(good.begin(), good.begin() + static_cast<long>(n)));
+    const RecordFile cut = read_record(bad);
+    ASSERT_FALSE(cut.complete) << n;
+    // every entry that ends at or before the cut is there, none other
+    const auto complete_entries =
+        static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), n) - ends.begin());
+    ASSERT_EQ(cut.entries.size(), complete_entries) << "cut at byte " << n;
+    EXPECT_EQ(cut.cut_at,
+              complete_entries == ends.size() ? end_of_entries : ends[complete_entries - 1])
+        << n;
+    EXPECT_NE(cut.cut_reason.find("truncated"), std::string::npos) << cut.cut_reason;
+    // replayed to the last complete checkpoint, identical
+    std::int64_t last_cp = 0;
+    for (const RecordEntry& e : cut.entries) {
+      if (e.kind == RecordEntry::kCheckpoint) last_cp = e.step;
+    }
+    EXPECT_EQ(cut.steps, last_cp) << n;
+    ASSERT_GT(cut.steps, 0) << n;
+    const ReplayResult r = replay_record(cut);
+    EXPECT_TRUE(r.identical) << "cut at byte " << n;
+    EXPECT_EQ(r.first_mismatch_step, -1) << n;
+    ++cuts;
+  }
+  std::printf("%d cuts from byte %zu to %zu replayed identical to their last checkpoint\n", cuts,
+              first_cut, good.size() - 1);
   std::filesystem::remove(bad);
   std::filesystem::remove(rec.path);
 }
