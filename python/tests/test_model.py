@@ -9,13 +9,17 @@ import rtmb
 from conftest import CONFIGS
 
 
-def test_every_config_loads_and_steps():
+def test_every_config_loads_steps_and_runs():
     for path in sorted(CONFIGS.glob("*.yaml")):
         model = rtmb.load(str(path))
         sim = rtmb.Simulation(model)
         assert sim.step(5) == 5, path.name
         assert sim.status["ok"], (path.name, sim.status)
         assert sim.t == pytest.approx(5 * model.dt, rel=1e-12), path.name
+        result = sim.run(25 * model.dt, every=5)  # 20 more steps: rows at 5, 10, ..., 25
+        assert result.ok and result.steps == 20 and result.flags_seen == 0, path.name
+        assert result.q.shape == (5, model.n_q), path.name
+        assert result.outputs.shape == (5, len(model.schema["outputs"])), path.name
 
 
 def test_schema_lists_channels_and_units():
