@@ -35,17 +35,17 @@ CTEST       = ctest --output-on-failure --no-tests=error -j $(TEST_JOBS) --test-
 # keeping stack traces readable. Any report is fatal, including leaks at exit.
 ASAN_CMAKE_FLAGS  = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
                     '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g -DNDEBUG' \
-                    -DRTMB_SANITIZE=ON -DRTMB_BUILD_BENCH=OFF
+                    -DRTMB_SANITIZE=ON -DRTMB_BUILD_BENCH=OFF -DRTMB_BUILD_PYTHON=OFF
 # ThreadSanitizer tree: only the tests in which threads share memory (tests/CMakeLists.txt,
 # rtmb_thread_tests), -O1 for the same reason as ASan. Any report is fatal.
 TSAN_CMAKE_FLAGS  = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
                     '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g -DNDEBUG' \
-                    -DRTMB_TSAN=ON -DRTMB_BUILD_BENCH=OFF
+                    -DRTMB_TSAN=ON -DRTMB_BUILD_BENCH=OFF -DRTMB_BUILD_PYTHON=OFF
 SANITIZER_ENV := ASAN_OPTIONS=halt_on_error=1:print_stacktrace=1:detect_leaks=1:check_initialization_order=1:strict_init_order=1 \
                  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 # Our sources only; directories that do not exist yet are skipped.
-FORMAT_DIRS := $(wildcard engine net include tests bench apps fuzz)
+FORMAT_DIRS := $(wildcard engine net include tests bench apps fuzz python)
 FIND_SOURCES = find $(FORMAT_DIRS) -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print0
 
 .PHONY: help deps build test run bench bench-scaling sanitize tsan fuzz-smoke format format-check clean
@@ -111,7 +111,7 @@ tsan: deps $(TSAN_BUILD_DIR)/build.ninja
 # libFuzzer needs clang; only the fuzz targets are built in this tree (ninja rtmb_fuzz)
 $(FUZZ_BUILD_DIR)/build.ninja: | deps
 	cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DRTMB_FUZZ=ON \
-	  -DRTMB_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	  -DRTMB_BUILD_BENCH=OFF -DRTMB_BUILD_PYTHON=OFF $(CMAKE_ARGS)
 
 # Each fuzz target for FUZZ_SECONDS on its seed corpus; any crash or sanitizer report fails.
 fuzz-smoke: deps $(FUZZ_BUILD_DIR)/build.ninja

@@ -8,12 +8,12 @@ The layers, lowest first, and the folders that make them:
   core     include/rtmb/*.hpp (top level), engine/{model, kkt, dynamics, integrate, stabilize,
            implicit, step, constraints}: the System interface, Model and Settings, the step
            pipeline and its stages
-  models   include/rtmb/models/ (but the two below), engine/{multibody, mechanisms}: Systems
+  models   include/rtmb/models/ (but the files below), engine/{multibody, mechanisms}: Systems
   runtime  include/rtmb/runtime/, include/rtmb/runtime.hpp, engine/runtime: the real-time loop,
            input channels, records
-  files    include/rtmb/models/{model_file, chain_models, record_model}.hpp, engine/model_file: the
-           loader of model files, which builds models and the runtime's channel settings from
-           YAML (and a record's model from its header)
+  files    include/rtmb/models/{model_file, model_overrides, chain_models, record_model}.hpp,
+           engine/model_file: the loader of model files, which builds models and the runtime's
+           channel settings from YAML (and a record's model from its header)
   net      include/rtmb/net/, net/: wire format, server, client, view server
   apps     apps/: the command-line program
 
@@ -59,7 +59,8 @@ def layer_of(path: str):
         rest = p[len("rtmb/"):]
         if rest.startswith("models/"):
             name = rest[len("models/"):]
-            return "files" if name in ("model_file.hpp", "chain_models.hpp", "record_model.hpp") else "models"
+            files = ("model_file.hpp", "model_overrides.hpp", "chain_models.hpp", "record_model.hpp")
+            return "files" if name in files else "models"
         if rest.startswith("runtime/") or rest == "runtime.hpp":
             return "runtime"
         if rest.startswith("net/"):

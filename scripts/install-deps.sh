@@ -33,6 +33,10 @@ readonly PACKAGES=(
   libspdlog-dev
   libfmt-dev
   python3
+  python3-dev      # the Python package (python/): headers the pybind11 module builds against
+  python3-pybind11 # its bindings (brings pybind11-dev, the CMake package)
+  python3-numpy    # its arrays (sim.q, sim.v, run() results)
+  python3-pytest   # its tests (python/tests, run by ctest)
   gnuplot-nox
   chromium
 )

@@ -26,9 +26,11 @@
 
 #include "engine/constraints/redundant_constraints.hpp"
 #include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/model_overrides.hpp"
 #include "engine/model_file/planar_model_file.hpp"
 #include "engine/model_file/spatial_model_file.hpp"
 #include "engine/model_file/yaml_reader.hpp"
+#include "rtmb/models/model_overrides.hpp"
 #include "rtmb/runtime/simulation_runner.hpp"
 
 namespace rtmb {
@@ -302,8 +304,11 @@ ModelFile builtin_model_file(const std::string& mechanism, const MechanismOption
   return f;
 }
 
-ModelFile parse_model_file(const std::string& text, const std::string& path) {
-  const Reader r(path);
+namespace {
+
+ModelFile read_model(const YAML::Node& root, const std::string& path);
+
+YAML::Node parse_yaml(const std::string& text, const std::string& path) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -311,6 +316,53 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
     throw ModelFileError(path, e.mark.line + 1, e.mark.column + 1, "(syntax)", e.msg);
   }
   if (!root || root.IsNull()) throw ModelFileError(path + ": the file is empty");
+  return root;
+}
+
+// e with " (value set by override 'KEY' = VALUE)" appended to its reason. The reason and the
+// column are read back from the message, whose format the constructor above fixes:
+// "FILE:LINE:COLUMN: key 'KEY': reason".
+ModelFileError blame_override(const ModelFileError& e, const ModelOverride& o) {
+  const std::string what = e.what();
+  const std::string head = e.file() + ":" + std::to_string(e.line()) + ":";
+  const std::string mid = ": key '" + e.key() + "': ";
+  const std::size_t at = what.find(mid, head.size());
+  if (what.rfind(head, 0) != 0 || at == std::string::npos) {
+    return ModelFileError(what + " (value set by override '" + o.key + "' = " + o.value + ")");
+  }
+  const int column = std::stoi(what.substr(head.size(), at - head.size()));
+  return ModelFileError(
+      e.file(), e.line(), column, e.key(),
+      what.substr(at + mid.size()) + " (value set by override '" + o.key + "' = " + o.value + ")");
+}
+
+}  // namespace
+
+ModelFile parse_model_file(const std::string& text, const std::string& path) {
+  return read_model(parse_yaml(text, path), path);
+}
+
+ModelFile parse_model_file(const std::string& text,
+                           const std::string& path,
+                           std::span<const ModelOverride> overrides) {
+  YAML::Node root = parse_yaml(text, path);
+  const std::vector<std::string> keys = detail::apply_overrides(root, overrides, path);
+  try {
+    return read_model(root, path);
+  } catch (const ModelFileError& e) {
+    // the position of an overridden value is that of the value it replaced (or none, for a new
+    // key): say which override set it
+    for (std::size_t i = keys.size(); i-- > 0;) {
+      if (keys[i] == e.key()) throw blame_override(e, overrides[i]);
+    }
+    throw;
+  }
+}
+
+namespace {
+
+ModelFile read_model(const YAML::Node& root, const std::string& path) {
+  const Reader r(path);
   r.check_keys(root, "",
                {"mechanism", "options", "name", "dimension", "bodies", "joints", "forces",
                 "redundant_constraints", "integration", "serve", "inputs", "outputs"});
@@ -408,6 +460,8 @@ ModelFile parse_model_file(const std::string& text, const std::string& path) {
   return f;
 }
 
+}  // namespace
+
 std::unique_ptr<System> make_system(const ModelFile& file) {
   std::unique_ptr<System> sys;
   if (file.spatial) {
@@ -447,13 +501,25 @@ std::string model_name(const ModelFile& file) {
   return file.spatial ? file.spatial->name : file.bodies ? file.bodies->name : file.mechanism;
 }
 
-ModelFile load_model_file(const std::string& path) {
+namespace {
+
+std::string read_file_text(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ModelFileError(path + ": cannot open the model file");
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ModelFileError(path + ": cannot read the model file");
-  return parse_model_file(text.str(), path);
+  return text.str();
+}
+
+}  // namespace
+
+ModelFile load_model_file(const std::string& path) {
+  return parse_model_file(read_file_text(path), path);
+}
+
+ModelFile load_model_file(const std::string& path, std::span<const ModelOverride> overrides) {
+  return parse_model_file(read_file_text(path), path, overrides);
 }
 
 }  // namespace rtmb
