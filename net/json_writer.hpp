@@ -14,8 +14,9 @@
 
 namespace rtmb {
 
-/// Appends s as a quoted JSON string: '"' and '\\' escaped, control characters as \n, \t or
-/// \u00XX. s should be valid UTF-8; other bytes are copied as they are.
+/// Appends s as a quoted JSON string (RFC 8259 §7): '"' and '\\' escaped, every control
+/// character below 0x20 as \n, \t or \u00XX. Well-formed UTF-8 is copied as it is; each byte
+/// that starts no well-formed UTF-8 sequence becomes \ufffd, so the result is always valid JSON.
 void append_json_string(std::string& out, std::string_view s);
 
 /// Appends a finite double as the shortest JSON number that reads back to the same value

@@ -18,11 +18,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "net/control_session.hpp"
+#include "net/load_permission.hpp"
 #include "net/server_impl.hpp"
 #include "rtmb/models/mechanisms.hpp"
 
@@ -174,12 +177,8 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
                                 std::to_string(kMaxClientSlots));
   }
   const ModelFile file = c.model_file ? *c.model_file : builtin_model_file(c.model);
-  {
-    std::error_code fs_error;
-    const std::filesystem::path served(file.path);
-    load_root = c.model_file ? std::filesystem::weakly_canonical(served, fs_error).parent_path()
-                             : std::filesystem::current_path(fs_error);
-  }
+  load_root = load_root_for(
+      c.models_dir, c.model_file ? std::optional<std::string_view>(file.path) : std::nullopt);
   bundles.push_back(make_bundle(file, c.rate_hz > 0.0 ? c.rate_hz : file.rate_hz, 0));
   SimBundle& first = *bundles.front();
   if (!c.record_path.empty()) start_recording(first);
@@ -228,6 +227,16 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   boost::system::error_code ec;
   const asio::ip::address address = asio::ip::make_address(c.bind_address, ec);
   if (ec) throw std::invalid_argument("invalid bind address '" + c.bind_address + "'");
+  // beyond loopback, anyone who reaches the port could say hello and push inputs into the rig
+  insecure_bind = !address.is_loopback() && c.token.empty();
+  if (insecure_bind && !c.insecure) {
+    throw std::invalid_argument("binding to " + c.bind_address +
+                                " (not loopback) needs --token SECRET, or --insecure to let anyone "
+                                "on the network control the server");
+  }
+  if (insecure_bind && c.insecure_warning_period_ns <= 0) {
+    throw std::invalid_argument("insecure_warning_period_ns must be > 0");
+  }
   try {
     const tcp::endpoint tcp_ep(address, c.tcp_port);
     acceptor.open(tcp_ep.protocol());
@@ -408,6 +417,19 @@ void Server::Impl::arm_status() {
   });
 }
 
+void Server::Impl::warn_insecure() {
+  spdlog::warn(
+      "INSECURE: serving {} (not loopback) without a token (--insecure): anyone on the network "
+      "can control the server and push inputs",
+      config.bind_address);
+  ++net_stats.insecure_warnings;
+  insecure_timer.expires_after(std::chrono::nanoseconds(config.insecure_warning_period_ns));
+  insecure_timer.async_wait([this](const boost::system::error_code& ec) {
+    if (ec == asio::error::operation_aborted || network_down) return;
+    warn_insecure();
+  });
+}
+
 void Server::Impl::shutdown_network() {
   if (network_down) return;
   network_down = true;
@@ -416,6 +438,7 @@ void Server::Impl::shutdown_network() {
   // the UDP socket is the simulation thread's: join() closes it once that thread has ended
   poll_timer.cancel();
   status_timer.cancel();
+  insecure_timer.cancel();
   if (wake_fd >= 0) wake.cancel(ec);
   const auto open = sessions;  // close() edits sessions
   for (const auto& s : open) s->close();
@@ -473,6 +496,8 @@ void Server::start() {
   m.arm_wake();
   m.arm_poll();
   m.arm_status();
+  // the first warning now, the next ones from the network thread
+  if (m.insecure_bind) m.warn_insecure();
   if (m.record_writer) m.record_writer->start();
   m.net_thread = std::thread([&m] { m.io.run(); });
   spdlog::info("serving '{}' at {:.1f} Hz: control tcp {}:{}, state/input udp {}:{}",

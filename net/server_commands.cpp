@@ -16,6 +16,7 @@
 
 #include "net/control_session.hpp"
 #include "net/flat_json.hpp"
+#include "net/load_permission.hpp"
 #include "net/server_impl.hpp"
 #include "rtmb/models/mechanisms.hpp"
 
@@ -184,23 +185,16 @@ void Server::Impl::schema_fields(JsonObjectWriter& out) const {
 
 std::string Server::Impl::load_reply(const Command& c, const LoadCommand& load) {
   const auto error = [&](std::string message) { return error_for(c, std::move(message)); };
-  // a built-in mechanism by name, or a model file under the directory of the served one (a
-  // network client must not make the server read arbitrary files)
+  // a built-in mechanism by name, or a model file under the permitted folder (a network client
+  // must not make the server read, or probe for, arbitrary files: net/load_permission.hpp)
   ModelFile file;
   try {
     if (find_mechanism(load.model) != nullptr) {
       file = builtin_model_file(load.model);
     } else {
-      std::error_code fs_error;
-      const std::filesystem::path wanted =
-          std::filesystem::weakly_canonical(load_root / load.model, fs_error);
-      const auto [root_end, wanted_it] =
-          std::mismatch(load_root.begin(), load_root.end(), wanted.begin(), wanted.end());
-      if (fs_error || root_end != load_root.end()) {
-        return error("\"" + clip_utf8(load.model, 128) + "\" is neither a built-in mechanism (" +
-                     mechanism_names() + ") nor a model file under " + load_root.string());
-      }
-      file = load_model_file(wanted.string());
+      const std::optional<std::filesystem::path> path = permitted_model_path(load_root, load.model);
+      if (!path) return error(std::string(kLoadNotPermitted));
+      file = load_model_file(path->string());
     }
     auto bundle = make_bundle(file, 0.0, period_ns());
     SimBundle* raw = bundle.get();

@@ -77,6 +77,7 @@ struct Server::Impl {
   void collect_retired();
   void start_recording(SimBundle& bundle);
   void arm_status();
+  void warn_insecure();
   void publish_subscribers();
   void publish_admission();
   void read_io_counters();
@@ -96,7 +97,7 @@ struct Server::Impl {
   // owned and freed by the network thread only
   std::vector<std::unique_ptr<SimBundle>> bundles;
   std::unique_ptr<RetireRing> retired = std::make_unique<RetireRing>();
-  std::filesystem::path load_root;  // load accepts model files under this directory
+  std::filesystem::path load_root;  // load accepts model files under this directory; empty: none
   std::unique_ptr<ServerSlot> published = std::make_unique<ServerSlot>();
   std::unique_ptr<ControlRing> control = std::make_unique<ControlRing>();
   std::unique_ptr<LatestValue<LoopTelemetry>> telemetry =
@@ -132,6 +133,8 @@ struct Server::Impl {
   tcp::acceptor acceptor{io};
   asio::steady_timer poll_timer{io};
   asio::steady_timer status_timer{io};
+  asio::steady_timer insecure_timer{io};  // config.insecure on a non-loopback address: the warning
+  bool insecure_bind = false;             // serving a non-loopback address without a token
   std::chrono::nanoseconds poll_period{500'000};
   int wake_fd = -1;                         // eventfd written by the simulation thread
   asio::posix::stream_descriptor wake{io};  // wake_fd on the network thread

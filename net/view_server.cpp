@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "net/json_writer.hpp"
 #include "rtmb/net/server.hpp"
 
 namespace rtmb {
@@ -39,41 +40,13 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-// JSON number; JSON has no NaN or infinity, so those become null.
-void json_number(std::string& out, double x) {
-  if (!std::isfinite(x)) {
-    out += "null";
-    return;
-  }
-  std::array<char, 32> buf{};
-  const int n = std::snprintf(buf.data(), buf.size(), "%.9g", x);
-  out.append(buf.data(), static_cast<std::size_t>(n));
-}
-
-void json_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      std::array<char, 8> buf{};
-      std::snprintf(buf.data(), buf.size(), "\\u%04x", static_cast<unsigned>(c));
-      out += buf.data();
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-
 void json_point(std::string& out, const Eigen::Vector3d& p) {
   out += '[';
-  json_number(out, p.x());
+  append_json_number(out, p.x());
   out += ',';
-  json_number(out, p.y());
+  append_json_number(out, p.y());
   out += ',';
-  json_number(out, p.z());
+  append_json_number(out, p.z());
   out += ']';
 }
 
@@ -141,7 +114,7 @@ void write_scene(std::string& out,
   for (std::size_t b = 0; b < names.size(); ++b) {
     if (b > 0) out += ',';
     out += R"({"name":)";
-    json_string(out, names[b]);
+    append_json_string(out, names[b]);
     out += R"(,"q_offset":)" + std::to_string(coordinates_per_body * static_cast<int>(b)) +
            R"(,"points":[)";
     for (std::size_t k = 0; k < g.points[b].size(); ++k) {
@@ -173,7 +146,7 @@ void write_scene(std::string& out,
 
 std::string view_scene_json(const ModelFile& file) {
   std::string out = R"({"type":"scene","model":)";
-  json_string(out, model_name(file));
+  append_json_string(out, model_name(file));
   std::vector<std::string> names;
   if (file.bodies) {
     // planar: q = (x, y, theta) per body; points [x, y, 0]
@@ -213,9 +186,9 @@ std::string view_scene_json(const ModelFile& file) {
   }
   // built-in mechanisms are written in their own (relative) coordinates with no body geometry
   out += R"(,"dimension":2,"bodies":[],"ground_points":[],"links":[],"note":)";
-  json_string(out, "built-in mechanism '" + file.mechanism +
-                       "' has no body geometry: plots only (serve a body model, e.g. "
-                       "configs/four_bar.yaml, to see it drawn)");
+  append_json_string(out, "built-in mechanism '" + file.mechanism +
+                              "' has no body geometry: plots only (serve a body model, e.g. "
+                              "configs/four_bar.yaml, to see it drawn)");
   out += '}';
   return out;
 }
@@ -410,34 +383,34 @@ void ViewServer::Impl::accept() {
 std::string ViewServer::Impl::frame_json() const {
   const ServerStats s = server.stats();
   std::string out = R"({"type":"frame","t":)";
-  json_number(out, s.sim_time);
+  append_json_number(out, s.sim_time);
   out += R"(,"step":)" + std::to_string(s.step);
   out += R"(,"paused":)";
   out += s.paused ? "true" : "false";
   out += R"(,"q":[)";
   for (std::size_t i = 0; i < s.q.size(); ++i) {
     if (i > 0) out += ',';
-    json_number(out, s.q[i]);
+    append_json_number(out, s.q[i]);
   }
   out += R"(],"drift":)";
-  json_number(out, s.position_drift);
+  append_json_number(out, s.position_drift);
   out += R"(,"velocity_drift":)";
-  json_number(out, s.velocity_drift);
+  append_json_number(out, s.velocity_drift);
   out += R"(,"energy":)";
-  json_number(out, s.energy);
+  append_json_number(out, s.energy);
   // step time: the loop's compute histogram (published every ~0.1 s of loop time)
   out += R"(,"step_p50_us":)";
-  json_number(out, s.loop.compute.count > 0 ? us(s.loop.compute.p50) : NAN);
+  append_json_number(out, s.loop.compute.count > 0 ? us(s.loop.compute.p50) : NAN);
   out += R"(,"step_p99_us":)";
-  json_number(out, s.loop.compute.count > 0 ? us(s.loop.compute.p99) : NAN);
+  append_json_number(out, s.loop.compute.count > 0 ? us(s.loop.compute.p99) : NAN);
   // latency: tick release -> state on the socket (the engine's share of a round trip), and how
   // long inputs waited for their tick
   out += R"(,"turnaround_p50_us":)";
-  json_number(out, s.turnaround.count > 0 ? us(s.turnaround.p50) : NAN);
+  append_json_number(out, s.turnaround.count > 0 ? us(s.turnaround.p50) : NAN);
   out += R"(,"turnaround_p99_us":)";
-  json_number(out, s.turnaround.count > 0 ? us(s.turnaround.p99) : NAN);
+  append_json_number(out, s.turnaround.count > 0 ? us(s.turnaround.p99) : NAN);
   out += R"(,"input_wait_p50_us":)";
-  json_number(out, s.input_wait.count > 0 ? us(s.input_wait.p50) : NAN);
+  append_json_number(out, s.input_wait.count > 0 ? us(s.input_wait.p50) : NAN);
   out += R"(,"overruns":)" + std::to_string(s.loop.counters.overruns);
   out += R"(,"clients":)" + std::to_string(s.clients) + '}';
   return out;

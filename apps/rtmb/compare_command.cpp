@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "apps/rtmb/run_program.hpp"
 #include "apps/rtmb/subcommand.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/step.hpp"
@@ -202,7 +203,10 @@ void write_tables(const std::filesystem::path& dir,
 }
 
 // gnuplot: one data file per run (t, drift, |dE|), log-scale y; zeros are lifted to 1e-18 so that
-// exact-zero samples (e.g. the initial state) stay on the plot
+// exact-zero samples (e.g. the initial state) stay on the plot. gnuplot runs in `dir` without a
+// shell, and its script names only files of fixed names there: the --out path the user gave
+// never appears in a command line or in the script (where a quote in it could end a string and
+// run gnuplot's own `system` command). The model and method names are validated ones.
 bool write_plots(const std::filesystem::path& dir,
                  const std::string& model,
                  const std::vector<Result>& results) {
@@ -218,20 +222,18 @@ bool write_plots(const std::filesystem::path& dir,
   gp << "set terminal pngcairo size 1100,700 noenhanced\nset logscale y\nset format y '%.0e'\n"
      << "set key outside right\nset grid\nset xlabel 't [s]'\n";
   const auto plot = [&](const char* file, const char* title, int column) {
-    gp << "set output '" << (dir / file).string() << "'\nset title '" << model << ": " << title
-       << "'\nplot ";
+    gp << "set output '" << file << "'\nset title '" << model << ": " << title << "'\nplot ";
     for (std::size_t k = 0; k < results.size(); ++k) {
-      gp << (k == 0 ? "" : ", ") << "'" << (dir / ("series_" + std::to_string(k) + ".dat")).string()
-         << "' using 1:" << column << " with lines dt " << (k / 8 + 1) << " title '"
-         << results[k].combo.method << " + " << results[k].combo.stabilizer << "'";
+      gp << (k == 0 ? "" : ", ") << "'series_" << k << ".dat' using 1:" << column
+         << " with lines dt " << (k / 8 + 1) << " title '" << results[k].combo.method << " + "
+         << results[k].combo.stabilizer << "'";
     }
     gp << "\n";
   };
   plot("drift.png", "position drift ||g||inf", 2);
   plot("energy.png", "energy drift |E - E0| [J]", 3);
   gp.close();
-  const std::string cmd = "gnuplot '" + (dir / "plot.gp").string() + "' 2>&1";
-  return std::system(cmd.c_str()) == 0;
+  return run_program({"gnuplot", "plot.gp"}, dir) == 0;
 }
 
 }  // namespace

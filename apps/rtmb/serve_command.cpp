@@ -101,12 +101,24 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
       ->check(kPositiveNumber);
   cmd->add_option("--duration", o.duration_s, "Stop after this many seconds (default: Ctrl-C)")
       ->check(kPositiveNumber);
-  cmd->add_option("--bind", o.bind, "IPv4 address to listen on")->capture_default_str();
+  cmd->add_option("--bind", o.bind,
+                  "IP address to listen on (localhost: 127.0.0.1). Beyond loopback, --token or "
+                  "--insecure is required")
+      ->capture_default_str();
   cmd->add_option("--port", o.port,
                   "TCP control port, also the UDP port if non-zero (0: chosen by the OS)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
-  cmd->add_option("--token", o.token, "Shared secret that hello must present");
+  cmd->add_option("--token", o.token,
+                  "Shared secret that hello must present (sent in plain text: use it on a "
+                  "trusted network)");
+  cmd->add_flag("--insecure", o.insecure,
+                "Allow a non-loopback --bind without --token: anyone who reaches the port can "
+                "control the server (a warning is logged at start and every minute)");
+  cmd->add_option("--models", o.models,
+                  "Folder of the model files that the control command load may read (default: "
+                  "the served model file's folder; none when a built-in is served)")
+      ->check(CLI::ExistingDirectory);
   cmd->add_flag("--paused", o.paused, "Start paused (step/start commands run it)");
   cmd->add_option("--priority", o.priority,
                   "SCHED_FIFO priority of the simulation thread, best effort (0: do not ask)")
@@ -183,7 +195,9 @@ int serve(const ServeOptions& o) {
     std::fprintf(stderr, "rtmb serve: %s\n", why.c_str());
     return 2;
   }
-  config.bind_address = o.bind;
+  config.bind_address = o.bind == "localhost" ? "127.0.0.1" : o.bind;
+  config.insecure = o.insecure;
+  config.models_dir = o.models;
   config.tcp_port = static_cast<std::uint16_t>(o.port);
   config.udp_port = static_cast<std::uint16_t>(o.port);
   config.token = o.token;
@@ -224,7 +238,7 @@ int serve(const ServeOptions& o) {
   if (o.view_port >= 0) {
     try {
       ViewConfig vc;
-      vc.bind_address = o.bind;
+      vc.bind_address = config.bind_address;
       vc.port = static_cast<std::uint16_t>(o.view_port);
       vc.web_dir = o.web_dir.empty() ? std::string(RTMB_WEB_DIR) : o.web_dir;
       view = std::make_unique<ViewServer>(vc, *server, view_scene_json(*config.model_file));

@@ -19,6 +19,9 @@ struct ServeOptions {
   std::string bind = "127.0.0.1";
   int port = 0;  ///< TCP control port, and the UDP port when non-zero; 0: chosen by the OS
   std::string token;
+  std::string models;     ///< `load` reads model files only under this folder; empty: the served
+                          ///< file's folder (none for a built-in)
+  bool insecure = false;  ///< allow a non-loopback --bind without --token (warned every minute)
   bool paused = false;
   bool demo = false;             ///< run the local demo client against the server
   int priority = 80;             ///< SCHED_FIFO priority of the simulation thread (0: leave it)

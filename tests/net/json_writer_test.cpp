@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "net/flat_json.hpp"
 
@@ -39,6 +40,41 @@ TEST(CommandJson, WritersEscapeAndRoundTrip) {
     EXPECT_EQ(std::bit_cast<std::uint64_t>(o.find("x")->number), std::bit_cast<std::uint64_t>(x))
         << line;
   }
+}
+
+// Every control character, written out by hand: RFC 8259 §7 allows no raw byte below 0x20.
+TEST(CommandJson, EveryControlCharacterIsEscaped) {
+  std::string all;
+  for (int c = 0; c < 0x20; ++c) all += static_cast<char>(c);
+  std::string s;
+  append_json_string(s, all);
+  EXPECT_EQ(s, R"("\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\t\n\u000b\u000c\u000d)"
+               R"(\u000e\u000f\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a)"
+               R"(\u001b\u001c\u001d\u001e\u001f")");
+  s.clear();
+  append_json_string(s, R"(say "hi" \ bye)");
+  EXPECT_EQ(s, R"("say \"hi\" \\ bye")");
+  s.clear();
+  append_json_string(s, "");
+  EXPECT_EQ(s, R"("")");
+}
+
+// Well-formed UTF-8 passes through; any other byte is U+FFFD, so the line stays valid JSON text.
+TEST(CommandJson, MalformedUtf8BecomesTheReplacementCharacter) {
+  const auto json = [](std::string_view in) {
+    std::string s;
+    append_json_string(s, in);
+    return s;
+  };
+  EXPECT_EQ(json("\u00e9\u20ac\U0001F600"), "\"\u00e9\u20ac\U0001F600\"");
+  EXPECT_EQ(json("a\xff"
+                 "b"),
+            R"("a\ufffdb")");                                            // never in UTF-8
+  EXPECT_EQ(json("a\xc3"), R"("a\ufffd")");                              // cut after the lead byte
+  EXPECT_EQ(json("\xc0\xaf"), R"("\ufffd\ufffd")");                      // overlong '/'
+  EXPECT_EQ(json("\xed\xa0\x80"), R"("\ufffd\ufffd\ufffd")");            // a surrogate, U+D800
+  EXPECT_EQ(json("\xf4\x90\x80\x80"), R"("\ufffd\ufffd\ufffd\ufffd")");  // above U+10FFFF
+  EXPECT_EQ(json("\x80x"), R"("\ufffdx")");                              // a lone continuation byte
 }
 
 TEST(JsonObjectWriter, FieldsInOrderWithBothNumberForms) {

@@ -62,10 +62,19 @@ struct ServerConfig {
   std::uint16_t tcp_port = 0;              ///< control port; 0: chosen by the OS
   std::uint16_t udp_port = 0;              ///< state/input port; 0: chosen by the OS
   std::string token;                       ///< required by hello when non-empty
-  bool start_running = true;               ///< false: start paused (step/start commands)
-  bool realtime_setup = false;             ///< best-effort setup_realtime(rt_options) at start
-  RtSetupOptions rt_options;               ///< what realtime_setup tries (priority 0: none)
-  std::int64_t spin_ns = 0;                ///< wake this early and spin to the deadline [ns]
+  /// `load` reads model files only under this existing directory; empty: under the served model
+  /// file's folder, and none at all when a built-in mechanism is served (built-in names are
+  /// always accepted). Paths outside get the same "not permitted" reply, existing or not.
+  std::string models_dir;
+  /// A bind_address that is not loopback (127.0.0.0/8, ::1) needs a token, else the constructor
+  /// refuses it: anyone on the network could push forces into the rig. insecure allows it
+  /// anyway, with a warning logged at start and every insecure_warning_period_ns after.
+  bool insecure = false;
+  std::int64_t insecure_warning_period_ns = 60'000'000'000;  ///< insecure: the warning's period
+  bool start_running = true;    ///< false: start paused (step/start commands)
+  bool realtime_setup = false;  ///< best-effort setup_realtime(rt_options) at start
+  RtSetupOptions rt_options;    ///< what realtime_setup tries (priority 0: none)
+  std::int64_t spin_ns = 0;     ///< wake this early and spin to the deadline [ns]
   OverrunPolicy overrun = OverrunPolicy::kSkip;  ///< what the loop does after an overrun
   int max_catch_up = 4;                          ///< kCatchUp: extra ticks per episode
   int halt_after_overruns = 3;       ///< kHalt: consecutive overruns that stop the server in a safe
@@ -136,6 +145,7 @@ struct ServerStats {
   bool paused = false;                  ///< the simulation is paused
   bool state_finite = true;             ///< every channel of the newest snapshot is finite
   std::uint64_t loads = 0;              ///< models loaded by `load` since start
+  std::uint64_t insecure_warnings = 0;  ///< ServerConfig::insecure warnings logged so far
   std::uint64_t record_entries = 0;     ///< --record: entries written to the file so far
   std::uint64_t record_dropped = 0;     ///< --record: entries lost (ring full; the record is then
                                         ///< incomplete and replay says so)
