@@ -134,6 +134,11 @@ void set_input(PySimulation& sim, const std::string& name, double value) {
   }
 }
 
+bool has_channel(const std::vector<Channel>& channels, const std::string& name) {
+  return std::any_of(channels.begin(), channels.end(),
+                     [&](const Channel& c) { return c.first == name; });
+}
+
 py::list names(const std::vector<Channel>& channels) {
   py::list out;
   for (const Channel& c : channels) out.append(c.first);
@@ -170,9 +175,7 @@ void bind_simulation(py::module_& m) {
       .def("__len__", [](const Inputs& in) { return in.sim->model->inputs.size(); })
       .def("__contains__",
            [](const Inputs& in, const std::string& name) {
-             const auto& c = in.sim->model->inputs;
-             return std::any_of(c.begin(), c.end(),
-                                [&](const Channel& x) { return x.first == name; });
+             return has_channel(in.sim->model->inputs, name);
            })
       .def("__iter__", [](const Inputs& in) { return py::iter(names(in.sim->model->inputs)); })
       .def("keys", [](const Inputs& in) { return names(in.sim->model->inputs); })
@@ -186,9 +189,7 @@ void bind_simulation(py::module_& m) {
       .def("__len__", [](const Outputs& out) { return out.sim->model->outputs.size(); })
       .def("__contains__",
            [](const Outputs& out, const std::string& name) {
-             const auto& c = out.sim->model->outputs;
-             return std::any_of(c.begin(), c.end(),
-                                [&](const Channel& x) { return x.first == name; });
+             return has_channel(out.sim->model->outputs, name);
            })
       .def("__iter__", [](const Outputs& out) { return py::iter(names(out.sim->model->outputs)); })
       .def("keys", [](const Outputs& out) { return names(out.sim->model->outputs); })

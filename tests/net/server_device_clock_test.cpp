@@ -32,11 +32,16 @@ bool receive_echo(Client& client, std::uint64_t sequence, StateMessage& m) {
   return false;
 }
 
-TEST(ServerDeviceClock, EachInputRunsOneTickAndGetsItsStateAtOnce) {
+// The pendulum on loopback at 10 Hz in clock mode device.
+ServerConfig device_config() {
   ServerConfig config = testing::loopback_config();
   config.rate_hz = 10.0;
   config.clock = ClockMode::kDevice;
-  Server server(config);
+  return config;
+}
+
+TEST(ServerDeviceClock, EachInputRunsOneTickAndGetsItsStateAtOnce) {
+  Server server(device_config());
   EXPECT_EQ(server.clock_mode(), ClockMode::kDevice);
   const std::uint64_t substeps = static_cast<std::uint64_t>(server.schema().substeps);
   server.start();
@@ -73,10 +78,7 @@ TEST(ServerDeviceClock, EachInputRunsOneTickAndGetsItsStateAtOnce) {
 // per input ran, but each applied everything read in the wake, and the earlier inputs' echoes
 // were lost).
 TEST(ServerDeviceClock, InputsSentBackToBackEachGetTheirOwnTickAndEcho) {
-  ServerConfig config = testing::loopback_config();
-  config.rate_hz = 10.0;
-  config.clock = ClockMode::kDevice;
-  Server server(config);
+  Server server(device_config());
   const std::uint64_t substeps = static_cast<std::uint64_t>(server.schema().substeps);
   server.start();
   Client client;
