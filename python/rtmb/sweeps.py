@@ -13,9 +13,9 @@ named outputs at ``t_end``, ``max_position_drift`` and ``max_velocity_drift`` ov
 ``energy_error`` (the largest ``|E - E(0)|`` over the recorded rows: every step for runs of up to
 ``_ENERGY_ROWS`` steps, evenly spaced rows beyond), ``flags_seen`` and ``flag_names`` (the OR
 of every step's flags; names comma-separated), ``ok``, ``wall_time`` [s] and ``error`` (empty
-when the run worked). A run
-that cannot be built or run (a mass that is not positive, a joint that cannot be assembled) is a
-row whose ``error`` is the engine's message: a sweep never loses a row and never dies of one run.
+when the run worked). A run that cannot be built or run (a mass that is not positive, a joint
+that cannot be assembled) is a row whose ``error`` is the engine's message: a sweep never loses a
+row and never dies of one run.
 """
 from __future__ import annotations
 
