@@ -19,7 +19,7 @@ Each --set KEY=VALUES sweeps one model-file key path (docs/model-format.md, "Ove
 several --set sweep every combination (the first varies slowest). VALUES is
   A:B:N     N evenly spaced values from A to B, both included (0.5:2.0:16)
   X,Y,...   the listed values (numbers or words: rk4,dopri5)
-  X         one value
+  X         one value ([X, Y] is one sequence value, as in the model file)
 Without --scheduler the runs go to a LocalCluster of this machine (--workers processes);
 with --scheduler tcp://HOST:8786 to a running Dask cluster (docs/scale-out.md)."""
 
@@ -40,6 +40,9 @@ def _value(text: str):
 
 def parse_values(spec: str) -> list:
     """The values of one --set: A:B:N, X,Y,... or X (see DESCRIPTION)."""
+    if spec.startswith("["):
+        # one YAML sequence, e.g. forces[0].vector=[0, -1.62]: its commas are not a list of values
+        return [spec]
     parts = spec.split(":")
     if len(parts) == 3:
         try:

@@ -170,3 +170,20 @@ def test_cli_help_and_bad_arguments(rtmb_bin):
     )
     assert bad.returncode == 2
     assert "KEY=VALUES" in bad.stderr
+
+
+def test_cli_value_forms():
+    from rtmb.sweep_cli import parse_set, parse_values
+
+    assert parse_values("1:2:3") == [1.0, 1.5, 2.0]
+    assert parse_values("7:7:1") == [7.0]
+    assert parse_values("rk4, dopri5") == ["rk4", "dopri5"]
+    assert parse_values("3") == [3] and isinstance(parse_values("3")[0], int)
+    assert parse_values("2.5e-4") == [2.5e-4]
+    assert parse_values("[0, -1.62]") == ["[0, -1.62]"]  # one sequence, not two values
+    assert parse_set("bodies[1].mass=0.5,1") == ("bodies[1].mass", [0.5, 1])
+    for bad in ("mass", "=1", "k="):
+        with pytest.raises(ValueError):
+            parse_set(bad)
+    with pytest.raises(ValueError):
+        parse_values("1:2:0")
