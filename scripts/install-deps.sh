@@ -37,6 +37,8 @@ readonly PACKAGES=(
   python3-pybind11 # its bindings (brings pybind11-dev, the CMake package)
   python3-numpy    # its arrays (sim.q, sim.v, run() results)
   python3-pytest   # its tests (python/tests, run by ctest)
+  python3-distributed # its sweeps (rtmb.sweep, rtmb sweep): Dask's scheduler, workers, LocalCluster
+  python3-pandas   # the sweep's result table (DataFrame, CSV)
   gnuplot-nox
   chromium
 )

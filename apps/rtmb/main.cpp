@@ -16,6 +16,7 @@
 #include "apps/rtmb/replay_command.hpp"
 #include "apps/rtmb/run_command.hpp"
 #include "apps/rtmb/serve_command.hpp"
+#include "apps/rtmb/sweep_command.hpp"
 
 namespace {
 
@@ -80,8 +81,8 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   using namespace rtmb::app;
   add_commands(app, &exit_code, &add_run_command, &add_serve_command, &add_latency_command,
-               &add_compare_command, &add_gen_command, &add_replay_command,
-               &add_haptic_sim_command);
+               &add_compare_command, &add_gen_command, &add_replay_command, &add_haptic_sim_command,
+               &add_sweep_command);
 
   rtmb::app::check_finite_numbers(app);
 

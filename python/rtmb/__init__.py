@@ -25,8 +25,10 @@ from ._rtmb import (  # noqa: F401  (re-exported API)
     Simulation,
     flag_names,
     load,
+    loads,
     mechanisms,
 )
+from .sweeps import parameter_sets, sweep  # noqa: F401  (Dask is imported when a sweep runs)
 
 __all__ = [
     "Inputs",
@@ -37,5 +39,8 @@ __all__ = [
     "Simulation",
     "flag_names",
     "load",
+    "loads",
     "mechanisms",
+    "parameter_sets",
+    "sweep",
 ]

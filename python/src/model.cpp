@@ -55,6 +55,15 @@ std::shared_ptr<PyModel> load(const std::string& path, const py::dict& overrides
   return make_py_model(load_model_file(path, o));
 }
 
+// The model file's text, for rtmb.sweep: its workers get the text over the network, not a path
+// they may not be able to read. `path` only names the text in error messages.
+std::shared_ptr<PyModel> loads(const std::string& text,
+                               const std::string& path,
+                               const py::dict& overrides) {
+  const std::vector<ModelOverride> o = to_overrides(overrides);
+  return make_py_model(parse_model_file(text, path, o));
+}
+
 std::shared_ptr<PyModel> builtin(const std::string& name, const py::dict& overrides) {
   if (overrides.empty()) return make_py_model(builtin_model_file(name));
   // a built-in with overrides is the one-line model file that names it
@@ -126,6 +135,9 @@ void bind_model(py::module_& m) {
   m.def("load", &load, py::arg("path"), py::arg("overrides") = py::dict(),
         "Loads a model file (docs/model-format.md); overrides = {key path: value}, e.g. "
         "{'integration.dt': 5e-4, 'bodies[2].mass': 1.5}, validated as the file's own values.");
+  m.def("loads", &loads, py::arg("text"), py::arg("path") = "<string>",
+        py::arg("overrides") = py::dict(),
+        "Loads a model from the text of a model file; path names it in error messages.");
   m.def("mechanisms", &mechanism_names, "The built-in mechanism names, comma-separated.");
 }
 
