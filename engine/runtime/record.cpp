@@ -12,6 +12,7 @@
 #endif
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "rtmb/runtime/monotonic_clock.hpp"
 #include "rtmb/step.hpp"
 
 namespace rtmb {
@@ -179,12 +181,10 @@ void Recorder::stepped(const State& s) noexcept {
     e.kind = RecordEntry::kCheckpoint;
     e.step = steps;
     e.count = 2;
-    const std::uint64_t h = state_hash_.value();
-    const std::int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                std::chrono::steady_clock::now().time_since_epoch())
-                                .count();
-    std::memcpy(&e.values[0], &h, sizeof h);
-    std::memcpy(&e.values[1], &ns, sizeof ns);
+    // the bit patterns of the u64 hash and the i64 time (read back by checkpoint_hash() and
+    // checkpoint_time_ns())
+    e.values[0] = std::bit_cast<double>(state_hash_.value());
+    e.values[1] = std::bit_cast<double>(monotonic_now_ns());
     (void)ring_->try_push(e);  // a refused push is counted by the ring (dropped())
   }
 }
@@ -283,60 +283,57 @@ namespace {
 // record.
 bool read_entry(
     Reader& r, const RecordHeader& h, std::size_t start, std::int64_t& last_step, RecordFile& rec) {
-  {
-    const auto kind = r.get<std::uint8_t>("an entry");
-    (void)r.get<std::array<std::uint8_t, 3>>("an entry");
-    const auto count = r.get<std::uint32_t>("an entry");
-    if (kind == kEndKind) {
-      rec.steps = r.get<std::int64_t>("the end record");
-      rec.state_hash = r.get<std::uint64_t>("the end record");
-      rec.dropped = r.get<std::uint64_t>("the end record");
-      const auto entries = r.get<std::uint64_t>("the end record");
-      const std::uint32_t want = fnv32(r.at(start), r.pos() - start);
-      if (r.get<std::uint32_t>("the end record") != want) {
-        r.fail_at(start, "end record checksum mismatch: the end record is corrupt");
-      }
-      if (entries != rec.entries.size()) {
-        r.fail_at(start, "the end record counts " + std::to_string(entries) +
-                             " entries, the file has " + std::to_string(rec.entries.size()));
-      }
-      if (rec.steps < last_step)
-        r.fail_at(start, "the end record's step count is before the last entry");
-      if (!r.done()) r.fail("data after the end record");
-      return true;
-    }
-    RecordEntry e;
-    e.kind = kind;
-    e.count = count;
-    e.step = r.get<std::int64_t>("an entry");
-    if (kind != RecordEntry::kInputs && kind != RecordEntry::kReset &&
-        kind != RecordEntry::kCheckpoint) {
-      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": unknown kind " +
-                           std::to_string(kind));
-    }
-    if (kind == RecordEntry::kInputs && count != static_cast<std::uint32_t>(h.n_inputs)) {
-      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": " +
-                           std::to_string(count) + " values, the header says " +
-                           std::to_string(h.n_inputs));
-    }
-    if (kind == RecordEntry::kReset && count != 0) r.fail_at(start, "reset entry with values");
-    if (kind == RecordEntry::kCheckpoint && count != 2) {
-      r.fail_at(start, "checkpoint entry with " + std::to_string(count) + " values, not 2");
-    }
-    for (std::uint32_t i = 0; i < count; ++i) e.values[i] = r.get<double>("an entry");
+  const auto kind = r.get<std::uint8_t>("an entry");
+  (void)r.get<std::array<std::uint8_t, 3>>("an entry");
+  const auto count = r.get<std::uint32_t>("an entry");
+  if (kind == kEndKind) {
+    rec.steps = r.get<std::int64_t>("the end record");
+    rec.state_hash = r.get<std::uint64_t>("the end record");
+    rec.dropped = r.get<std::uint64_t>("the end record");
+    const auto entries = r.get<std::uint64_t>("the end record");
     const std::uint32_t want = fnv32(r.at(start), r.pos() - start);
-    if (r.get<std::uint32_t>("an entry's checksum") != want) {
-      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) +
-                           ": checksum mismatch (the entry is corrupt)");
+    if (r.get<std::uint32_t>("the end record") != want) {
+      r.fail_at(start, "end record checksum mismatch: the end record is corrupt");
     }
-    if (e.step < last_step) {
-      r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": step " +
-                           std::to_string(e.step) + " is before the previous entry's " +
-                           std::to_string(last_step));
+    if (entries != rec.entries.size()) {
+      r.fail_at(start, "the end record counts " + std::to_string(entries) +
+                           " entries, the file has " + std::to_string(rec.entries.size()));
     }
-    last_step = e.step;
-    rec.entries.push_back(e);
+    if (rec.steps < last_step)
+      r.fail_at(start, "the end record's step count is before the last entry");
+    if (!r.done()) r.fail("data after the end record");
+    return true;
   }
+  RecordEntry e;
+  e.kind = kind;
+  e.count = count;
+  e.step = r.get<std::int64_t>("an entry");
+  if (kind != RecordEntry::kInputs && kind != RecordEntry::kReset &&
+      kind != RecordEntry::kCheckpoint) {
+    r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": unknown kind " +
+                         std::to_string(kind));
+  }
+  if (kind == RecordEntry::kInputs && count != static_cast<std::uint32_t>(h.n_inputs)) {
+    r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": " + std::to_string(count) +
+                         " values, the header says " + std::to_string(h.n_inputs));
+  }
+  if (kind == RecordEntry::kReset && count != 0) r.fail_at(start, "reset entry with values");
+  if (kind == RecordEntry::kCheckpoint && count != 2) {
+    r.fail_at(start, "checkpoint entry with " + std::to_string(count) + " values, not 2");
+  }
+  for (std::uint32_t i = 0; i < count; ++i) e.values[i] = r.get<double>("an entry");
+  const std::uint32_t want = fnv32(r.at(start), r.pos() - start);
+  if (r.get<std::uint32_t>("an entry's checksum") != want) {
+    r.fail_at(start, "entry " + std::to_string(rec.entries.size()) +
+                         ": checksum mismatch (the entry is corrupt)");
+  }
+  if (e.step < last_step) {
+    r.fail_at(start, "entry " + std::to_string(rec.entries.size()) + ": step " +
+                         std::to_string(e.step) + " is before the previous entry's " +
+                         std::to_string(last_step));
+  }
+  last_step = e.step;
+  rec.entries.push_back(e);
   return false;
 }
 

@@ -28,6 +28,7 @@
 
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -85,15 +86,11 @@ static_assert(std::is_trivially_copyable_v<RecordEntry>);
 
 /// A checkpoint's state hash (RecordEntry::kCheckpoint).
 [[nodiscard]] inline std::uint64_t checkpoint_hash(const RecordEntry& e) noexcept {
-  std::uint64_t h;
-  __builtin_memcpy(&h, &e.values[0], sizeof h);
-  return h;
+  return std::bit_cast<std::uint64_t>(e.values[0]);
 }
 /// A checkpoint's CLOCK_MONOTONIC time [ns] (RecordEntry::kCheckpoint).
 [[nodiscard]] inline std::int64_t checkpoint_time_ns(const RecordEntry& e) noexcept {
-  std::int64_t t;
-  __builtin_memcpy(&t, &e.values[1], sizeof t);
-  return t;
+  return std::bit_cast<std::int64_t>(e.values[1]);
 }
 
 /// Simulated time between checkpoints [s]: with the writer's ~2 ms drains this bounds what a
