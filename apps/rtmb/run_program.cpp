@@ -44,12 +44,17 @@ class SpawnActions {
 
 }  // namespace
 
-int run_program(const std::vector<std::string>& argv, const std::filesystem::path& cwd) {
-  if (argv.empty()) return -1;
+std::vector<char*> c_argv(std::vector<std::string>& argv) {
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (std::string& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
+  return args;
+}
+
+int run_program(std::vector<std::string> argv, const std::filesystem::path& cwd) {
+  if (argv.empty()) return -1;
+  const std::vector<char*> args = c_argv(argv);
   SpawnActions actions;
   if (!actions.set_up(cwd)) return -1;
   pid_t pid = -1;

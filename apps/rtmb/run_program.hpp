@@ -13,9 +13,13 @@
 
 namespace rtmb::app {
 
+/// argv as the NUL-terminated array of pointers that exec and posix_spawn take; the pointers
+/// point into argv, which must outlive them.
+[[nodiscard]] std::vector<char*> c_argv(std::vector<std::string>& argv);
+
 /// Starts argv[0] (looked up on PATH) with the arguments argv in working directory cwd and waits
 /// for it. Returns its exit status, or -1 when it could not be started (not installed, cwd
 /// missing) or ended by a signal. Setup-only: forks a process.
-int run_program(const std::vector<std::string>& argv, const std::filesystem::path& cwd);
+int run_program(std::vector<std::string> argv, const std::filesystem::path& cwd);
 
 }  // namespace rtmb::app

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "apps/rtmb/run_program.hpp"
+
 // Set by apps/CMakeLists.txt: the interpreter the rtmb module is built for, and the directory
 // that holds the package in the build tree. An installed package (cmake --install into
 // /usr/local) is found by that interpreter without PYTHONPATH.
@@ -49,10 +51,7 @@ int run_sweep(const SweepOptions& options) {
   }
   std::vector<std::string> argv{RTMB_SWEEP_PYTHON, "-m", "rtmb.sweep_cli"};
   argv.insert(argv.end(), options.args.begin(), options.args.end());
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (std::string& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
+  const std::vector<char*> args = c_argv(argv);
   // exec, not spawn: the sweep's stdout (the CSV with --out -), stderr (progress), signals
   // (Ctrl-C) and exit code are the command's own
   ::execv(args[0], args.data());
