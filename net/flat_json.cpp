@@ -54,35 +54,6 @@ void append_utf8(std::string& out, std::uint32_t cp) {
   }
 }
 
-// Length of the UTF-8 sequence starting at s[i] if it is well-formed, else 0 (RFC 3629 table).
-[[nodiscard]] std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char b0 = byte(0);
-  if (b0 < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned char lo = 0x80;
-  unsigned char hi = 0xBF;  // allowed range of the second byte
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    n = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    n = 3;
-    if (b0 == 0xE0) lo = 0xA0;  // overlong
-    if (b0 == 0xED) hi = 0x9F;  // surrogates
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    n = 4;
-    if (b0 == 0xF0) lo = 0x90;  // overlong
-    if (b0 == 0xF4) hi = 0x8F;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (s.size() - i < n) return 0;
-  if (byte(1) < lo || byte(1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if ((byte(k) & 0xC0) != 0x80) return 0;
-  }
-  return n;
-}
-
 // One pass over the text, no recursion. Every method returns false after setting error_.
 class Reader {
  public:
@@ -338,6 +309,34 @@ bool parse_flat_json(std::string_view text, FlatJsonObject& out, std::string& ou
   if (reader.object(out)) return true;
   out_error = reader.error();
   return false;
+}
+
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char b0 = byte(0);
+  if (b0 < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80;
+  unsigned char hi = 0xBF;  // allowed range of the second byte
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    n = 2;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    n = 3;
+    if (b0 == 0xE0) lo = 0xA0;  // overlong
+    if (b0 == 0xED) hi = 0x9F;  // surrogates
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    n = 4;
+    if (b0 == 0xF0) lo = 0x90;  // overlong
+    if (b0 == 0xF4) hi = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (s.size() - i < n) return 0;
+  if (byte(1) < lo || byte(1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if ((byte(k) & 0xC0) != 0x80) return 0;
+  }
+  return n;
 }
 
 bool is_valid_utf8(std::string_view s) noexcept {

@@ -56,6 +56,10 @@ struct FlatJsonObject {
                                    FlatJsonObject& out,
                                    std::string& out_error);
 
+/// The length of the well-formed UTF-8 sequence that starts at s[i] (i < s.size()), 0 if none
+/// starts there (RFC 3629: no overlong forms, surrogates or code points > U+10FFFF).
+[[nodiscard]] std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept;
+
 /// Whether s is well-formed UTF-8 (no overlong forms, surrogates or code points > U+10FFFF).
 [[nodiscard]] bool is_valid_utf8(std::string_view s) noexcept;
 

@@ -9,35 +9,9 @@
 #include <cstdio>
 #include <system_error>
 
+#include "net/flat_json.hpp"
+
 namespace rtmb {
-
-namespace {
-
-// The length of the well-formed UTF-8 sequence at s[i], 0 if there is none (RFC 3629 §4: no
-// overlong forms, no surrogates, nothing above U+10FFFF).
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const auto in = [](unsigned char b, unsigned lo, unsigned hi) { return b >= lo && b <= hi; };
-  const unsigned char b0 = byte(0);
-  const std::size_t left = s.size() - i;
-  if (b0 < 0x80) return 1;
-  if (in(b0, 0xC2, 0xDF)) return left >= 2 && in(byte(1), 0x80, 0xBF) ? 2 : 0;
-  if (in(b0, 0xE0, 0xEF)) {
-    if (left < 3) return 0;
-    const unsigned lo = b0 == 0xE0 ? 0xA0 : 0x80;
-    const unsigned hi = b0 == 0xED ? 0x9F : 0xBF;
-    return in(byte(1), lo, hi) && in(byte(2), 0x80, 0xBF) ? 3 : 0;
-  }
-  if (in(b0, 0xF0, 0xF4)) {
-    if (left < 4) return 0;
-    const unsigned lo = b0 == 0xF0 ? 0x90 : 0x80;
-    const unsigned hi = b0 == 0xF4 ? 0x8F : 0xBF;
-    return in(byte(1), lo, hi) && in(byte(2), 0x80, 0xBF) && in(byte(3), 0x80, 0xBF) ? 4 : 0;
-  }
-  return 0;
-}
-
-}  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
   // RFC 8259 §7: '"', '\\' and U+0000..U+001F must be escaped; the text must be UTF-8 (§8.1),
