@@ -319,8 +319,7 @@ int run_offline(const RunOptions& o) {
     aopt.atol = o.atol;
     std::unique_ptr<AdaptiveDopri5> dopri;
     if (adaptive) dopri = std::make_unique<AdaptiveDopri5>(model, aopt);
-    // fixed step: as many steps as fit, the last one ending within 1e-9 dt of t_end
-    const long n_fixed = adaptive ? 0 : static_cast<long>(std::ceil(t_end / settings.dt - 1e-9));
+    const long n_fixed = adaptive ? 0 : fixed_step_count(s.t, t_end, settings.dt);
 
     const auto start = Clock::now();
     bool failed = false;

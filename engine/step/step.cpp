@@ -246,6 +246,11 @@ VecCRef applied_force(const Workspace& ws) noexcept {
   return ws.impl().dynamics.applied();
 }
 
+long fixed_step_count(double t, double t_end, double dt) noexcept {
+  const double span = (t_end - t) / dt - 1e-9;
+  return span > 0.0 ? static_cast<long>(std::ceil(span)) : 0;
+}
+
 std::span<double> input_values(Workspace& ws) noexcept {
   return ws.impl().dynamics.inputs();
 }

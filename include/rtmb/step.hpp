@@ -54,6 +54,12 @@ class Workspace {
 [[nodiscard]] VecRef applied_force(Workspace& ws) noexcept;
 [[nodiscard]] VecCRef applied_force(const Workspace& ws) noexcept;
 
+/// The number of fixed steps of size dt that take a simulation from time t to t_end: as many as
+/// fit, the last one ending within 1e-9 dt of t_end (so 1 s at dt = 1e-3 is 1000 steps despite
+/// the rounding of 1e-3), and 0 when t_end <= t. `rtmb run`, the Python Simulation.run and every
+/// other "run to t_end" use this one count, so they end on the same step. dt must be > 0.
+[[nodiscard]] long fixed_step_count(double t, double t_end, double dt) noexcept;
+
 /// Values of the System's named input channels (System::n_inputs(), channel i at index i) that
 /// every following step passes to System::forces and System::energy, and that the output
 /// evaluators read (the coupling targets). System::initial_input after the Workspace is built;

@@ -4,8 +4,8 @@
 // Simulation.run(t_end, every=k): steps to t_end with the GIL released and returns a RunResult
 // of NumPy arrays, one row per k-th step (plus the first and the last). The arrays are allocated
 // before the loop and written through raw pointers, so the loop touches no Python object and
-// other Python threads run meanwhile. The number of steps is the one `rtmb run` takes:
-// ceil((t_end - t) / dt - 1e-9), the last step ending within 1e-9 dt of t_end.
+// other Python threads run meanwhile. The number of steps is the one `rtmb run` takes
+// (fixed_step_count, rtmb/step.hpp).
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -75,8 +75,7 @@ RunResult run(PySimulation& s, double t_end, long every) {
   if (!std::isfinite(t_end)) throw py::value_error("t_end must be finite");
   const BusyGuard busy(s);
   const double dt = s.model->model->settings().dt;
-  const double span = (t_end - s.state.t) / dt - 1e-9;
-  const long n = span > 0.0 ? static_cast<long>(std::ceil(span)) : 0;
+  const long n = fixed_step_count(s.state.t, t_end, dt);
   const long rows = 1 + n / every + (n % every != 0 ? 1 : 0);
   const auto n_q = static_cast<py::ssize_t>(s.state.q.size());
   const auto n_v = static_cast<py::ssize_t>(s.state.v.size());

@@ -54,6 +54,22 @@ TEST(Step, StatusReportsDriftEnergyAndCounts) {
   EXPECT_TRUE(std::isnan(status.energy));  // CircleTrack defines no energy
 }
 
+// The count takes as many steps as fit, the last one ending within 1e-9 dt of t_end: a span whose
+// quotient rounds to just above a whole number (0.07 / 0.01 = 7.000000000000001) is that many
+// steps, not one more; a span that is not a whole number of steps takes one more (ending past t_end
+// by less than dt).
+TEST(Step, FixedStepCountEndsOnTheStepNearestTEnd) {
+  ASSERT_GT(0.07 / 0.01, 7.0);  // the rounding the 1e-9 slack exists for
+  EXPECT_EQ(fixed_step_count(0.0, 0.07, 0.01), 7);
+  EXPECT_EQ(fixed_step_count(0.0, 1.0, 1e-3), 1000);
+  EXPECT_EQ(fixed_step_count(0.0, 0.3, 0.1), 3);  // 0.3 / 0.1 = 2.9999999999999996
+  EXPECT_EQ(fixed_step_count(0.0, 1.05, 0.1), 11);
+  EXPECT_EQ(fixed_step_count(0.5, 1.0, 0.25), 2);
+  EXPECT_EQ(fixed_step_count(0.0, 1.0 + 1e-13, 1e-3), 1000);  // within 1e-9 dt of a step
+  EXPECT_EQ(fixed_step_count(1.0, 1.0, 1e-3), 0);
+  EXPECT_EQ(fixed_step_count(2.0, 1.0, 1e-3), 0);
+}
+
 TEST(Model, RejectsInvalidSettingsNamingTheField) {
   auto sys = std::make_shared<testing::CircleTrack>();
   Settings st;
