@@ -41,9 +41,12 @@ ModelFileError::ModelFileError(
                          ": key '" + key + "': " + why),
       file_(std::move(file)),
       line_(line),
-      key_(std::move(key)) {}
+      column_(column),
+      key_(std::move(key)),
+      reason_(why) {}
 
-ModelFileError::ModelFileError(const std::string& message) : std::runtime_error(message) {}
+ModelFileError::ModelFileError(const std::string& message)
+    : std::runtime_error(message), reason_(message) {}
 
 namespace {
 
@@ -319,21 +322,11 @@ YAML::Node parse_yaml(const std::string& text, const std::string& path) {
   return root;
 }
 
-// e with " (value set by override 'KEY' = VALUE)" appended to its reason. The reason and the
-// column are read back from the message, whose format the constructor above fixes:
-// "FILE:LINE:COLUMN: key 'KEY': reason".
+// e with " (value set by override 'KEY' = VALUE)" appended to its reason, at e's position.
 ModelFileError blame_override(const ModelFileError& e, const ModelOverride& o) {
-  const std::string what = e.what();
-  const std::string head = e.file() + ":" + std::to_string(e.line()) + ":";
-  const std::string mid = ": key '" + e.key() + "': ";
-  const std::size_t at = what.find(mid, head.size());
-  if (what.rfind(head, 0) != 0 || at == std::string::npos) {
-    return ModelFileError(what + " (value set by override '" + o.key + "' = " + o.value + ")");
-  }
-  const int column = std::stoi(what.substr(head.size(), at - head.size()));
-  return ModelFileError(
-      e.file(), e.line(), column, e.key(),
-      what.substr(at + mid.size()) + " (value set by override '" + o.key + "' = " + o.value + ")");
+  const std::string blame = " (value set by override '" + o.key + "' = " + o.value + ")";
+  if (e.line() == 0) return ModelFileError(e.what() + blame);
+  return ModelFileError(e.file(), e.line(), e.column(), e.key(), e.reason() + blame);
 }
 
 }  // namespace

@@ -42,13 +42,19 @@ class ModelFileError : public std::runtime_error {
   explicit ModelFileError(const std::string& message);
 
   [[nodiscard]] const std::string& file() const noexcept { return file_; }
-  [[nodiscard]] int line() const noexcept { return line_; }  ///< 1-based; 0: not known
+  [[nodiscard]] int line() const noexcept { return line_; }      ///< 1-based; 0: not known
+  [[nodiscard]] int column() const noexcept { return column_; }  ///< 1-based; 0: not known
   [[nodiscard]] const std::string& key() const noexcept { return key_; }
+  /// What is wrong, without the "FILE:LINE:COLUMN: key 'KEY': " prefix (the whole message when
+  /// the error has no position).
+  [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
 
  private:
   std::string file_;
   int line_ = 0;
+  int column_ = 0;
   std::string key_;
+  std::string reason_;
 };
 
 /// One input channel of a model file.

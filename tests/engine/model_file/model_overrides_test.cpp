@@ -65,6 +65,22 @@ TEST(ModelOverrides, ValuesAreValidatedAsTheFileIsAndTheOverrideIsNamed) {
             std::string::npos);
 }
 
+// the error's parts stay readable one by one after the override is named (the Python package and
+// the server's error replies read them, not the message text)
+TEST(ModelOverrides, BlamedErrorKeepsItsPositionKeyAndReason) {
+  try {
+    (void)parse_model_file(kPendulum, "p.yaml",
+                           std::vector<ModelOverride>{{"bodies[0].mass", "-1"}});
+    FAIL() << "a negative mass was accepted";
+  } catch (const ModelFileError& e) {
+    EXPECT_EQ(e.file(), "p.yaml");
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.column(), 24);
+    EXPECT_EQ(e.key(), "bodies[0].mass");
+    EXPECT_EQ(e.reason(), "must be > 0 (value set by override 'bodies[0].mass' = -1)");
+  }
+}
+
 TEST(ModelOverrides, PathsThatLeadNowhereAreErrors) {
   EXPECT_EQ(error_of({{"bodies[2].mass", "1"}}),
             "p.yaml: override 'bodies[2].mass': 'bodies' has 2 entries");
