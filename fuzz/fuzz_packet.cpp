@@ -8,7 +8,10 @@
 //   - nothing accepted holds a non-finite value, an unknown or repeated channel, or a count over
 //     capacity;
 //   - peek_kind and the decoders agree on rules 1-5;
-//   - the receive path counts every datagram exactly once.
+//   - the receive path counts every datagram exactly once;
+//   - a version 2 input that decodes re-encodes to the same bytes but its tag, and its session
+//     is what peek_session reads (the MAC itself is libsodium's, net/input_auth.cpp, and is not
+//     compiled here: the fuzzer steers by the framing, which is ours).
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -37,17 +40,33 @@ void check_state(std::span<const std::byte> d, const rtmb::StateMessage& m) {
   for (std::size_t i = 0; i < n; ++i) require(out[i] == d[i]);
 }
 
-void check_input(std::span<const std::byte> d, const rtmb::InputMessage& m) {
+void check_input_samples(const rtmb::InputMessage& m) {
   require(m.sample_count >= 1 && m.sample_count <= rtmb::kMaxInputSamples);
   for (std::size_t i = 0; i < m.sample_count; ++i) {
     require(m.samples[i].channel < kChannels);
     require(std::isfinite(m.samples[i].value));
     for (std::size_t j = 0; j < i; ++j) require(m.samples[j].channel != m.samples[i].channel);
   }
+}
+
+void check_input(std::span<const std::byte> d, const rtmb::InputMessage& m) {
+  check_input_samples(m);
   std::array<std::byte, rtmb::kMaxDatagramBytes> out{};
   const std::size_t n = rtmb::encode_input(m, out);
   require(n == d.size());
   for (std::size_t i = 0; i < n; ++i) require(out[i] == d[i]);
+}
+
+void check_input_v2(std::span<const std::byte> d,
+                    const rtmb::InputMessage& m,
+                    std::uint64_t session) {
+  check_input_samples(m);
+  std::array<std::byte, rtmb::kMaxDatagramBytes> out{};
+  const std::size_t n = rtmb::encode_input_v2(m, session, out);
+  require(n == d.size());
+  for (std::size_t i = 0; i + rtmb::kInputTagBytes < n; ++i) require(out[i] == d[i]);
+  std::uint64_t peeked = 0;
+  require(rtmb::peek_session(d, peeked) == rtmb::PacketStatus::kOk && peeked == session);
 }
 
 // Rules 1-5 are shared: where peek_kind fails, both decoders fail the same way; where it
@@ -81,6 +100,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   rtmb::MessageKind kind{};
   check_agreement(rtmb::peek_kind(d, kind), kind, s, in);
+
+  std::uint64_t session = 0;
+  const rtmb::PacketStatus in2 = rtmb::decode_input_v2(d, kChannels, input, session);
+  if (in2 == rtmb::PacketStatus::kOk) check_input_v2(d, input, session);
+  require(in2 != rtmb::PacketStatus::kOk || in != rtmb::PacketStatus::kOk);  // one version only
 
   // the server's receive path keeps its counters consistent across the whole run
   static rtmb::InputSequencer sequencer;

@@ -60,6 +60,8 @@ void write_packets(const fs::path& dir) {
       m.samples[i] = {static_cast<std::uint16_t>(i * 4), 0.25 * static_cast<double>(i)};
     }
     save(rtmb::encode_input(m, buf));
+    // and as wire version 2 (framing only: the tag is left zero, the fuzz target has no MAC)
+    save(rtmb::encode_input_v2(m, 0x0102030405060708u + samples, buf));
   }
 
   // nearly valid: a truncated header, and an input with a NaN sample

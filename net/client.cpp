@@ -21,6 +21,7 @@
 
 #include "net/control_command.hpp"
 #include "net/flat_json.hpp"
+#include "net/input_auth.hpp"
 
 namespace rtmb {
 
@@ -139,9 +140,15 @@ std::string Client::request(const std::string& line, Timeout timeout) {
 }
 
 ClientSchema Client::hello(const std::optional<std::string>& token) {
+  init_crypto();
   Command c;
-  c.body = HelloCommand{token, kWireVersion};
-  const std::string reply = request(to_json_line(c));
+  c.body = HelloCommand{token, kWireVersionAuthenticated};
+  std::string reply = request(to_json_line(c));
+  if (reply.starts_with("{\"ok\":false") && reply.find("is not supported") != std::string::npos) {
+    // a server from before version 2: unauthenticated inputs, which it accepts on loopback only
+    c.body = HelloCommand{token, std::nullopt};
+    reply = request(to_json_line(c));
+  }
   FlatJsonObject o;
   std::string error;
   if (!parse_flat_json(reply, o, error)) throw ClientError("malformed hello reply: " + error);
@@ -171,6 +178,16 @@ ClientSchema Client::hello(const std::optional<std::string>& token) {
   s.output_units = split(text("output_units"));
   s.inputs = split(text("inputs"));
   s.input_units = split(text("input_units"));
+  SessionKey key{};
+  if (s.version == kWireVersionAuthenticated) {
+    if (!session_from_hex(text("session"), s.session) || s.session == 0 ||
+        !key_from_hex(text("key"), key)) {
+      throw ClientError("hello reply with a malformed \"session\" or \"key\"");
+    }
+  } else if (s.version != kWireVersion) {
+    throw ClientError("hello reply with an unknown \"version\": " + reply);
+  }
+  key_ = key;
   schema_ = s;
   return s;
 }
@@ -238,9 +255,16 @@ MessageHeader Client::send_input(std::span<const InputSample> samples) {
   m.sample_count = static_cast<std::uint16_t>(samples.size());
   std::copy(samples.begin(), samples.end(), m.samples.begin());
   std::array<std::byte, kMaxDatagramBytes> buf{};
-  const std::size_t n = encode_input(m, buf);
+  const std::size_t n = encode_input_datagram(m, buf);
   send_datagram(std::span<const std::byte>(buf.data(), n));
   return m.header;
+}
+
+std::size_t Client::encode_input_datagram(const InputMessage& m, std::span<std::byte> out) const {
+  if (schema_.version != kWireVersionAuthenticated) return encode_input(m, out);
+  const std::size_t n = encode_input_v2(m, schema_.session, out);
+  if (n > 0) sign_input(out.first(n), key_);
+  return n;
 }
 
 void Client::send_datagram(std::span<const std::byte> bytes) {

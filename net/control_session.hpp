@@ -39,6 +39,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   [[nodiscard]] const tcp::endpoint& peer() const noexcept { return peer_; }
   bool said_hello = false;
   std::uint64_t hello_number = 0;  // of this connection's newest hello (AdmissionEntry::hello)
+  std::uint16_t wire_version = 0;  // of its inputs, chosen at hello (1 or 2)
+  SessionEntry wire_session{};     // version 2: the id and key handed out at hello
   TokenBucket commands;            // rate limit of this connection's command lines
 
  private:

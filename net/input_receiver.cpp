@@ -12,6 +12,8 @@
 #include <cstring>
 #include <span>
 
+#include "net/input_auth.hpp"
+
 namespace rtmb {
 namespace {
 
@@ -107,8 +109,20 @@ void InputReceiver::update_admission() noexcept {
       sequencer_.forget_matching(address_key(e.address) << 16, ~std::uint64_t{0xFFFF});
     }
   }
+  // version 2 sessions keep their bucket and replay window by id; a new id starts afresh
+  incoming.session_count = std::min<std::uint32_t>(incoming.session_count, kMaxClientSlots);
+  for (std::uint32_t i = 0; i < incoming.session_count; ++i) {
+    session_scratch_[i] = SessionState{};
+    for (std::uint32_t j = 0; j < table_.session_count; ++j) {
+      if (table_.sessions[j].id == incoming.sessions[i].id) {
+        session_scratch_[i] = sessions_[j];
+        break;
+      }
+    }
+  }
   table_ = incoming;
   buckets_ = scratch_;
+  sessions_ = session_scratch_;
 }
 
 void InputReceiver::queue(const QueuedInput& q) noexcept {
@@ -159,9 +173,51 @@ int InputReceiver::receive(std::uint16_t channel_count) noexcept {
   return total;
 }
 
+PacketStatus InputReceiver::admit_authenticated(std::span<const std::byte> d,
+                                                std::int64_t arrival_ns,
+                                                std::uint16_t channel_count) noexcept {
+  // nothing past the frame is trusted before the MAC: the session names the key to check with
+  std::uint64_t session = 0;
+  PacketStatus s = peek_session(d, session);
+  if (s != PacketStatus::kOk) return s;
+  std::uint32_t k = 0;
+  while (k < table_.session_count && table_.sessions[k].id != session) ++k;
+  if (k == table_.session_count) return PacketStatus::kUnknownSession;
+  if (!input_mac_valid(d, table_.sessions[k].key)) return PacketStatus::kBadMac;
+  s = decode_input_v2(d, channel_count, message_, session);
+  if (s != PacketStatus::kOk) return s;
+  SessionState& state = sessions_[k];
+  if (!state.bucket.take(table_.rate_hz, table_.burst, arrival_ns)) {
+    return PacketStatus::kRateLimited;
+  }
+  return state.window.admit(message_.header.sequence);
+}
+
 void InputReceiver::admit(std::size_t index,
                           std::int64_t arrival_ns,
                           std::uint16_t channel_count) noexcept {
+  const std::size_t bytes = std::min<std::size_t>(messages_[index].msg_len, buffers_[index].size());
+  const std::span<const std::byte> d(buffers_[index].data(), bytes);
+  // the version field picks the path (a datagram too short to hold one goes the version 1 way,
+  // which counts it as too_short)
+  const bool v2 =
+      bytes >= header_offset::kVersion + 2 &&
+      std::to_integer<unsigned>(d[header_offset::kVersion]) ==
+          (kWireVersionAuthenticated & 0xFFu) &&
+      std::to_integer<unsigned>(d[header_offset::kVersion + 1]) == (kWireVersionAuthenticated >> 8);
+  if (v2) {
+    const PacketStatus s = admit_authenticated(d, arrival_ns, channel_count);
+    counters_.udp_in.record(s);
+    if (s == PacketStatus::kOk) queue_message(arrival_ns);
+    return;
+  }
+  if (table_.require_authenticated) {
+    // a well-formed version 1 input is refused for what it is; garbage keeps its own reason
+    PacketStatus s = decode_input(d, channel_count, message_);
+    if (s == PacketStatus::kOk) s = PacketStatus::kUnauthenticated;
+    counters_.udp_in.record(s);
+    return;
+  }
   const auto& from = reinterpret_cast<const sockaddr&>(from_[index]);
   const IpAddress address = ip_address(from);
   bool known = false;
@@ -173,11 +229,12 @@ void InputReceiver::admit(std::size_t index,
       break;
     }
   }
-  const std::size_t bytes = std::min<std::size_t>(messages_[index].msg_len, buffers_[index].size());
-  const PacketStatus status =
-      admit_input(std::span<const std::byte>(buffers_[index].data(), bytes), sender_key(from),
-                  channel_count, sequencer_, counters_.udp_in, message_, known, within_rate);
-  if (status != PacketStatus::kOk) return;
+  const PacketStatus status = admit_input(d, sender_key(from), channel_count, sequencer_,
+                                          counters_.udp_in, message_, known, within_rate);
+  if (status == PacketStatus::kOk) queue_message(arrival_ns);
+}
+
+void InputReceiver::queue_message(std::int64_t arrival_ns) noexcept {
   for (std::uint16_t i = 0; i < message_.sample_count; ++i) {
     QueuedInput q;
     q.arrival_ns = arrival_ns;

@@ -21,6 +21,17 @@
 // address forgets the sequence history of every sender at that address (a client that says
 // hello again may restart its numbering), as the network thread did before.
 //
+// Version 2 (authenticated) inputs (docs/protocol.md, "Wire version 2"). The table also holds
+// the id and key of every session that said hello with "version":2. Such a datagram is admitted
+// by its session, not its address: frame and session id (peek_session), a known session
+// (kUnknownSession), its MAC under that session's key (kBadMac, constant-time), only then the
+// payload's rules, the session's rate limit and its replay window (a SequenceWindow per session,
+// kDuplicate / kOutOfOrder). The windows are kept here, keyed by session id, never evicted and
+// not cleared by a model load, so a recorded datagram cannot be replayed while its session
+// lives; a new hello makes a new session with a new key. When the table says
+// require_authenticated (a server bound beyond loopback), version 1 inputs are counted as
+// kUnauthenticated and dropped.
+//
 // Arrival times. Each datagram's arrival is the kernel's receive timestamp (SO_TIMESTAMPNS,
 // CLOCK_REALTIME) mapped to CLOCK_MONOTONIC with the offset between the two clocks read once per
 // batch, so QueuedInput::arrival_ns keeps meaning "when it reached the host", not "when the tick
@@ -34,6 +45,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 
 #include "net/subscriber_table.hpp"  // SocketAddress
@@ -59,6 +71,12 @@ struct IpAddress {
   friend bool operator==(const IpAddress&, const IpAddress&) = default;
 };
 
+/// One version 2 session (a control client that said hello with "version":2): its id and key.
+struct SessionEntry {
+  std::uint64_t id = 0;  ///< nonzero, random, new at every hello
+  SessionKey key{};
+};
+
 /// One address that may send inputs.
 struct AdmissionEntry {
   IpAddress address;
@@ -68,9 +86,13 @@ struct AdmissionEntry {
 /// The addresses of the control clients that said hello, and the per-address input rate limit.
 struct AdmissionTable {
   std::uint32_t count = 0;  ///< valid entries, <= kMaxClientSlots, distinct addresses
-  double rate_hz = 0.0;     ///< input datagrams per second per address
+  double rate_hz = 0.0;     ///< input datagrams per second per address (and per session)
   double burst = 0.0;       ///< token bucket depth
   std::array<AdmissionEntry, kMaxClientSlots> entries{};
+  /// Version 1 inputs are refused (kUnauthenticated): the server is bound beyond loopback.
+  bool require_authenticated = false;
+  std::uint32_t session_count = 0;  ///< valid sessions, <= kMaxClientSlots, distinct ids
+  std::array<SessionEntry, kMaxClientSlots> sessions{};
 };
 static_assert(std::is_trivially_copyable_v<AdmissionTable>);
 using AdmissionSlot = LatestValue<AdmissionTable>;
@@ -117,7 +139,8 @@ class InputReceiver {
   int receive(std::uint16_t channel_count) noexcept;
   /// Queues a sample that did not come over UDP (the `set` command), counted like one. RT-safe.
   void queue(const QueuedInput& q) noexcept;
-  /// Forgets every sender's sequence history (a new model was loaded). RT-safe.
+  /// Forgets every version 1 sender's sequence history (a new model was loaded). Version 2
+  /// sessions keep their replay windows (a replay must stay refused). RT-safe.
   void clear_sequences() noexcept { sequencer_.clear(); }
 
   [[nodiscard]] const InputReceiveCounters& counters() const noexcept { return counters_; }
@@ -127,6 +150,18 @@ class InputReceiver {
 
  private:
   void admit(std::size_t index, std::int64_t arrival_ns, std::uint16_t channel_count) noexcept;
+  // a version 2 datagram: session, MAC, payload, rate, replay window; kOk fills message_
+  [[nodiscard]] PacketStatus admit_authenticated(std::span<const std::byte> datagram,
+                                                 std::int64_t arrival_ns,
+                                                 std::uint16_t channel_count) noexcept;
+  // the samples of message_ into the ring
+  void queue_message(std::int64_t arrival_ns) noexcept;
+
+  // what the receiver keeps of a version 2 session across table updates
+  struct SessionState {
+    TokenBucket bucket;
+    SequenceWindow window;
+  };
 
   int fd_;
   AdmissionSlot* slot_;
@@ -135,6 +170,8 @@ class InputReceiver {
   AdmissionTable table_{};
   std::array<TokenBucket, kMaxClientSlots> buckets_{};  // buckets_[i]: table_.entries[i]
   std::array<TokenBucket, kMaxClientSlots> scratch_{};
+  std::array<SessionState, kMaxClientSlots> sessions_{};  // sessions_[i]: table_.sessions[i]
+  std::array<SessionState, kMaxClientSlots> session_scratch_{};
   InputSequencer sequencer_;
   InputReceiveCounters counters_;
   InputMessage message_{};

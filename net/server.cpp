@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "net/control_session.hpp"
+#include "net/input_auth.hpp"
 #include "net/load_permission.hpp"
 #include "net/server_impl.hpp"
 #include "rtmb/models/mechanisms.hpp"
@@ -234,6 +235,10 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
                                 " (not loopback) needs --token SECRET, or --insecure to let anyone "
                                 "on the network control the server");
   }
+  // beyond loopback, an input must prove its session (wire version 2): a source address is
+  // spoofable by anyone on the segment
+  require_authenticated = !address.is_loopback() || c.require_authenticated_inputs;
+  init_crypto();  // sodium_init, before any hello makes a session key
   if (insecure_bind && c.insecure_warning_period_ns <= 0) {
     throw std::invalid_argument("insecure_warning_period_ns must be > 0");
   }

@@ -16,6 +16,7 @@
 
 #include "net/control_session.hpp"
 #include "net/flat_json.hpp"
+#include "net/input_auth.hpp"
 #include "net/load_permission.hpp"
 #include "net/server_impl.hpp"
 #include "rtmb/models/mechanisms.hpp"
@@ -77,24 +78,8 @@ std::string Server::Impl::push_control(const Command& c, SimControl request) {
 
 std::string Server::Impl::handle(ControlSession& session, const Command& c) {
   const auto error = [&](std::string message) { return error_for(c, std::move(message)); };
-  if (const auto* hello = std::get_if<HelloCommand>(&c.body)) {
-    if (!config.token.empty() && hello->token.value_or("") != config.token) {
-      return error(hello->token ? "wrong token" : "this server requires a \"token\"");
-    }
-    if (hello->version && *hello->version != kWireVersion) {
-      return error("protocol version " + std::to_string(*hello->version) +
-                   " is not supported; this server speaks version " + std::to_string(kWireVersion));
-    }
-    session.said_hello = true;
-    // a client that says hello may have restarted its input numbering: the simulation thread
-    // forgets every sender at its address when it sees the new hello number (and from then on
-    // admits datagrams from that address)
-    session.hello_number = ++hellos;
-    publish_admission();
-    JsonObjectWriter out = ok_head(c);
-    schema_fields(out);
-    return out.str();
-  }
+  if (const auto* hello = std::get_if<HelloCommand>(&c.body))
+    return hello_reply(session, c, *hello);
   if (!session.said_hello) return error("say hello first");
   if (std::holds_alternative<StartCommand>(c.body)) {
     return push_control(c, {SimControlKind::kStart, 0});
@@ -111,7 +96,7 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
   if (const auto* set = std::get_if<SetCommand>(&c.body)) return set_reply(c, *set);
   if (const auto* load = std::get_if<LoadCommand>(&c.body)) {
     if (recorder) return error_for(c, "load is not available while recording (--record)");
-    return load_reply(c, *load);
+    return load_reply(c, *load, session.wire_version);
   }
   if (const auto* sub = std::get_if<SubscribeCommand>(&c.body)) {
     asio::ip::address address = session.peer().address();
@@ -170,8 +155,49 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
   return stats_reply(c);
 }
 
-void Server::Impl::schema_fields(JsonObjectWriter& out) const {
-  out.field("version", static_cast<std::uint64_t>(kWireVersion));
+std::string Server::Impl::hello_reply(ControlSession& session,
+                                      const Command& c,
+                                      const HelloCommand& hello) {
+  const auto error = [&](std::string message) { return error_for(c, std::move(message)); };
+  if (!config.token.empty() && hello.token.value_or("") != config.token) {
+    return error(hello.token ? "wrong token" : "this server requires a \"token\"");
+  }
+  // no "version": version 1, the unauthenticated inputs of loopback (docs/protocol.md)
+  const std::uint16_t version = hello.version.value_or(kWireVersion);
+  if (version != kWireVersion && version != kWireVersionAuthenticated) {
+    return error("protocol version " + std::to_string(version) +
+                 " is not supported; this server speaks versions 1 and 2");
+  }
+  if (version == kWireVersion && require_authenticated) {
+    return error("this server requires authenticated inputs: say hello with \"version\":2");
+  }
+  session.said_hello = true;
+  session.wire_version = version;
+  // every hello makes a new session (id and key): datagrams signed for an earlier one, or
+  // recorded from it, are refused from now on
+  session.wire_session = SessionEntry{};
+  if (version == kWireVersionAuthenticated) {
+    session.wire_session.id = random_session_id();
+    session.wire_session.key = random_session_key();
+  }
+  // a client that says hello may have restarted its input numbering: the simulation thread
+  // forgets every sender at its address when it sees the new hello number (and from then on
+  // admits datagrams from that address)
+  session.hello_number = ++hellos;
+  publish_admission();
+  JsonObjectWriter out = ok_head(c);
+  schema_fields(out, version);
+  if (version == kWireVersionAuthenticated) {
+    // the key travels on the control connection: secret only as far as that connection is
+    // (loopback, or TLS beyond it)
+    out.field("session", session_to_hex(session.wire_session.id));
+    out.field("key", to_hex(session.wire_session.key));
+  }
+  return out.str();
+}
+
+void Server::Impl::schema_fields(JsonObjectWriter& out, std::uint16_t version) const {
+  out.field("version", static_cast<std::uint64_t>(version));
   out.field("model", schema.model);
   out.field("rate_hz", schema.rate_hz);
   out.field("dt", schema.dt);
@@ -183,7 +209,9 @@ void Server::Impl::schema_fields(JsonObjectWriter& out) const {
   out.field("input_units", join_names(schema.inputs, true));
 }
 
-std::string Server::Impl::load_reply(const Command& c, const LoadCommand& load) {
+std::string Server::Impl::load_reply(const Command& c,
+                                     const LoadCommand& load,
+                                     std::uint16_t version) {
   const auto error = [&](std::string message) { return error_for(c, std::move(message)); };
   // a built-in mechanism by name, or a model file under the permitted folder (a network client
   // must not make the server read, or probe for, arbitrary files: net/load_permission.hpp)
@@ -211,7 +239,7 @@ std::string Server::Impl::load_reply(const Command& c, const LoadCommand& load) 
   // the simulation thread forgets every sender's history when it swaps the model in
   spdlog::info("loaded '{}' ({}) at {:.1f} Hz", schema.model, file.path, schema.rate_hz);
   JsonObjectWriter out = ok_head(c);
-  schema_fields(out);
+  schema_fields(out, version);
   return out.str();
 }
 

@@ -65,8 +65,14 @@ struct Server::Impl {
   void arm_wake();
   void take_snapshot();
   [[nodiscard]] std::string set_reply(const Command& c, const SetCommand& set);
-  [[nodiscard]] std::string load_reply(const Command& c, const LoadCommand& load);
-  void schema_fields(JsonObjectWriter& out) const;
+  [[nodiscard]] std::string load_reply(const Command& c,
+                                       const LoadCommand& load,
+                                       std::uint16_t version);
+  [[nodiscard]] std::string hello_reply(ControlSession& session,
+                                        const Command& c,
+                                        const HelloCommand& hello);
+  // the model schema, and `version`: the wire version of the session's inputs
+  void schema_fields(JsonObjectWriter& out, std::uint16_t version) const;
   [[nodiscard]] std::unique_ptr<SimBundle> make_bundle(const ModelFile& file,
                                                        double rate_hz,
                                                        std::int64_t period_ns) const;
@@ -135,6 +141,8 @@ struct Server::Impl {
   asio::steady_timer status_timer{io};
   asio::steady_timer insecure_timer{io};  // config.insecure on a non-loopback address: the warning
   bool insecure_bind = false;             // serving a non-loopback address without a token
+  // version 1 inputs (and hellos) refused: bound beyond loopback, or the config asks for it
+  bool require_authenticated = false;
   std::chrono::nanoseconds poll_period{500'000};
   int wake_fd = -1;                         // eventfd written by the simulation thread
   asio::posix::stream_descriptor wake{io};  // wake_fd on the network thread

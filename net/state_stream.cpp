@@ -22,8 +22,14 @@ void Server::Impl::publish_admission() {
   table.count = 0;
   table.rate_hz = input_rate_hz;
   table.burst = std::max(10.0, 0.1 * input_rate_hz);
+  table.require_authenticated = require_authenticated;
+  table.session_count = 0;
   for (const std::shared_ptr<ControlSession>& s : sessions) {
     if (!s->said_hello) continue;
+    if (s->wire_version == kWireVersionAuthenticated &&
+        table.session_count < table.sessions.size()) {  // max_clients <= kMaxClientSlots
+      table.sessions[table.session_count++] = s->wire_session;
+    }
     IpAddress a;
     const asio::ip::address peer = s->peer().address();
     if (peer.is_v4()) {

@@ -53,9 +53,10 @@ void store_i64(std::span<std::byte> out, std::size_t at, std::int64_t v) noexcep
 void store_header(std::span<std::byte> out,
                   MessageKind kind,
                   const MessageHeader& h,
-                  std::size_t payload_bytes) noexcept {
+                  std::size_t payload_bytes,
+                  std::uint16_t version = kWireVersion) noexcept {
   store(out, header_offset::kMagic, kWireMagic);
-  store(out, header_offset::kVersion, kWireVersion);
+  store(out, header_offset::kVersion, version);
   store(out, header_offset::kKind, static_cast<std::uint16_t>(kind));
   store(out, header_offset::kFlags, h.flags);
   store(out, header_offset::kReserved, std::uint16_t{0});
@@ -72,7 +73,8 @@ void store_header(std::span<std::byte> out,
                                        MessageKind& out_kind) noexcept {
   if (d.size() < kHeaderBytes) return PacketStatus::kTooShort;
   if (load<std::uint32_t>(d, header_offset::kMagic) != kWireMagic) return PacketStatus::kBadMagic;
-  if (load<std::uint16_t>(d, header_offset::kVersion) != kWireVersion) {
+  const std::uint16_t version = load<std::uint16_t>(d, header_offset::kVersion);
+  if (version != kWireVersion && version != kWireVersionAuthenticated) {
     return PacketStatus::kBadVersion;
   }
   const std::uint32_t payload = load<std::uint32_t>(d, header_offset::kPayloadBytes);
@@ -84,18 +86,25 @@ void store_header(std::span<std::byte> out,
       kind != static_cast<std::uint16_t>(MessageKind::kInput)) {
     return PacketStatus::kBadKind;
   }
+  // version 2 defines an input layout only; states stay version 1
+  if (version == kWireVersionAuthenticated &&
+      kind != static_cast<std::uint16_t>(MessageKind::kInput)) {
+    return PacketStatus::kBadVersion;
+  }
   out_kind = static_cast<MessageKind>(kind);
   return PacketStatus::kOk;
 }
 
-// Rules 1-7: the frame, the expected kind, reserved bits, a finite simulation time.
+// Rules 1-7: the frame, the expected kind and version, reserved bits, a finite simulation time.
 [[nodiscard]] PacketStatus read_header(std::span<const std::byte> d,
                                        MessageKind expected,
+                                       std::uint16_t version,
                                        std::uint16_t flag_mask,
                                        MessageHeader& out) noexcept {
   MessageKind kind{};
   if (const PacketStatus s = check_frame(d, kind); s != PacketStatus::kOk) return s;
   if (kind != expected) return PacketStatus::kBadKind;
+  if (load<std::uint16_t>(d, header_offset::kVersion) != version) return PacketStatus::kBadVersion;
   out.flags = load<std::uint16_t>(d, header_offset::kFlags);
   if ((out.flags & ~flag_mask) != 0u || load<std::uint16_t>(d, header_offset::kReserved) != 0u) {
     return PacketStatus::kBadReserved;
@@ -130,18 +139,22 @@ constexpr MessageLayout kInputLayout{MessageKind::kInput,        kInputFlagMask,
                                      kMaxInputSamples,           kInputSampleBytes};
 
 // The header (read_header), then the payload structure: fixed part present, reserved zero, count
-// in range, exact length. On kOk, `payload` is the datagram after the header and `count` its
-// item count.
+// in range, exact length. On kOk, `payload` is the datagram after the header and before the
+// trailer (version 2 inputs: kInputTrailerBytes; else none) and `count` its item count.
 [[nodiscard]] PacketStatus read_message(std::span<const std::byte> datagram,
                                         const MessageLayout& layout,
+                                        std::uint16_t version,
                                         MessageHeader& header,
                                         std::span<const std::byte>& payload,
                                         std::uint16_t& count) noexcept {
-  if (const PacketStatus s = read_header(datagram, layout.kind, layout.flag_mask, header);
+  if (const PacketStatus s = read_header(datagram, layout.kind, version, layout.flag_mask, header);
       s != PacketStatus::kOk) {
     return s;
   }
-  const std::span<const std::byte> p = datagram.subspan(kHeaderBytes);
+  const std::size_t trailer = version == kWireVersionAuthenticated ? kInputTrailerBytes : 0;
+  if (datagram.size() - kHeaderBytes < trailer) return PacketStatus::kBadLength;
+  const std::span<const std::byte> p =
+      datagram.subspan(kHeaderBytes, datagram.size() - kHeaderBytes - trailer);
   if (p.size() < layout.fixed_bytes) return PacketStatus::kBadLength;
   if (load<std::uint16_t>(p, layout.reserved_offset) != 0u) return PacketStatus::kBadReserved;
   count = load<std::uint16_t>(p, layout.count_offset);
@@ -161,7 +174,8 @@ std::string_view to_string(PacketStatus s) noexcept {
       "ok",           "too_short",       "bad_magic",        "bad_version",
       "bad_length",   "bad_kind",        "bad_reserved",     "bad_count",
       "non_finite",   "unknown_channel", "repeated_channel", "duplicate",
-      "out_of_order", "unknown_sender",  "rate_limited"};
+      "out_of_order", "unknown_sender",  "rate_limited",     "unknown_session",
+      "bad_mac",      "unauthenticated"};
   static_assert(std::size(kNames) == kPacketStatusCount);
   const auto i = static_cast<std::size_t>(s);
   return i < std::size(kNames) ? kNames[i] : "invalid";
@@ -224,11 +238,18 @@ std::size_t encode_state(const StateMessage& m, std::span<std::byte> out) noexce
   return size;
 }
 
-std::size_t encode_input(const InputMessage& m, std::span<std::byte> out) noexcept {
+namespace {
+
+// The input datagram of m: header (of `version`, announcing `trailer` more payload bytes) and
+// payload; the trailer itself is the caller's.
+std::size_t encode_input_body(const InputMessage& m,
+                              std::uint16_t version,
+                              std::size_t trailer,
+                              std::span<std::byte> out) noexcept {
   if (m.sample_count == 0 || m.sample_count > kMaxInputSamples) return 0;
   const std::size_t size = input_datagram_bytes(m.sample_count);
-  if (out.size() < size) return 0;
-  store_header(out, MessageKind::kInput, m.header, size - kHeaderBytes);
+  if (out.size() < size + trailer) return 0;
+  store_header(out, MessageKind::kInput, m.header, size + trailer - kHeaderBytes, version);
 
   // payload: count, then the samples packed back to back
   const std::span<std::byte> p = out.subspan(kHeaderBytes, size - kHeaderBytes);
@@ -242,6 +263,37 @@ std::size_t encode_input(const InputMessage& m, std::span<std::byte> out) noexce
   return size;
 }
 
+}  // namespace
+
+std::size_t encode_input(const InputMessage& m, std::span<std::byte> out) noexcept {
+  return encode_input_body(m, kWireVersion, 0, out);
+}
+
+std::size_t encode_input_v2(const InputMessage& m,
+                            std::uint64_t session,
+                            std::span<std::byte> out) noexcept {
+  const std::size_t body = encode_input_body(m, kWireVersionAuthenticated, kInputTrailerBytes, out);
+  if (body == 0) return 0;
+  const std::span<std::byte> t = out.subspan(body, kInputTrailerBytes);
+  store(t, trailer_offset::kSession, session);
+  std::fill(t.begin() + trailer_offset::kTag, t.end(), std::byte{0});  // sign_input writes it
+  return body + kInputTrailerBytes;
+}
+
+PacketStatus peek_session(std::span<const std::byte> datagram,
+                          std::uint64_t& out_session) noexcept {
+  MessageKind kind{};
+  if (const PacketStatus s = check_frame(datagram, kind); s != PacketStatus::kOk) return s;
+  if (load<std::uint16_t>(datagram, header_offset::kVersion) != kWireVersionAuthenticated) {
+    return PacketStatus::kBadVersion;
+  }
+  if (kind != MessageKind::kInput) return PacketStatus::kBadKind;
+  if (datagram.size() < kHeaderBytes + kInputTrailerBytes) return PacketStatus::kBadLength;
+  out_session = load<std::uint64_t>(
+      datagram, datagram.size() - kInputTrailerBytes + trailer_offset::kSession);
+  return PacketStatus::kOk;
+}
+
 PacketStatus peek_kind(std::span<const std::byte> datagram, MessageKind& out_kind) noexcept {
   return check_frame(datagram, out_kind);
 }
@@ -249,7 +301,8 @@ PacketStatus peek_kind(std::span<const std::byte> datagram, MessageKind& out_kin
 PacketStatus decode_state(std::span<const std::byte> datagram, StateMessage& out) noexcept {
   std::span<const std::byte> p;
   std::uint16_t count = 0;
-  if (const PacketStatus s = read_message(datagram, kStateLayout, out.header, p, count);
+  if (const PacketStatus s =
+          read_message(datagram, kStateLayout, kWireVersion, out.header, p, count);
       s != PacketStatus::kOk) {
     return s;
   }
@@ -272,12 +325,16 @@ PacketStatus decode_state(std::span<const std::byte> datagram, StateMessage& out
   return PacketStatus::kOk;
 }
 
-PacketStatus decode_input(std::span<const std::byte> datagram,
-                          std::uint16_t channel_count,
-                          InputMessage& out) noexcept {
+namespace {
+
+// decode_input and decode_input_v2: the same rules, on the bytes before the trailer
+PacketStatus decode_input_of(std::span<const std::byte> datagram,
+                             std::uint16_t version,
+                             std::uint16_t channel_count,
+                             InputMessage& out) noexcept {
   std::span<const std::byte> p;
   std::uint16_t count = 0;
-  if (const PacketStatus s = read_message(datagram, kInputLayout, out.header, p, count);
+  if (const PacketStatus s = read_message(datagram, kInputLayout, version, out.header, p, count);
       s != PacketStatus::kOk) {
     return s;
   }
@@ -297,6 +354,26 @@ PacketStatus decode_input(std::span<const std::byte> datagram,
     }
   }
   return PacketStatus::kOk;
+}
+
+}  // namespace
+
+PacketStatus decode_input(std::span<const std::byte> datagram,
+                          std::uint16_t channel_count,
+                          InputMessage& out) noexcept {
+  return decode_input_of(datagram, kWireVersion, channel_count, out);
+}
+
+PacketStatus decode_input_v2(std::span<const std::byte> datagram,
+                             std::uint16_t channel_count,
+                             InputMessage& out,
+                             std::uint64_t& out_session) noexcept {
+  const PacketStatus s = decode_input_of(datagram, kWireVersionAuthenticated, channel_count, out);
+  if (s == PacketStatus::kOk) {
+    out_session = load<std::uint64_t>(
+        datagram, datagram.size() - kInputTrailerBytes + trailer_offset::kSession);
+  }
+  return s;
 }
 
 PacketStatus SequenceWindow::classify(std::uint64_t sequence) const noexcept {

@@ -41,6 +41,8 @@ readonly PACKAGES=(
   python3-pandas   # the sweep's result table (DataFrame, CSV)
   gnuplot-nox
   chromium
+  libsodium-dev  # the MAC of wire version 2 input datagrams (net/input_auth.cpp)
+  pkg-config     # how CMake finds libsodium (net/CMakeLists.txt)
 )
 # Node.js and npm (for the live view's three.js and the browser test's playwright-core, from the
 # npm registry) are checked by command, not by package: a machine may have them from a package

@@ -9,6 +9,7 @@
 #include <exception>
 #include <limits>
 #include <numbers>
+#include <optional>
 
 #include "rtmb/net/client.hpp"
 
@@ -21,8 +22,8 @@ DemoClient::~DemoClient() {
   (void)stop();
 }
 
-void DemoClient::start(std::uint16_t tcp_port) {
-  thread_ = std::thread([this, tcp_port] { run(tcp_port); });
+void DemoClient::start(std::uint16_t tcp_port, const std::string& host, const std::string& token) {
+  thread_ = std::thread([this, tcp_port, host, token] { run(tcp_port, host, token); });
 }
 
 DemoReport DemoClient::stop() {
@@ -31,12 +32,12 @@ DemoReport DemoClient::stop() {
   return report_;
 }
 
-void DemoClient::run(std::uint16_t tcp_port) {
+void DemoClient::run(std::uint16_t tcp_port, const std::string& host, const std::string& token) {
   using Clock = std::chrono::steady_clock;
   try {
     Client client;
-    client.connect("127.0.0.1", tcp_port);
-    (void)client.hello();
+    client.connect(host, tcp_port);
+    (void)client.hello(token.empty() ? std::nullopt : std::optional<std::string>(token));
     client.subscribe(1);
     const auto period = std::chrono::nanoseconds(std::llround(1e9 / rate_hz_));
     const auto t0 = Clock::now();

@@ -36,8 +36,12 @@ class DemoClient {
   DemoClient(const DemoClient&) = delete;
   DemoClient& operator=(const DemoClient&) = delete;
 
-  /// Starts the client thread against a server on 127.0.0.1.
-  void start(std::uint16_t tcp_port);
+  /// Starts the client thread against a server at host (IPv4) and tcp_port, saying hello with
+  /// token when non-empty. Its inputs are signed (wire version 2, rtmb::Client), so it works
+  /// with a server bound beyond loopback too.
+  void start(std::uint16_t tcp_port,
+             const std::string& host = "127.0.0.1",
+             const std::string& token = "");
   /// Stops and joins the thread; returns what it measured.
   DemoReport stop();
 
@@ -46,7 +50,7 @@ class DemoClient {
   [[nodiscard]] double last_rtt_us() const noexcept { return last_rtt_us_.load(); }
 
  private:
-  void run(std::uint16_t tcp_port);
+  void run(std::uint16_t tcp_port, const std::string& host, const std::string& token);
 
   double amplitude_;
   double frequency_hz_;

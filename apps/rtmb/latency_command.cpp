@@ -329,7 +329,9 @@ int latency(const LatencyOptions& o) {
   // floor: same rate, count and datagram size, every server stopped
   RttSummary floor;
   try {
-    floor = run_floor(o.rate_hz, most_sent, input_datagram_bytes(1));
+    // the device's inputs are version 2 (signed, docs/protocol.md "Wire version 2"): rtmb::Client
+    // asks for it and every rtmb server speaks it
+    floor = run_floor(o.rate_hz, most_sent, input_v2_datagram_bytes(1));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rtmb latency: floor: %s\n", e.what());
     return 2;

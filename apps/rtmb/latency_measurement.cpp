@@ -8,7 +8,9 @@
 // The main thread is the emulated device: it sends one input datagram per period from a second
 // UDP socket of its own (the server takes inputs from any port of an address whose control
 // client said hello, docs/protocol.md "Server behaviour"), each with its sequence number and
-// steady-clock sender time. For every state whose
+// steady-clock sender time, signed with the client's wire version 2 session key
+// (Client::encode_input_datagram reads only what hello set, so the receiver thread's use of the
+// client does not race with it). For every state whose
 // echo names one of these inputs, RTT = receive time - echoed sender time, both on this process's
 // steady clock; each input is counted once (its first echo). An input never echoed is lost: it
 // was dropped on the way, or a newer input reached the server within the same step (the echo
@@ -137,7 +139,7 @@ EngineResult run_engine(Client& client,
       sent_at[static_cast<std::size_t>(next)] = m.header.sender_time_ns;
       delay_ns[static_cast<std::size_t>(next)] = 0;
       Held h;
-      h.size = encode_input(m, h.bytes);
+      h.size = client.encode_input_datagram(m, h.bytes);
       if (!imp.active()) {
         (void)out.send(std::span<const std::byte>(h.bytes.data(), h.size));
       } else if (uniform(rng) >= imp.loss) {

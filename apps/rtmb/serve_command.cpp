@@ -143,9 +143,10 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
                   "KKT solver: auto, dense or sparse (default: the model file's "
                   "integration.solver, auto)")
       ->check(CLI::IsMember({"auto", "dense", "sparse"}));
-  cmd->add_flag("--demo", o.demo,
-                "Also run a local demo client: a 1 kHz device on loopback that drives input "
-                "channel 0 with a slow sine and measures input->state latency (make run)");
+  cmd->add_flag(
+      "--demo", o.demo,
+      "Also run a local demo client: a 1 kHz device (signed inputs, wire v2) that drives input "
+      "channel 0 with a slow sine and measures input->state latency (make run)");
   cmd->add_option("--view", o.view_port,
                   "Serve a live browser view (3-D mechanism, drift, step time and latency plots) "
                   "on this HTTP port of --bind; 0: any free port (printed at start)")
@@ -257,7 +258,9 @@ int serve(const ServeOptions& o) {
   if (o.demo) {
     // 0.5 N m at 0.5 Hz: a gentle push on the default model's crank, visible in the motion
     demo.emplace(0.5, 0.5);
-    demo->start(server->tcp_port());
+    // the server's own address (loopback when it listens on every address), with its token
+    const std::string& a = config.bind_address;
+    demo->start(server->tcp_port(), a == "0.0.0.0" || a.empty() ? "127.0.0.1" : a, config.token);
   }
   std::fprintf(stderr, "rtmb serve: %s (%s) at %.1f Hz, clock %s, control tcp %s:%u, udp %s:%u%s\n",
                config.model.c_str(), config.model_file->path.c_str(), server->schema().rate_hz,

@@ -49,6 +49,19 @@ void expect_no_allocation_while_a_client_streams(ClockMode clock) {
   const int received = testing::drive_at_1khz(client, 1000, [](int i) {  // about a second
     return std::array<InputSample, 2>{InputSample{0, 0.001 * i}, InputSample{1, -0.5}};
   });
+  // wire version 2 (issue 15, acceptance 5): the inputs above were signed and each MAC was
+  // checked on the simulation thread; a replayed and a forged one take the rejection paths too
+  ASSERT_EQ(client.schema().version, kWireVersionAuthenticated);
+  InputMessage old;
+  old.header.sequence = 1;  // accepted about 1000 datagrams ago: outside the replay window
+  old.sample_count = 1;
+  old.samples[0] = InputSample{0, 0.5};
+  std::array<std::byte, kMaxDatagramBytes> datagram{};
+  const std::size_t size = client.encode_input_datagram(old, datagram);
+  ASSERT_GT(size, 0u);
+  client.send_datagram(std::span<const std::byte>(datagram.data(), size));
+  datagram[size - 1] ^= std::byte{0x01};  // a tag bit flipped
+  client.send_datagram(std::span<const std::byte>(datagram.data(), size));
   (void)client.request(R"({"command":"pause"})");
   (void)client.request(R"({"command":"step","count":10})");
   (void)client.request(R"({"command":"reset"})");
@@ -64,6 +77,9 @@ void expect_no_allocation_while_a_client_streams(ClockMode clock) {
   EXPECT_GT(received, 0);
   EXPECT_GT(server.loop_counters().ticks, 100);
   EXPECT_GT(server.stats().inputs_queued, 0u);
+  EXPECT_GT(server.stats().udp_in.accepted(), 0u);
+  EXPECT_EQ(server.stats().udp_in.count(PacketStatus::kOutOfOrder), 1u);
+  EXPECT_EQ(server.stats().udp_in.count(PacketStatus::kBadMac), 1u);
   EXPECT_EQ(counter.counts.allocations, 0u);
   EXPECT_EQ(counter.counts.deallocations, 0u);
   if (clock == ClockMode::kPhaseLock) {

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "net/input_auth.hpp"
 #include "rtmb/net/udp_socket.hpp"
 #include "rtmb/net/wire.hpp"
 #include "tests/support/wire_bytes.hpp"
@@ -47,6 +48,43 @@ AdmissionTable loopback_admitted(std::uint64_t hello, double rate_hz = 1e6) {
   t.entries[0].address.family = AF_INET;
   t.entries[0].address.bytes = {127, 0, 0, 1};
   t.entries[0].hello = hello;
+  return t;
+}
+
+// A version 2 input of `session` with one sample, signed with key.
+std::vector<std::byte> signed_datagram(std::uint64_t session,
+                                       const SessionKey& key,
+                                       std::uint64_t seq,
+                                       std::uint16_t channel,
+                                       double value) {
+  InputMessage m;
+  m.header.sequence = seq;
+  m.header.sender_time_ns = 1000;
+  m.sample_count = 1;
+  m.samples[0] = {channel, value};
+  std::vector<std::byte> b(kMaxDatagramBytes);
+  b.resize(encode_input_v2(m, session, b));
+  sign_input(b, key);
+  return b;
+}
+
+SessionKey key_of(std::uint8_t fill) {
+  SessionKey k{};
+  k.fill(fill);
+  return k;
+}
+
+constexpr std::uint64_t kSessionA = 0xA11CEu;
+constexpr std::uint64_t kSessionB = 0xB0Bu;
+
+// loopback_admitted(hello) with the sessions A (key 0x11...) and B (key 0x22...) and version 1
+// inputs refused, as on a server bound beyond loopback
+AdmissionTable authenticated(std::uint64_t hello = 1) {
+  AdmissionTable t = loopback_admitted(hello);
+  t.require_authenticated = true;
+  t.session_count = 2;
+  t.sessions[0] = SessionEntry{kSessionA, key_of(0x11)};
+  t.sessions[1] = SessionEntry{kSessionB, key_of(0x22)};
   return t;
 }
 
@@ -148,6 +186,91 @@ TEST_F(InputReceiverTest, AFloodIsReadABoundedNumberPerCallAndRateLimited) {
   EXPECT_GE(c.accepted(), 10u);
   EXPECT_LE(c.accepted(), 12u);
   EXPECT_EQ(c.accepted() + c.count(PacketStatus::kRateLimited), c.received);
+}
+
+TEST_F(InputReceiverTest, AuthenticatedInputsNeedTheirSessionsMacAndAFreshSequence) {
+  init_crypto();
+  slot.publish(authenticated());
+  receiver->update_admission();
+  UdpSocket stranger;  // another socket, another port: version 2 admits by session, not address
+  stranger.connect("127.0.0.1", [&] {
+    sockaddr_in bound{};
+    socklen_t len = sizeof bound;
+    (void)::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
+    return ntohs(bound.sin_port);
+  }());
+
+  const std::vector<std::byte> a1 = signed_datagram(kSessionA, key_of(0x11), 1, 0, 0.5);
+  ASSERT_TRUE(client.send(a1));                                                   // ok
+  ASSERT_TRUE(client.send(signed_datagram(kSessionA, key_of(0x33), 2, 0, 9.0)));  // bad_mac
+  std::vector<std::byte> altered = signed_datagram(kSessionA, key_of(0x11), 3, 0, 9.0);
+  altered[kHeaderBytes + input_offset::kSamples] = std::byte{1};  // channel 0 -> 1 after signing
+  ASSERT_TRUE(client.send(altered));                              // bad_mac
+  // A's key with B's session id: forging another client's session
+  ASSERT_TRUE(stranger.send(signed_datagram(kSessionB, key_of(0x11), 4, 0, 9.0)));  // bad_mac
+  ASSERT_TRUE(stranger.send(signed_datagram(0x5EED, key_of(0x11), 5, 0, 9.0)));  // unknown_session
+  ASSERT_TRUE(stranger.send(a1));                       // duplicate: a replay
+  ASSERT_TRUE(client.send(input_datagram(6, 0, 9.0)));  // unauthenticated: version 1
+  ASSERT_TRUE(client.send(signed_datagram(kSessionB, key_of(0x22), 1, 1, -0.25)));  // ok (B)
+  // A moves 100 ahead; then one never sent but 90 behind, and one inside the window but older
+  ASSERT_TRUE(client.send(signed_datagram(kSessionA, key_of(0x11), 101, 0, 0.75)));  // ok
+  ASSERT_TRUE(client.send(signed_datagram(kSessionA, key_of(0x11), 11, 0, 9.0)));    // out_of_order
+  ASSERT_TRUE(client.send(signed_datagram(kSessionA, key_of(0x11), 100, 0, 9.0)));   // out_of_order
+  ASSERT_EQ(receive_all(11), 11);
+
+  const PacketCounters& c = receiver->counters().udp_in;
+  EXPECT_EQ(c.received, 11u);
+  EXPECT_EQ(c.accepted(), 3u);
+  EXPECT_EQ(c.count(PacketStatus::kBadMac), 3u);
+  EXPECT_EQ(c.count(PacketStatus::kUnknownSession), 1u);
+  EXPECT_EQ(c.count(PacketStatus::kDuplicate), 1u);
+  EXPECT_EQ(c.count(PacketStatus::kUnauthenticated), 1u);
+  EXPECT_EQ(c.count(PacketStatus::kOutOfOrder), 2u);
+  // only the valid datagrams' samples reached the ring, in order
+  struct Expected {
+    std::uint32_t channel;
+    double value;
+    std::uint64_t seq;
+  };
+  const std::array<Expected, 3> expected{Expected{0, 0.5, 1}, Expected{1, -0.25, 1},
+                                         Expected{0, 0.75, 101}};
+  for (const Expected& e : expected) {
+    QueuedInput q;
+    ASSERT_TRUE(ring->try_pop(q));
+    EXPECT_EQ(q.channel, e.channel);
+    EXPECT_EQ(q.value, e.value);
+    EXPECT_EQ(q.seq, e.seq);
+  }
+  QueuedInput extra;
+  EXPECT_FALSE(ring->try_pop(extra));
+}
+
+TEST_F(InputReceiverTest, ReplayWindowsOutliveTableUpdatesAndLoadsButNotTheirSession) {
+  init_crypto();
+  slot.publish(authenticated(1));
+  receiver->update_admission();
+  const std::vector<std::byte> a7 = signed_datagram(kSessionA, key_of(0x11), 7, 0, 0.5);
+  ASSERT_TRUE(client.send(a7));
+  ASSERT_EQ(receive_all(1), 1);
+  // another hello from the same address (a new table, a new hello number) and a model load: A's
+  // window stays, so its recorded datagram is still a replay
+  slot.publish(authenticated(2));
+  receiver->update_admission();
+  receiver->clear_sequences();
+  ASSERT_TRUE(client.send(a7));
+  ASSERT_EQ(receive_all(1), 1);
+  const PacketCounters& c = receiver->counters().udp_in;
+  EXPECT_EQ(c.count(PacketStatus::kDuplicate), 1u);
+  // A's session ends (its client said hello again and got a new one): its datagrams are refused
+  AdmissionTable t = authenticated(3);
+  t.sessions[0] = SessionEntry{kSessionA + 1, key_of(0x44)};
+  slot.publish(t);
+  receiver->update_admission();
+  ASSERT_TRUE(client.send(a7));
+  ASSERT_TRUE(client.send(signed_datagram(kSessionA + 1, key_of(0x44), 1, 0, 0.5)));  // fresh
+  ASSERT_EQ(receive_all(2), 2);
+  EXPECT_EQ(c.count(PacketStatus::kUnknownSession), 1u);
+  EXPECT_EQ(c.accepted(), 2u);
 }
 
 }  // namespace

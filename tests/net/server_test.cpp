@@ -60,7 +60,8 @@ TEST(ServerLoopback, HelloSubscribeStreamAndLatencyEcho) {
 
   Client client;
   const ClientSchema schema = connect_and_hello(client, server);
-  EXPECT_EQ(schema.version, kWireVersion);
+  EXPECT_EQ(schema.version, kWireVersionAuthenticated);  // rtmb::Client asks for version 2
+  EXPECT_NE(schema.session, 0u);
   EXPECT_EQ(schema.model, "pendulum");
   EXPECT_EQ(schema.udp_port, server.udp_port());
   EXPECT_GT(schema.rate_hz, 0.0);
@@ -248,7 +249,7 @@ TEST(ServerLoopback, LoadSwapsTheModelBetweenTicksAndRefusesWhatDoesNotFit) {
   // with the new model's shape, and it runs (post-stabilized: its loop stays closed)
   const std::string reply = client.request(R"({"command":"load","model":"rtmb_load_b.yaml"})");
   EXPECT_TRUE(
-      reply.starts_with(R"({"ok":true,"command":"load","version":1,"model":"slider_crank")"))
+      reply.starts_with(R"({"ok":true,"command":"load","version":2,"model":"slider_crank")"))
       << reply;
   EXPECT_NE(reply.find(R"("inputs":"crank,rod,fx,fy")"), std::string::npos) << reply;
   bool restarted = false;
@@ -364,8 +365,8 @@ TEST(ServerLoopback, MalformedDatagramsAreDroppedAndCounted) {
   d[0] ^= std::byte{0xFF};
   raw.send(d);  // bad_magic
   d = input_datagram(2, 0, 1.0);
-  d[4] = std::byte{2};
-  raw.send(d);  // bad_version
+  d[4] = std::byte{3};
+  raw.send(d);  // bad_version (neither 1 nor 2)
   d = input_datagram(3, 0, 1.0);
   d.push_back(std::byte{0});
   raw.send(d);  // bad_length: a byte after the payload

@@ -26,11 +26,16 @@ static_assert(kHeaderBytes == 48);
 static_assert(kStatePayloadFixedBytes == 56);
 static_assert(kInputPayloadFixedBytes == 4);
 static_assert(kInputSampleBytes == 10);
-static_assert(kMaxPayloadBytes == 644);
-static_assert(kMaxDatagramBytes == 692);
+static_assert(kMaxPayloadBytes == 668);
+static_assert(kMaxDatagramBytes == 716);
 static_assert(state_datagram_bytes(0) == 104 && state_datagram_bytes(64) == 616);
 static_assert(input_datagram_bytes(1) == 62 && input_datagram_bytes(64) == 692);
 static_assert(kWireMagic == 0x424D5452u && kWireVersion == 1);
+// version 2 ("## Wire version 2"): the input layout, then session id and a 16-byte tag
+static_assert(kWireVersionAuthenticated == 2 && kInputTrailerBytes == 24);
+static_assert(trailer_offset::kSession == 0 && trailer_offset::kTag == 8 && kInputTagBytes == 16);
+static_assert(kSessionKeyBytes == 32);
+static_assert(input_v2_datagram_bytes(1) == 86 && input_v2_datagram_bytes(64) == 716);
 
 std::string protocol_doc() {
   // the source tree this test was built from (tests/CMakeLists.txt), whatever the working

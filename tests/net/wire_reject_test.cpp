@@ -67,9 +67,13 @@ TEST(WireReject, WrongVersion) {
 TEST(WireReject, VersionIsCheckedBeforeLength) {
   // a future version may be longer: its length must not be judged by this version's rules
   Bytes b = kKnownState;
-  poke<std::uint16_t>(b, header_offset::kVersion, 2);
+  poke<std::uint16_t>(b, header_offset::kVersion, 3);
   b.resize(b.size() + 16);
   EXPECT_EQ(decode_state_bytes(b), PacketStatus::kBadVersion);
+  // version 2 is known, but defines no state layout
+  Bytes v2 = kKnownState;
+  poke<std::uint16_t>(v2, header_offset::kVersion, 2);
+  EXPECT_EQ(decode_state_bytes(v2), PacketStatus::kBadVersion);
 }
 
 TEST(WireReject, LengthLargerOrSmallerThanDatagram) {
@@ -161,7 +165,8 @@ TEST(WireReject, TooManyOrNoSamples) {
   std::copy_n(kKnownInput.begin(), kHeaderBytes, big.begin());
   poke<std::uint32_t>(big, header_offset::kPayloadBytes, big.size() - kHeaderBytes);
   poke<std::uint16_t>(big, kHeaderBytes + input_offset::kSampleCount, kMaxInputSamples + 1);
-  EXPECT_EQ(decode_input_bytes(big), PacketStatus::kBadLength);  // 654 > kMaxPayloadBytes
+  // 654 <= kMaxPayloadBytes (668, the largest version 2 input): the count decides
+  EXPECT_EQ(decode_input_bytes(big), PacketStatus::kBadCount);
 
   Bytes state = kKnownState;
   poke<std::uint16_t>(state, kHeaderBytes + state_offset::kChannelCount, kMaxStateChannels + 1);

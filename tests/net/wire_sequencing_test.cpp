@@ -279,8 +279,14 @@ TEST(WireFlood, EveryDatagramIsAcceptedOrCountedUnderOneReason) {
     EXPECT_EQ(sum, c.received);
     EXPECT_EQ(c.accepted() + c.rejected(), c.received);
   }
-  // the mix reaches every input rejection reason, and acceptance
+  // the mix reaches every input rejection reason of admit_input, and acceptance (the version 2
+  // reasons come from the server's InputReceiver: tests/net/input_receiver_test.cpp)
   for (std::size_t k = 0; k < kPacketStatusCount; ++k) {
+    const auto status = static_cast<PacketStatus>(k);
+    if (status == PacketStatus::kUnknownSession || status == PacketStatus::kBadMac ||
+        status == PacketStatus::kUnauthenticated) {
+      continue;
+    }
     EXPECT_GT(inputs.by_status[k], 0u) << to_string(static_cast<PacketStatus>(k));
   }
   EXPECT_GT(states.accepted(), 0u);

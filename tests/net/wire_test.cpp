@@ -160,7 +160,10 @@ TEST(WireRoundTrip, LargestMessagesFitTheDatagramLimit) {
   for (std::size_t i = 0; i < kMaxInputSamples; ++i)
     in.samples[i].channel = static_cast<std::uint16_t>(i);
   EXPECT_LE(encoded(s).size(), kMaxDatagramBytes);
-  EXPECT_EQ(encoded(in).size(), kMaxDatagramBytes);  // inputs are the larger kind in version 1
+  EXPECT_EQ(encoded(in).size(), input_datagram_bytes(kMaxInputSamples));
+  // version 2 inputs (a trailer more) are the largest datagrams
+  std::array<std::byte, kMaxDatagramBytes> v2{};
+  EXPECT_EQ(encode_input_v2(in, 7, v2), kMaxDatagramBytes);
 
   StateMessage s_back;
   InputMessage in_back;

@@ -30,10 +30,12 @@ class ClientError : public SocketError {
 
 /// What hello told about the server and its model.
 struct ClientSchema {
-  std::uint16_t version = 0;         ///< protocol (wire) version
-  std::string model;                 ///< model name
-  double rate_hz = 0.0;              ///< loop rate [Hz]
-  double dt = 0.0;                   ///< engine step [s]
+  std::uint16_t version = 0;  ///< wire version of this client's inputs: 2 (authenticated) unless
+                              ///< the server speaks only version 1
+  std::uint64_t session = 0;  ///< version 2: the session id hello handed out (its key stays inside)
+  std::string model;          ///< model name
+  double rate_hz = 0.0;       ///< loop rate [Hz]
+  double dt = 0.0;            ///< engine step [s]
   std::uint16_t udp_port = 0;        ///< where inputs go and state comes from
   std::vector<std::string> outputs;  ///< state channel names, in datagram order
   std::vector<std::string> output_units;
@@ -59,7 +61,9 @@ class Client {
   /// Reads one reply line (without '\n').
   [[nodiscard]] std::string read_line(Timeout timeout = Timeout{2000});
 
-  /// hello; throws ClientError if the server refuses (message = the reply line).
+  /// hello; throws ClientError if the server refuses (message = the reply line). Asks for wire
+  /// version 2 (authenticated inputs: the reply's session key signs every input from then on),
+  /// and falls back to version 1 if the server does not speak 2 (docs/protocol.md).
   ClientSchema hello(const std::optional<std::string>& token = std::nullopt);
   /// Opens the UDP socket (if not yet) and subscribes it to the state stream. Needs hello first.
   void subscribe(std::uint32_t decimation = 1);
@@ -72,6 +76,12 @@ class Client {
   /// Sends one input datagram with the next sequence number and the current steady clock as
   /// sender time; header step/time are those of the newest state received. Returns the header.
   MessageHeader send_input(std::span<const InputSample> samples);
+  /// Encodes m as this session's input datagram into out: version 2 signed with the session key,
+  /// or version 1 (hello's version). Returns its size, 0 if m does not fit (encode_input). For
+  /// senders that use a socket of their own (rtmb latency's device); safe to call from another
+  /// thread than the one receiving states, once hello has returned.
+  [[nodiscard]] std::size_t encode_input_datagram(const InputMessage& m,
+                                                  std::span<std::byte> out) const;
   /// Sends arbitrary bytes to the server's UDP port from the client's UDP socket (tests).
   void send_datagram(std::span<const std::byte> bytes);
 
@@ -92,6 +102,7 @@ class Client {
   std::string pending_;  // bytes read past the last line
   std::uint16_t local_udp_port_ = 0;
   ClientSchema schema_;
+  SessionKey key_{};  // version 2: the session key from hello
   SequenceWindow window_;
   PacketCounters counters_;
   std::uint64_t next_sequence_ = 1;

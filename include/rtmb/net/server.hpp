@@ -71,6 +71,9 @@ struct ServerConfig {
   /// anyway, with a warning logged at start and every insecure_warning_period_ns after.
   bool insecure = false;
   std::int64_t insecure_warning_period_ns = 60'000'000'000;  ///< insecure: the warning's period
+  /// Refuse wire version 1 (unauthenticated) inputs and hellos even on loopback. A bind_address
+  /// beyond loopback always refuses them (docs/protocol.md, "Wire version 2").
+  bool require_authenticated_inputs = false;
   bool start_running = true;    ///< false: start paused (step/start commands)
   bool realtime_setup = false;  ///< best-effort setup_realtime(rt_options) at start
   RtSetupOptions rt_options;    ///< what realtime_setup tries (priority 0: none)

@@ -35,7 +35,12 @@ namespace rtmb {
 /// Identifies an rtmb datagram: the bytes "RTMB" read as a little-endian u32.
 inline constexpr std::uint32_t kWireMagic = 0x424D5452u;
 /// Version of the layout below; a receiver rejects any other. Bumped on every layout change.
+/// Version 1: state datagrams, and unauthenticated input datagrams (accepted on loopback only).
 inline constexpr std::uint16_t kWireVersion = 1;
+/// Version 2: authenticated input datagrams (docs/protocol.md, "Wire version 2"): the version 1
+/// input layout followed by a trailer of the session id and a MAC tag. State datagrams keep
+/// version 1. A client asks for it with "version":2 in hello and gets the session's key back.
+inline constexpr std::uint16_t kWireVersionAuthenticated = 2;
 
 /// Size of the fixed header that starts every datagram [bytes].
 inline constexpr std::size_t kHeaderBytes = 48;
@@ -85,6 +90,22 @@ inline constexpr std::size_t kSampleChannel = 0;  ///< u16, inside one sample
 inline constexpr std::size_t kSampleValue = 2;    ///< f64, inside one sample
 }  // namespace input_offset
 
+/// The version 2 input trailer after the samples (docs/protocol.md, "Wire version 2"); offsets
+/// from the trailer's start, which is datagram size - kInputTrailerBytes.
+namespace trailer_offset {
+inline constexpr std::size_t kSession = 0;  ///< u64, session id from the hello reply
+inline constexpr std::size_t kTag = 8;      ///< kInputTagBytes, MAC over every byte before it
+}  // namespace trailer_offset
+/// Length of the MAC tag: HMAC-SHA-512-256 (crypto_auth) truncated to its first 16 bytes, a
+/// 128-bit tag [bytes].
+inline constexpr std::size_t kInputTagBytes = 16;
+/// The version 2 trailer: u64 session id, then the tag [bytes].
+inline constexpr std::size_t kInputTrailerBytes = 8 + kInputTagBytes;
+/// Length of a session key (crypto_auth_hmacsha512256_KEYBYTES) [bytes].
+inline constexpr std::size_t kSessionKeyBytes = 32;
+/// The per-session key hello hands a version 2 client.
+using SessionKey = std::array<std::uint8_t, kSessionKeyBytes>;
+
 /// Fixed part of the state payload, before the channel values [bytes].
 inline constexpr std::size_t kStatePayloadFixedBytes = state_offset::kChannels;
 /// Fixed part of the input payload, before the samples [bytes].
@@ -101,11 +122,17 @@ inline constexpr std::size_t kInputSampleBytes = 10;
   return kHeaderBytes + kInputPayloadFixedBytes + kInputSampleBytes * samples;
 }
 
-/// Largest payload_bytes a header may announce; anything larger is rejected unread.
+/// Size of a version 2 input datagram with `samples` samples [bytes].
+[[nodiscard]] constexpr std::size_t input_v2_datagram_bytes(std::size_t samples) noexcept {
+  return input_datagram_bytes(samples) + kInputTrailerBytes;
+}
+
+/// Largest payload_bytes a header may announce; anything larger is rejected unread. (A version
+/// 2 input's payload_bytes counts its trailer.)
 inline constexpr std::size_t kMaxPayloadBytes =
-    state_datagram_bytes(kMaxStateChannels) > input_datagram_bytes(kMaxInputSamples)
+    state_datagram_bytes(kMaxStateChannels) > input_v2_datagram_bytes(kMaxInputSamples)
         ? state_datagram_bytes(kMaxStateChannels) - kHeaderBytes
-        : input_datagram_bytes(kMaxInputSamples) - kHeaderBytes;
+        : input_v2_datagram_bytes(kMaxInputSamples) - kHeaderBytes;
 /// Largest valid datagram [bytes]. A receive buffer one byte larger lets an oversized datagram
 /// show up as kBadLength instead of being silently truncated to a valid size.
 inline constexpr std::size_t kMaxDatagramBytes = kHeaderBytes + kMaxPayloadBytes;
@@ -147,7 +174,7 @@ enum class PacketStatus : std::uint8_t {
   kOk = 0,           ///< accepted
   kTooShort,         ///< datagram shorter than kHeaderBytes
   kBadMagic,         ///< magic is not kWireMagic
-  kBadVersion,       ///< version is not kWireVersion
+  kBadVersion,       ///< version is neither 1 nor 2, 2 on a state, or not the decoder's
   kBadLength,        ///< payload_bytes is not the datagram's remaining size, exceeds
                      ///< kMaxPayloadBytes, or disagrees with the count in the payload
   kBadKind,          ///< unknown kind, or not the kind the decoder reads
@@ -161,9 +188,14 @@ enum class PacketStatus : std::uint8_t {
   kOutOfOrder,       ///< InputSequencer: older than the sender's newest accepted datagram
   kUnknownSender,    ///< server: the source address has no control client that said hello
   kRateLimited,      ///< server: the source address sends faster than its input rate limit
+  // version 2 (authenticated inputs); numbered after the version 1 reasons so that those keep
+  // their indices
+  kUnknownSession,   ///< server: a version 2 input names no session that said hello
+  kBadMac,           ///< server: a version 2 input's tag is not the MAC under its session's key
+  kUnauthenticated,  ///< server: a version 1 input to a server that requires version 2
 };
 /// Number of PacketStatus values (size of PacketCounters::by_status).
-inline constexpr std::size_t kPacketStatusCount = 15;
+inline constexpr std::size_t kPacketStatusCount = 18;
 
 /// Lowercase snake_case name of a status ("ok", "bad_magic", ...), used as the key in stats.
 [[nodiscard]] std::string_view to_string(PacketStatus s) noexcept;
@@ -238,6 +270,28 @@ static_assert(std::is_trivially_copyable_v<InputMessage>);
 /// (input_datagram_bytes(m.sample_count)), or 0 if sample_count is 0 or > kMaxInputSamples or
 /// out is too small. Values and flags are written as given, not checked. RT-safe.
 [[nodiscard]] std::size_t encode_input(const InputMessage& m, std::span<std::byte> out) noexcept;
+
+/// Writes m as a version 2 input datagram of `session` into out, with the tag left zero:
+/// sign_input (net/input_auth.hpp) fills it in. Returns the number of bytes written
+/// (input_v2_datagram_bytes(m.sample_count)), or 0 as encode_input does. RT-safe.
+[[nodiscard]] std::size_t encode_input_v2(const InputMessage& m,
+                                          std::uint64_t session,
+                                          std::span<std::byte> out) noexcept;
+
+/// Checks the frame of a version 2 input datagram (size, magic, version 2, length, kind input,
+/// room for the trailer) and reads its session id, so a receiver can find the key before it
+/// trusts anything else. Returns the first failing check (kBadVersion for any other version),
+/// or kOk. RT-safe.
+[[nodiscard]] PacketStatus peek_session(std::span<const std::byte> datagram,
+                                        std::uint64_t& out_session) noexcept;
+
+/// Decodes a version 2 input datagram like decode_input (the same rules, on the bytes before the
+/// trailer) and its session id. Does NOT check the tag: that is input_mac_valid's job
+/// (net/input_auth.hpp), done first by the server. Never throws, never allocates. RT-safe.
+[[nodiscard]] PacketStatus decode_input_v2(std::span<const std::byte> datagram,
+                                           std::uint16_t channel_count,
+                                           InputMessage& out,
+                                           std::uint64_t& out_session) noexcept;
 
 /// Checks the header of any datagram (size, magic, version, length, kind) and reports its kind,
 /// so a receiver can pick the decoder. Returns the first failing check, or kOk. RT-safe.
