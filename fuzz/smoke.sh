@@ -48,6 +48,9 @@ for name in "${targets[@]}"; do
   [[ -x "$bin" ]] || { echo "fuzz/smoke.sh: $bin not built" >&2; exit 1; }
   corpus="$findings/corpus-$name"
   mkdir -p "$corpus"
+  # inputs that once failed (fuzz/regressions/<target>/) are run first, as corpus
+  inputs=("$corpus" "${seed_dir[$name]}")
+  [[ ! -d "$here/regressions/$name" ]] || inputs+=("$here/regressions/$name")
   limit=(-max_total_time="$seconds")
   [[ "$runs" == 0 ]] || limit+=(-runs="$runs")
   if [[ "$runs" == 0 ]]; then echo "==> fuzz $name for ${seconds}s"; else echo "==> fuzz $name for $runs runs (at most ${seconds}s)"; fi
@@ -56,7 +59,7 @@ for name in "${targets[@]}"; do
   # allocation a length field asks for is a finding, not an out-of-memory kill.
   set +e
   ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    "$bin" "$corpus" "${seed_dir[$name]}" \
+    "$bin" "${inputs[@]}" \
     -dict="$here/$name.dict" -max_len="${max_len[$name]}" "${limit[@]}" \
     -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
     -artifact_prefix="$findings/$name-" >"$log" 2>&1
