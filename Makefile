@@ -14,7 +14,10 @@ BUILD_DIR      ?= build
 ASAN_BUILD_DIR ?= build-asan
 FUZZ_BUILD_DIR ?= build-fuzz
 TSAN_BUILD_DIR ?= build-tsan
-FUZZ_SECONDS   ?= 20
+# seconds per fuzz target; empty: 20 for fuzz-smoke, 600 for fuzz-long
+FUZZ_SECONDS   ?=
+FUZZ_RUNS      ?= 0
+FUZZ_TARGETS   ?=
 BUILD_TYPE     ?= RelWithDebInfo
 RUN_ARGS       ?= serve --duration 10 --demo
 BENCH_ARGS     ?= --benchmark_min_time=0.1
@@ -48,7 +51,7 @@ SANITIZER_ENV := ASAN_OPTIONS=halt_on_error=1:print_stacktrace=1:detect_leaks=1:
 FORMAT_DIRS := $(wildcard engine net include tests bench apps fuzz python)
 FIND_SOURCES = find $(FORMAT_DIRS) -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print0
 
-.PHONY: help deps build test run bench bench-scaling sanitize tsan fuzz-smoke format format-check clean
+.PHONY: help deps build test run bench bench-scaling sanitize tsan fuzz-smoke fuzz-long format format-check clean
 
 help:
 	@echo "make run           build, then serve configs/default.yaml in real time for 10 s with a local demo client (rtmb $(RUN_ARGS))"
@@ -58,7 +61,8 @@ help:
 	@echo "make bench-scaling step time vs body count, sparse vs dense, fitted exponent"
 	@echo "make sanitize      ASan+UBSan build in $(ASAN_BUILD_DIR)/, then run all tests there"
 	@echo "make tsan          ThreadSanitizer build in $(TSAN_BUILD_DIR)/ of the threaded tests (rtmb_thread_tests), then run them"
-	@echo "make fuzz-smoke    clang libFuzzer build in $(FUZZ_BUILD_DIR)/, each fuzzer for $(FUZZ_SECONDS) s"
+	@echo "make fuzz-smoke    clang libFuzzer build in $(FUZZ_BUILD_DIR)/, each fuzzer for $(or $(FUZZ_SECONDS),20) s"
+	@echo "make fuzz-long     each fuzzer for FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600) s or FUZZ_RUNS=N runs, one at a time; prints the executions per target (FUZZ_TARGETS='record view' picks)"
 	@echo "make format        clang-format our sources in place"
 	@echo "make format-check  fail if any source is not clang-formatted"
 	@echo "make clean         remove the build trees ($(BUILD_DIR)/, $(ASAN_BUILD_DIR)/, $(FUZZ_BUILD_DIR)/, $(TSAN_BUILD_DIR)/)"
@@ -116,7 +120,14 @@ $(FUZZ_BUILD_DIR)/build.ninja: | deps
 # Each fuzz target for FUZZ_SECONDS on its seed corpus; any crash or sanitizer report fails.
 fuzz-smoke: deps $(FUZZ_BUILD_DIR)/build.ninja
 	ninja -C $(FUZZ_BUILD_DIR) $(NINJA_JOBS) rtmb_fuzz
-	bash fuzz/smoke.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS)
+	bash fuzz/smoke.sh $(FUZZ_BUILD_DIR) $(or $(FUZZ_SECONDS),20)
+
+# The same, longer: FUZZ_SECONDS (default 600) per target, or FUZZ_RUNS executions (then the
+# time is only a bound), one target at a time; the corpus in $(FUZZ_BUILD_DIR)/fuzz-findings/
+# carries over between runs.
+fuzz-long: deps $(FUZZ_BUILD_DIR)/build.ninja
+	ninja -C $(FUZZ_BUILD_DIR) $(NINJA_JOBS) rtmb_fuzz
+	bash fuzz/smoke.sh $(FUZZ_BUILD_DIR) $(or $(FUZZ_SECONDS),600) $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
 format: deps
 	$(FIND_SOURCES) | xargs -0 -r clang-format -i

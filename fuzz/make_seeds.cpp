@@ -3,7 +3,10 @@
 //
 // Writes the seed corpora of the fuzz targets: `make_seeds DIR` creates DIR/packet (valid and
 // nearly valid datagrams of both kinds, from the real encoder, so they follow the current wire
-// version) and DIR/command (one control line per file: every command, and typical mistakes).
+// version), DIR/command (one control line per file: every command, and typical mistakes) and
+// DIR/view (browser requests to the live view, some followed by WebSocket frames). The record and
+// model targets' seeds are files: fuzz/seeds/record (written by rtmb serve --record) and
+// configs/*.yaml.
 // Generated rather than checked in so the seeds never go stale when the layout changes.
 #include <array>
 #include <cstddef>
@@ -103,6 +106,45 @@ void write_commands(const fs::path& dir) {
 
 }  // namespace
 
+// A masked client frame (RFC 6455 5.2): FIN + opcode, the payload length (< 126) with the mask
+// bit, the key, the payload XORed with the key.
+std::string masked_frame(unsigned opcode, std::string_view payload) {
+  const unsigned char key[4] = {0x12, 0x34, 0x56, 0x78};
+  std::string f;
+  f += static_cast<char>(0x80 | opcode);
+  f += static_cast<char>(0x80 | payload.size());
+  for (const unsigned char k : key) f += static_cast<char>(k);
+  for (std::size_t i = 0; i < payload.size(); ++i) {
+    f += static_cast<char>(static_cast<unsigned char>(payload[i]) ^ key[i % 4]);
+  }
+  return f;
+}
+
+void write_view_requests(const fs::path& dir) {
+  fs::create_directories(dir);
+  const std::string upgrade =
+      "GET /ws?token=s3cret HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: Upgrade\r\n"
+      "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+  const std::string requests[] = {
+      "GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n",
+      "GET /?token=s3cret HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: keep-alive\r\n\r\n",
+      "GET /index.html?token=s3%63ret HTTP/1.1\r\nHost: x\r\n\r\n",
+      "HEAD /view.js HTTP/1.0\r\n\r\n",
+      "GET /three.module.js HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+      "GET /nope HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      upgrade,
+      upgrade + masked_frame(0x1, "hello") + masked_frame(0x9, "") + masked_frame(0x8, "\x03\xe8"),
+      upgrade + masked_frame(0x2, std::string(100, 'x')) + masked_frame(0x0, "more"),
+  };
+  int index = 0;
+  for (const std::string& r : requests) {
+    write_file(dir / ("seed_" + std::to_string(index++)),
+               std::as_bytes(std::span(r.data(), r.size())));
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
@@ -111,5 +153,6 @@ int main(int argc, char** argv) {
   const fs::path root(argv[1]);
   write_packets(root / "packet");
   write_commands(root / "command");
+  write_view_requests(root / "view");
   return 0;
 }

@@ -22,12 +22,14 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "net/json_writer.hpp"
+#include "net/view_request.hpp"
 #include "rtmb/net/server.hpp"
 
 namespace rtmb {
@@ -193,6 +195,12 @@ std::string view_scene_json(const ModelFile& file) {
   return out;
 }
 
+std::string view_url(const std::string& host, std::uint16_t port, const std::string& token) {
+  std::string url = "http://" + host + ":" + std::to_string(port) + "/";
+  if (!token.empty()) url += "?token=" + url_encode_token(token);
+  return url;
+}
+
 class WsSession;
 
 struct ViewServer::Impl {
@@ -245,6 +253,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   void run(http::request<http::string_body> request) {
     ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    limit_view_websocket(ws_);
     ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
       if (ec) return;
       self->impl_.sessions.push_back(self);
@@ -304,45 +313,60 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   HttpSession& operator=(const HttpSession&) = delete;
 
   void read() {
-    request_ = {};
+    // a fresh parser per request, with the limits the fuzz target uses (net/view_request.hpp)
+    parser_.emplace();
+    limit_view_parser(*parser_);
     stream_.expires_after(std::chrono::seconds(30));
-    http::async_read(stream_, buffer_, request_,
+    http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
                        if (ec) return;
+                       self->request_ = self->parser_->release();
                        self->handle();
                      });
   }
 
  private:
   void handle() {
-    if (websocket::is_upgrade(request_)) {
-      if (request_.target() == "/ws") {
-        stream_.expires_never();
-        std::make_shared<WsSession>(stream_.release_socket(), impl_)->run(std::move(request_));
-        return;
-      }
+    const ViewRoute route = route_view_request(request_, impl_.config.token);
+    if (route.kind == ViewRouteKind::kWebSocket) {
+      stream_.expires_never();
+      std::make_shared<WsSession>(stream_.release_socket(), impl_)->run(std::move(request_));
+      return;
     }
-    std::string target(request_.target());
-    if (const auto q = target.find('?'); q != std::string::npos) target.resize(q);
-    if (target == "/") target = "/index.html";
     auto response = std::make_shared<http::response<http::string_body>>();
     response->version(request_.version());
     response->keep_alive(request_.keep_alive());
     response->set(http::field::server, "rtmb-view");
     response->set(http::field::cache_control, "no-store");
-    const auto it = impl_.files.find(target);
-    if (request_.method() != http::verb::get && request_.method() != http::verb::head) {
-      response->result(http::status::method_not_allowed);
+    const auto plain = [&](http::status status, const char* body) {
+      response->result(status);
       response->set(http::field::content_type, "text/plain");
-      response->body() = "only GET\n";
-    } else if (it == impl_.files.end()) {
-      response->result(http::status::not_found);
-      response->set(http::field::content_type, "text/plain");
-      response->body() = "not found\n";
-    } else {
-      response->result(http::status::ok);
-      response->set(http::field::content_type, it->second.type);
-      if (request_.method() == http::verb::get) response->body() = it->second.content;
+      response->body() = body;
+    };
+    switch (route.kind) {
+      case ViewRouteKind::kUnauthorized:
+        plain(http::status::unauthorized,
+              "this view needs the server's token: open the URL rtmb serve printed "
+              "(.../?token=...)\n");
+        response->set(http::field::www_authenticate, "Bearer");
+        break;
+      case ViewRouteKind::kForbidden:
+        plain(http::status::forbidden, "wrong token\n");
+        break;
+      case ViewRouteKind::kMethodNotAllowed:
+        plain(http::status::method_not_allowed, "only GET\n");
+        break;
+      case ViewRouteKind::kFile: {
+        const StaticFile& file = impl_.files.at(route.file);
+        response->result(http::status::ok);
+        response->set(http::field::content_type, file.type);
+        if (request_.method() == http::verb::get) response->body() = file.content;
+        break;
+      }
+      case ViewRouteKind::kWebSocket:  // handled above
+      case ViewRouteKind::kNotFound:
+        plain(http::status::not_found, "not found\n");
+        break;
     }
     response->prepare_payload();
     count(impl_, [](ViewStats& s) { ++s.http_requests; });
@@ -360,7 +384,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   beast::tcp_stream stream_;
   ViewServer::Impl& impl_;
   beast::flat_buffer buffer_;
-  http::request<http::string_body> request_;
+  std::optional<ViewRequestParser> parser_;
+  ViewRequest request_;
 };
 
 }  // namespace

@@ -270,7 +270,8 @@ function setStatus(s) {
 }
 
 function connect() {
-  const ws = new WebSocket(`ws://${location.host}/ws`);
+  // the page's ?token= (rtmb serve --token) guards the WebSocket too (docs/protocol.md)
+  const ws = new WebSocket(`ws://${location.host}/ws${location.search}`);
   ws.onopen = () => setStatus('connected');
   ws.onclose = () => {
     setStatus('disconnected');

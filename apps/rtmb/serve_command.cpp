@@ -242,6 +242,7 @@ int serve(const ServeOptions& o) {
       vc.bind_address = config.bind_address;
       vc.port = static_cast<std::uint16_t>(o.view_port);
       vc.web_dir = o.web_dir.empty() ? std::string(RTMB_WEB_DIR) : o.web_dir;
+      vc.token = o.token;  // the view's port is guarded like the control port (issue 15)
       view = std::make_unique<ViewServer>(vc, *server, view_scene_json(*config.model_file));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "rtmb serve: %s\n", e.what());
@@ -252,7 +253,8 @@ int serve(const ServeOptions& o) {
   server->start();
   if (view) {
     view->start();
-    std::fprintf(stderr, "rtmb serve: live view at http://%s:%u/\n", o.bind.c_str(), view->port());
+    std::fprintf(stderr, "rtmb serve: live view at %s\n",
+                 view_url(o.bind, view->port(), o.token).c_str());
   }
   std::optional<DemoClient> demo;
   if (o.demo) {

@@ -45,6 +45,12 @@ class YamlReader {
                   std::initializer_list<std::string_view> allowed) const {
     if (!map.IsMap()) fail(map, prefix.empty() ? "(top level)" : prefix, "expected a mapping");
     for (const auto& kv : map) {
+      // a key that is a list, a mapping or empty (`? [a]: 1`, `&x: 1`) has no string to compare;
+      // as<std::string>() would throw a YAML exception past the loader (found by fuzz_model)
+      if (!kv.first.IsScalar()) {
+        fail(kv.first, prefix.empty() ? "(top level)" : prefix,
+             "a key must be a plain name, not a list, a mapping or empty");
+      }
       const std::string k = kv.first.as<std::string>();
       if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
       std::string valid;

@@ -33,6 +33,9 @@ struct ViewConfig {
   std::string web_dir;                     ///< directory with index.html, view.js, three.*.js
   double frame_rate_hz = 30.0;             ///< WebSocket frames per second, (0, 1000]
   std::size_t max_clients = 8;             ///< browser connections at once
+  /// Non-empty: the page and the WebSocket require it (`?token=` or `Authorization: Bearer`);
+  /// `rtmb serve --token` passes its token (net/view_request.hpp).
+  std::string token;
 };
 
 /// The geometry message for a model (JSON, docs/protocol.md "Live view"): for body models the
@@ -41,9 +44,14 @@ struct ViewConfig {
 /// have no body geometry) an empty body list and a note. Setup-only.
 [[nodiscard]] std::string view_scene_json(const ModelFile& file);
 
+/// The page's URL, http://HOST:PORT/, with `?token=` (percent-encoded) when `token` is not empty.
+[[nodiscard]] std::string view_url(const std::string& host,
+                                   std::uint16_t port,
+                                   const std::string& token);
+
 /// Counters of a running view, any thread.
 struct ViewStats {
-  std::uint64_t http_requests = 0;   ///< HTTP requests answered (files, 404s)
+  std::uint64_t http_requests = 0;   ///< HTTP requests answered (files, 404s, 401/403s)
   std::uint64_t ws_sessions = 0;     ///< WebSocket sessions opened
   std::uint64_t frames_sent = 0;     ///< frame messages written (all sessions)
   std::uint64_t frames_dropped = 0;  ///< frames skipped because a session was still writing

@@ -223,6 +223,11 @@ struct RecordFile {
 /// the cut; any other problem, a cut inside the header included, throws RecordError.
 [[nodiscard]] RecordFile read_record(const std::string& path);
 
+/// The same for a record already in memory (what read_record does after reading the file);
+/// `name` is the file name used in messages.
+[[nodiscard]] RecordFile read_record_bytes(std::span<const unsigned char> bytes,
+                                           const std::string& name);
+
 /// Result of a replay.
 struct ReplayResult {
   std::int64_t steps = 0;

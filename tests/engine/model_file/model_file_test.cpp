@@ -58,6 +58,23 @@ std::string error_of(const std::string& text) {
   return testing::model_file_error(text);
 }
 
+// A mapping key that is not a plain scalar (a list, a mapping, an anchor on nothing) is a
+// ModelFileError at its place; yaml-cpp's conversion exception used to escape the loader (found by
+// fuzz/fuzz_model.cpp: a body entry with `&pose: [...]`).
+TEST(ModelFile, AKeyThatIsNotAPlainNameIsAnErrorNotAnEscapingException) {
+  for (const char* text : {
+           "mechanism: pendulum\n? [a, b]\n: 1\n",
+           "mechanism: pendulum\n? {a: 1}\n: 2\n",
+           "mechanism: pendulum\nintegration:\n  &x : 1\n",
+           "name: m\nbodies:\n  - {name: b, mass: 1.0, inertia: 1.0, &pose: [1.0, 0.0, 0.0]}\n",
+       }) {
+    const std::string message = error_of(text);
+    EXPECT_EQ(message.rfind("rig.yaml:", 0), 0u) << text << "\n" << message;
+    EXPECT_NE(message.find("a key must be a plain name"), std::string::npos) << text << "\n"
+                                                                             << message;
+  }
+}
+
 // Every bad-input class: the message starts with file:line:column and names the key.
 struct BadCase {
   const char* what;

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// The live view over real sockets (net/view_server.cpp): with a token (rtmb serve --token) a
+// request for the page or the WebSocket without it, or with a wrong one, is refused (401/403)
+// and with it the page and the scene arrive (issue 15, point 6).
+#include "rtmb/net/view_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "rtmb/net/server.hpp"
+#include "tests/support/loopback_server.hpp"
+
+namespace rtmb {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+
+// A web folder with the four files the view serves, each holding its own name.
+std::string fake_web_dir() {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "rtmb_view_web";
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"index.html", "view.js", "three.module.js", "three.core.js"}) {
+    std::ofstream(dir / name) << "file " << name << "\n";
+  }
+  return dir.string();
+}
+
+// One GET over a fresh connection, optionally asking for a WebSocket upgrade: the status and
+// the body.
+std::pair<unsigned, std::string> http_get(std::uint16_t port,
+                                          const std::string& target,
+                                          bool upgrade = false) {
+  asio::io_context io;
+  tcp::resolver resolver(io);
+  beast::tcp_stream stream(io);
+  stream.expires_after(std::chrono::seconds(20));
+  stream.connect(resolver.resolve("127.0.0.1", std::to_string(port)));
+  http::request<http::empty_body> req{http::verb::get, target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  if (upgrade) {  // RFC 6455 4.1
+    req.set(http::field::connection, "Upgrade");
+    req.set(http::field::upgrade, "websocket");
+    req.set(http::field::sec_websocket_version, "13");
+    req.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
+  }
+  http::write(stream, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(stream, buffer, res);
+  return {res.result_int(), res.body()};
+}
+
+// The WebSocket handshake on `target` and the first message.
+std::string ws_first_message(std::uint16_t port, const std::string& target) {
+  asio::io_context io;
+  tcp::resolver resolver(io);
+  websocket::stream<beast::tcp_stream> ws(io);
+  beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(20));
+  beast::get_lowest_layer(ws).connect(resolver.resolve("127.0.0.1", std::to_string(port)));
+  ws.handshake("127.0.0.1", target);
+  beast::flat_buffer buffer;
+  ws.read(buffer);
+  ws.close(websocket::close_code::normal);
+  return beast::buffers_to_string(buffer.data());
+}
+
+class ViewServerToken : public ::testing::Test {
+ protected:
+  ViewServerToken() : server_(testing::loopback_config()) {
+    ViewConfig vc;
+    vc.web_dir = fake_web_dir();
+    vc.token = "s3cret";
+    view_ = std::make_unique<ViewServer>(vc, server_, R"({"type":"scene"})");
+    view_->start();
+  }
+  ~ViewServerToken() override { view_->stop(); }
+
+  Server server_;  // never started: the view only reads its stats
+  std::unique_ptr<ViewServer> view_;
+};
+
+TEST_F(ViewServerToken, ThePageNeedsTheToken) {
+  const std::uint16_t port = view_->port();
+  EXPECT_EQ(http_get(port, "/").first, 401u);
+  EXPECT_EQ(http_get(port, "/index.html?token=guess").first, 403u);
+  const auto [status, body] = http_get(port, "/?token=s3cret");
+  EXPECT_EQ(status, 200u);
+  EXPECT_EQ(body, "file index.html\n");
+  // the scripts hold no state: open (the page's <script> tags carry no token)
+  EXPECT_EQ(http_get(port, "/view.js").first, 200u);
+  EXPECT_EQ(view_->stats().ws_sessions, 0u);
+}
+
+TEST_F(ViewServerToken, TheWebSocketNeedsTheToken) {
+  const std::uint16_t port = view_->port();
+  EXPECT_EQ(http_get(port, "/ws", true).first, 401u);
+  EXPECT_EQ(http_get(port, "/ws?token=s3cre", true).first, 403u);
+  EXPECT_EQ(http_get(port, "/ws?token=s3cret", true).first, 101u);  // upgraded, then dropped
+  std::string message;
+  EXPECT_NO_THROW(message = ws_first_message(port, "/ws?token=s3cret"));
+  EXPECT_EQ(message, R"({"type":"scene"})");
+  EXPECT_TRUE(testing::eventually([&] { return view_->stats().ws_sessions == 2; }));
+}
+
+TEST(ViewServer, TheUrlCarriesThePercentEncodedToken) {
+  EXPECT_EQ(view_url("127.0.0.1", 8080, ""), "http://127.0.0.1:8080/");
+  EXPECT_EQ(view_url("0.0.0.0", 80, "a b&c"), "http://0.0.0.0:80/?token=a%20b%26c");
+}
+
+}  // namespace
+}  // namespace rtmb
