@@ -21,8 +21,8 @@ DemoClient::~DemoClient() {
   (void)stop();
 }
 
-void DemoClient::start(std::uint16_t tcp_port) {
-  thread_ = std::thread([this, tcp_port] { run(tcp_port); });
+void DemoClient::start(std::uint16_t tcp_port, const std::string& tls_fingerprint) {
+  thread_ = std::thread([this, tcp_port, tls_fingerprint] { run(tcp_port, tls_fingerprint); });
 }
 
 DemoReport DemoClient::stop() {
@@ -31,11 +31,15 @@ DemoReport DemoClient::stop() {
   return report_;
 }
 
-void DemoClient::run(std::uint16_t tcp_port) {
+void DemoClient::run(std::uint16_t tcp_port, const std::string& tls_fingerprint) {
   using Clock = std::chrono::steady_clock;
   try {
     Client client;
-    client.connect("127.0.0.1", tcp_port);
+    if (tls_fingerprint.empty()) {
+      client.connect("127.0.0.1", tcp_port);
+    } else {
+      client.connect("127.0.0.1", tcp_port, Client::Timeout{2000}, TlsOptions{{}, tls_fingerprint});
+    }
     (void)client.hello();
     client.subscribe(1);
     const auto period = std::chrono::nanoseconds(std::llround(1e9 / rate_hz_));

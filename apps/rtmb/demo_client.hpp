@@ -36,8 +36,9 @@ class DemoClient {
   DemoClient(const DemoClient&) = delete;
   DemoClient& operator=(const DemoClient&) = delete;
 
-  /// Starts the client thread against a server on 127.0.0.1.
-  void start(std::uint16_t tcp_port);
+  /// Starts the client thread against a server on 127.0.0.1; a non-empty tls_fingerprint: over
+  /// TLS, pinned to the server's certificate of that SHA-256 (Server::tls_fingerprint()).
+  void start(std::uint16_t tcp_port, const std::string& tls_fingerprint = {});
   /// Stops and joins the thread; returns what it measured.
   DemoReport stop();
 
@@ -46,7 +47,7 @@ class DemoClient {
   [[nodiscard]] double last_rtt_us() const noexcept { return last_rtt_us_.load(); }
 
  private:
-  void run(std::uint16_t tcp_port);
+  void run(std::uint16_t tcp_port, const std::string& tls_fingerprint);
 
   double amplitude_;
   double frequency_hz_;
