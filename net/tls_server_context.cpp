@@ -65,8 +65,15 @@ std::unique_ptr<boost::asio::ssl::context> make_tls_server_context(const std::st
                                 "': no usable PEM certificate (" + openssl_reason() + ")");
   }
   if (SSL_CTX_use_PrivateKey_file(ctx, key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+    // OpenSSL compares the key with the certificate already here
+    const std::string reason = openssl_reason();
+    if (reason.find("mismatch") != std::string::npos) {
+      throw std::invalid_argument("TLS key file '" + key_file +
+                                  "' is not the key of the certificate in '" + cert_file + "' (" +
+                                  reason + ")");
+    }
     throw std::invalid_argument("TLS key file '" + key_file + "': no usable PEM private key (" +
-                                openssl_reason() + ")");
+                                reason + ")");
   }
   if (SSL_CTX_check_private_key(ctx) != 1) {
     throw std::invalid_argument("TLS key file '" + key_file +

@@ -104,7 +104,7 @@ TEST_F(ServerTls, HelloAndCommandsTravelOverTls) {
   EXPECT_TRUE(client.tls());
   const ClientSchema schema = client.hello();
   EXPECT_EQ(schema.model, "pendulum");
-  EXPECT_EQ(schema.inputs.size(), 1u);
+  EXPECT_EQ(schema.inputs.size(), 2u);  // one generalized force per velocity coordinate
   // a command and its reply over TLS: pause, then two steps, seen in the stats reply
   EXPECT_EQ(client.request("{\"command\":\"pause\",\"id\":7}"),
             "{\"ok\":true,\"command\":\"pause\",\"id\":7}");
