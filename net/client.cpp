@@ -22,6 +22,7 @@
 #include "net/control_command.hpp"
 #include "net/flat_json.hpp"
 #include "net/input_auth.hpp"
+#include "net/tls_client_stream.hpp"
 
 namespace rtmb {
 
@@ -55,11 +56,14 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+Client::Client() = default;  // here, where TlsClientStream is complete
+
 Client::~Client() {
   close();
 }
 
 void Client::close() noexcept {
+  tls_.reset();  // before its socket
   if (tcp_ >= 0) ::close(tcp_);
   tcp_ = -1;
   udp_.reset();
@@ -95,10 +99,28 @@ void Client::connect(const std::string& host, std::uint16_t tcp_port, Timeout ti
   }
 }
 
+void Client::connect(const std::string& host,
+                     std::uint16_t tcp_port,
+                     Timeout timeout,
+                     const TlsOptions& tls) {
+  const auto deadline = Clock::now() + timeout;
+  connect(host, tcp_port, timeout);
+  try {
+    tls_ = std::make_unique<TlsClientStream>(tcp_, host, tls, deadline);
+  } catch (...) {
+    close();
+    throw;
+  }
+}
+
 void Client::send_raw(const std::string& bytes) {
   if (tcp_ < 0) throw ClientError("not connected");
   std::size_t sent = 0;
   const auto deadline = Clock::now() + std::chrono::seconds(2);
+  if (tls_) {
+    tls_->write(bytes, deadline);
+    return;
+  }
   while (sent < bytes.size()) {
     const ssize_t n = ::send(tcp_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
     if (n > 0) {
@@ -122,8 +144,16 @@ std::string Client::read_line(Timeout timeout) {
       return line;
     }
     if (pending_.size() > 1'000'000) throw ClientError("reply line too long");
-    if (!wait_for_socket(tcp_, POLLIN, deadline)) throw ClientError("no reply: timed out");
     std::array<char, 4096> buf{};
+    if (tls_) {
+      // TLS may hold decrypted bytes the socket no longer shows as readable: read first
+      const long got = tls_->read_some(buf.data(), buf.size(), deadline);
+      if (got < 0) throw ClientError("no reply: timed out");
+      if (got == 0) throw ClientError("connection closed by the server");
+      pending_.append(buf.data(), static_cast<std::size_t>(got));
+      continue;
+    }
+    if (!wait_for_socket(tcp_, POLLIN, deadline)) throw ClientError("no reply: timed out");
     const ssize_t n = ::recv(tcp_, buf.data(), buf.size(), 0);
     if (n == 0) throw ClientError("connection closed by the server");
     if (n < 0) {

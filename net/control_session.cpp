@@ -1,15 +1,79 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// One TCP control connection of rtmb::Server (net/control_session.hpp): line framing, the
-// bounded reply queue. What each command line gets as its reply is server_commands.cpp.
+// One TCP control connection of rtmb::Server (net/control_session.hpp): the TLS handshake when
+// the server has a TLS context, line framing, the bounded reply queue. What each command line
+// gets as its reply is server_commands.cpp.
 #include "net/control_session.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/ssl.hpp>
 #include <utility>
 
 namespace rtmb {
+
+// The TLS layer over the session's socket; the socket stays the session's (closing it ends
+// both), so the stream holds a reference to it.
+struct ControlSession::Tls {
+  Tls(tcp::socket& socket, asio::ssl::context& context) : stream(socket, context) {}
+  asio::ssl::stream<tcp::socket&> stream;
+};
+
+ControlSession::ControlSession(Server::Impl& server,
+                               tcp::socket socket,
+                               std::uint64_t id,
+                               asio::ssl::context* tls)
+    : server_(&server),
+      socket_(std::move(socket)),
+      handshake_timer_(socket_.get_executor()),
+      id_(id) {
+  boost::system::error_code ec;
+  peer_ = socket_.remote_endpoint(ec);
+  if (tls != nullptr) tls_ = std::make_unique<Tls>(socket_, *tls);
+}
+
+ControlSession::~ControlSession() = default;
+
+void ControlSession::start() {
+  if (!tls_) {
+    do_read();
+    return;
+  }
+  handshaking_ = true;
+  handshake_timer_.expires_after(kTlsHandshakeTimeout);
+  handshake_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    // a handshake that finished while this expiry was queued has won
+    if (ec || self->closed_ || !self->handshaking_) return;
+    self->on_handshake(asio::error::timed_out);
+  });
+  tls_->stream.async_handshake(
+      asio::ssl::stream_base::server,
+      [self = shared_from_this()](const boost::system::error_code& ec) { self->on_handshake(ec); });
+}
+
+void ControlSession::on_handshake(const boost::system::error_code& ec) {
+  if (closed_ || !handshaking_) return;
+  handshaking_ = false;
+  handshake_timer_.cancel();
+  if (!ec) {
+    do_read();
+    return;
+  }
+  // the first failure is worth a line (a client that does not speak TLS, a certificate it
+  // refuses); the rest are counted only, so that a flood of them cannot fill the log
+  ++server_->net_stats.tls_failed;
+  if (server_->net_stats.tls_failed == 1) {
+    spdlog::warn(
+        "control client {}: TLS handshake failed ({}); dropped (later failures are "
+        "counted in stats as tls_failed)",
+        peer_.address().to_string(), ec.message());
+  } else {
+    spdlog::debug("control client {}: TLS handshake failed ({})", peer_.address().to_string(),
+                  ec.message());
+  }
+  close();
+}
 
 void ControlSession::send_line(std::string line) {
   if (closed_) return;
@@ -29,6 +93,7 @@ void ControlSession::close() {
   if (closed_) return;
   closed_ = true;
   boost::system::error_code ec;
+  handshake_timer_.cancel();
   socket_.shutdown(tcp::socket::shutdown_both, ec);
   socket_.close(ec);
   server_->session_closed(*this);
@@ -36,9 +101,14 @@ void ControlSession::close() {
 
 void ControlSession::do_read() {
   if (closed_) return;
-  socket_.async_read_some(asio::buffer(read_buffer_),
-                          [self = shared_from_this()](const boost::system::error_code& ec,
-                                                      std::size_t n) { self->on_read(ec, n); });
+  auto on_read = [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+    self->on_read(ec, n);
+  };
+  if (tls_) {
+    tls_->stream.async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+  } else {
+    socket_.async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+  }
 }
 
 void ControlSession::on_read(const boost::system::error_code& ec, std::size_t n) {
@@ -79,9 +149,13 @@ void ControlSession::too_long() {
 
 void ControlSession::do_write() {
   writing_ = true;
-  asio::async_write(socket_, asio::buffer(queue_.front()),
-                    [self = shared_from_this()](const boost::system::error_code& ec,
-                                                std::size_t /*n*/) { self->on_write(ec); });
+  auto on_write = [self = shared_from_this()](const boost::system::error_code& ec,
+                                              std::size_t /*n*/) { self->on_write(ec); };
+  if (tls_) {
+    asio::async_write(tls_->stream, asio::buffer(queue_.front()), std::move(on_write));
+  } else {
+    asio::async_write(socket_, asio::buffer(queue_.front()), std::move(on_write));
+  }
 }
 
 void ControlSession::on_write(const boost::system::error_code& ec) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -19,17 +20,28 @@
 
 namespace rtmb {
 
+// How long a client on a TLS port may take to finish its handshake before it is dropped: a
+// connection that says nothing must not hold one of the max_clients slots for ever.
+inline constexpr std::chrono::seconds kTlsHandshakeTimeout{5};
+
 // One TCP control connection: reads lines, answers each with one line. At most one async_write
 // is outstanding; replies wait in a bounded queue, and a client that lets it fill is dropped.
+// With a TLS context (rtmb serve --tls-cert/--tls-key) the lines travel inside TLS over the same
+// socket: the session does the server handshake first and reads nothing before it succeeds; a
+// failed or slow handshake (plain text on a TLS port, say) closes the connection and counts it
+// in ServerStats::tls_failed.
 class ControlSession : public std::enable_shared_from_this<ControlSession> {
  public:
-  ControlSession(Server::Impl& server, tcp::socket socket, std::uint64_t id)
-      : server_(&server), socket_(std::move(socket)), id_(id) {
-    boost::system::error_code ec;
-    peer_ = socket_.remote_endpoint(ec);
-  }
+  // tls: the server's context, or null for plain TCP
+  ControlSession(Server::Impl& server,
+                 tcp::socket socket,
+                 std::uint64_t id,
+                 asio::ssl::context* tls);
+  ~ControlSession();
+  ControlSession(const ControlSession&) = delete;
+  ControlSession& operator=(const ControlSession&) = delete;
 
-  void start() { do_read(); }
+  void start();
 
   void send_line(std::string line);
 
@@ -44,6 +56,10 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   TokenBucket commands;            // rate limit of this connection's command lines
 
  private:
+  struct Tls;  // asio::ssl::stream over socket_ (control_session.cpp)
+
+  void on_handshake(const boost::system::error_code& ec);
+
   void do_read();
 
   void on_read(const boost::system::error_code& ec, std::size_t n);
@@ -57,11 +73,14 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
 
   Server::Impl* server_;
   tcp::socket socket_;
+  std::unique_ptr<Tls> tls_;            // null: plain TCP
+  asio::steady_timer handshake_timer_;  // TLS: kTlsHandshakeTimeout
   tcp::endpoint peer_;
   std::uint64_t id_;
   std::array<char, 2048> read_buffer_{};
   std::string line_;
   std::deque<std::string> queue_;
+  bool handshaking_ = false;  // TLS: between start() and the handshake's outcome
   bool writing_ = false;
   bool closed_ = false;
   bool close_after_write_ = false;

@@ -8,6 +8,11 @@
 // share is net/server_impl.hpp.
 #include "rtmb/net/server.hpp"
 
+// clang-format off
+// <utility> first: Boost 1.74's asio/awaitable.hpp uses std::exchange without including it
+#include <utility>
+#include <boost/asio/ssl/context.hpp>
+// clang-format on
 #include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -28,6 +33,7 @@
 #include "net/input_auth.hpp"
 #include "net/load_permission.hpp"
 #include "net/server_impl.hpp"
+#include "net/tls_server_context.hpp"
 #include "rtmb/models/mechanisms.hpp"
 
 namespace rtmb {
@@ -242,6 +248,17 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   if (insecure_bind && c.insecure_warning_period_ns <= 0) {
     throw std::invalid_argument("insecure_warning_period_ns must be > 0");
   }
+  if (c.tls_cert_file.empty() != c.tls_key_file.empty()) {
+    throw std::invalid_argument(
+        "TLS needs both a certificate and its key (--tls-cert FILE --tls-key FILE)");
+  }
+  if (!c.tls_cert_file.empty()) {
+    tls_context = make_tls_server_context(c.tls_cert_file, c.tls_key_file);
+    tls_fingerprint = tls_certificate_fingerprint(*tls_context);
+  }
+  // hello's token is the only thing between the network and the rig: without TLS anyone who
+  // can watch the traffic reads it
+  plaintext_token = !address.is_loopback() && !c.token.empty() && !tls_context;
   try {
     const tcp::endpoint tcp_ep(address, c.tcp_port);
     acceptor.open(tcp_ep.protocol());
@@ -294,8 +311,8 @@ void Server::Impl::do_accept() {
         socket.close(ignored);
       } else {
         ++net_stats.tcp_accepted;
-        auto session =
-            std::make_shared<ControlSession>(*this, std::move(socket), next_session_id++);
+        auto session = std::make_shared<ControlSession>(*this, std::move(socket), next_session_id++,
+                                                        tls_context.get());
         sessions.push_back(session);
         session->start();
       }
@@ -435,6 +452,15 @@ void Server::Impl::warn_insecure() {
   });
 }
 
+void Server::Impl::warn_plaintext_token() {
+  spdlog::warn(
+      "serving {} (not loopback) with --token but without TLS: the token travels in plain text, "
+      "readable by anyone who can watch the network (--tls-cert FILE --tls-key FILE encrypts "
+      "the control channel)",
+      config.bind_address);
+  ++net_stats.plaintext_token_warnings;
+}
+
 void Server::Impl::shutdown_network() {
   if (network_down) return;
   network_down = true;
@@ -503,11 +529,15 @@ void Server::start() {
   m.arm_status();
   // the first warning now, the next ones from the network thread
   if (m.insecure_bind) m.warn_insecure();
+  if (m.plaintext_token) m.warn_plaintext_token();
   if (m.record_writer) m.record_writer->start();
   m.net_thread = std::thread([&m] { m.io.run(); });
-  spdlog::info("serving '{}' at {:.1f} Hz: control tcp {}:{}, state/input udp {}:{}",
+  spdlog::info("serving '{}' at {:.1f} Hz: control tcp {}:{}{}, state/input udp {}:{}",
                m.schema.model, m.schema.rate_hz, m.config.bind_address, tcp_port(),
-               m.config.bind_address, udp_port());
+               m.tls_context ? " (TLS)" : "", m.config.bind_address, udp_port());
+  if (m.tls_context) {
+    spdlog::info("control channel TLS certificate SHA-256 {}", m.tls_fingerprint);
+  }
 }
 
 void Server::request_stop() noexcept {
@@ -551,6 +581,9 @@ std::uint16_t Server::tcp_port() const noexcept {
 }
 std::uint16_t Server::udp_port() const noexcept {
   return impl_->bound_udp_port;
+}
+const std::string& Server::tls_fingerprint() const noexcept {
+  return impl_->tls_fingerprint;
 }
 
 const ServerSchema& Server::schema() const noexcept {

@@ -290,6 +290,7 @@ std::string Server::Impl::stats_reply(const Command& c) {
   out.field("send_dropped_full", static_cast<std::uint64_t>(s.send_dropped_full));
   out.field("clients", static_cast<std::uint64_t>(s.clients));
   out.field("subscribers", static_cast<std::uint64_t>(s.subscribers));
+  out.field("tls_failed", static_cast<std::uint64_t>(s.tls_failed));
   out.field("loads", static_cast<std::uint64_t>(s.loads));
   out.field("overruns", static_cast<std::int64_t>(s.loop.counters.overruns));
   out.field("missed_ticks", static_cast<std::int64_t>(s.loop.counters.missed_ticks));

@@ -35,6 +35,10 @@
 #include "rtmb/net/server.hpp"
 #include "rtmb/runtime/record.hpp"
 
+namespace boost::asio::ssl {
+class context;  // net/tls_server_context.hpp
+}  // namespace boost::asio::ssl
+
 namespace rtmb {
 
 namespace asio = boost::asio;
@@ -84,6 +88,7 @@ struct Server::Impl {
   void start_recording(SimBundle& bundle);
   void arm_status();
   void warn_insecure();
+  void warn_plaintext_token();
   void publish_subscribers();
   void publish_admission();
   void read_io_counters();
@@ -132,6 +137,11 @@ struct Server::Impl {
   Server::SimThreadHook sim_hook = nullptr;
   void* sim_hook_context = nullptr;
 
+  // --tls-cert/--tls-key: the control channel's TLS context (null: plain TCP; declared before io,
+  // so that it outlives the sessions that io's pending handlers keep), and the SHA-256 of its
+  // certificate for Server::tls_fingerprint()
+  std::unique_ptr<asio::ssl::context> tls_context;
+  std::string tls_fingerprint;
   asio::io_context io;
   // the UDP socket: bound with Asio at construction, then released from it (the network thread
   // never waits on it), used by the simulation thread and closed in join() / the destructor
@@ -143,6 +153,7 @@ struct Server::Impl {
   bool insecure_bind = false;             // serving a non-loopback address without a token
   // version 1 inputs (and hellos) refused: bound beyond loopback, or the config asks for it
   bool require_authenticated = false;
+  bool plaintext_token = false;  // a token on a non-loopback address, without TLS: warned once
   std::chrono::nanoseconds poll_period{500'000};
   int wake_fd = -1;                         // eventfd written by the simulation thread
   asio::posix::stream_descriptor wake{io};  // wake_fd on the network thread

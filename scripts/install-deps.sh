@@ -30,6 +30,7 @@ readonly PACKAGES=(
   clang
   libclang-rt-14-dev
   libboost-dev
+  libssl-dev       # OpenSSL: TLS on the control channel (rtmb serve --tls-cert, rtmb::Client TLS)
   libspdlog-dev
   libfmt-dev
   python3

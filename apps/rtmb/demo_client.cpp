@@ -22,8 +22,13 @@ DemoClient::~DemoClient() {
   (void)stop();
 }
 
-void DemoClient::start(std::uint16_t tcp_port, const std::string& host, const std::string& token) {
-  thread_ = std::thread([this, tcp_port, host, token] { run(tcp_port, host, token); });
+void DemoClient::start(std::uint16_t tcp_port,
+                       const std::string& host,
+                       const std::string& token,
+                       const std::string& tls_fingerprint) {
+  thread_ = std::thread([this, tcp_port, host, token, tls_fingerprint] {
+    run(tcp_port, host, token, tls_fingerprint);
+  });
 }
 
 DemoReport DemoClient::stop() {
@@ -32,11 +37,18 @@ DemoReport DemoClient::stop() {
   return report_;
 }
 
-void DemoClient::run(std::uint16_t tcp_port, const std::string& host, const std::string& token) {
+void DemoClient::run(std::uint16_t tcp_port,
+                     const std::string& host,
+                     const std::string& token,
+                     const std::string& tls_fingerprint) {
   using Clock = std::chrono::steady_clock;
   try {
     Client client;
-    client.connect(host, tcp_port);
+    if (tls_fingerprint.empty()) {
+      client.connect(host, tcp_port);
+    } else {
+      client.connect(host, tcp_port, Client::Timeout{2000}, TlsOptions{{}, tls_fingerprint});
+    }
     (void)client.hello(token.empty() ? std::nullopt : std::optional<std::string>(token));
     client.subscribe(1);
     const auto period = std::chrono::nanoseconds(std::llround(1e9 / rate_hz_));

@@ -38,10 +38,12 @@ class DemoClient {
 
   /// Starts the client thread against a server at host (IPv4) and tcp_port, saying hello with
   /// token when non-empty. Its inputs are signed (wire version 2, rtmb::Client), so it works
-  /// with a server bound beyond loopback too.
+  /// with a server bound beyond loopback too. A non-empty tls_fingerprint: over TLS, pinned to
+  /// the server's certificate of that SHA-256 (Server::tls_fingerprint()).
   void start(std::uint16_t tcp_port,
              const std::string& host = "127.0.0.1",
-             const std::string& token = "");
+             const std::string& token = "",
+             const std::string& tls_fingerprint = {});
   /// Stops and joins the thread; returns what it measured.
   DemoReport stop();
 
@@ -50,7 +52,10 @@ class DemoClient {
   [[nodiscard]] double last_rtt_us() const noexcept { return last_rtt_us_.load(); }
 
  private:
-  void run(std::uint16_t tcp_port, const std::string& host, const std::string& token);
+  void run(std::uint16_t tcp_port,
+           const std::string& host,
+           const std::string& token,
+           const std::string& tls_fingerprint);
 
   double amplitude_;
   double frequency_hz_;

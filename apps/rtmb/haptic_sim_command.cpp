@@ -175,7 +175,9 @@ void add_haptic_sim_command(CLI::App& app, HapticSimOptions& o, int* exit_code) 
       exit_code, [&o] { return haptic_sim(o); });
   cmd->add_option("model", o.model,
                   "Model file of the in-process server (with a haptic_force output)");
-  cmd->add_option("--connect", o.connect, "HOST:PORT of a running `rtmb serve` (control port)");
+  CLI::Option* connect =
+      cmd->add_option("--connect", o.connect, "HOST:PORT of a running `rtmb serve` (control port)");
+  add_tls_client_options(cmd, o.tls, connect);
   cmd->add_option("--rate", o.rate_hz, "Device samples per second [Hz]")
       ->capture_default_str()
       ->check(CLI::Range(100.0, 20000.0));
@@ -266,7 +268,7 @@ int haptic_sim(const HapticSimOptions& o) {
       tcp_port = server->tcp_port();
     }
     Client client;
-    client.connect(host, tcp_port);
+    connect_client(client, host, tcp_port, o.tls);
     model = client.hello().model;
     client.subscribe(1);
     r = run_device(client, o);

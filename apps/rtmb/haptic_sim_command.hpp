@@ -26,11 +26,14 @@
 #include <string>
 #include <vector>
 
+#include "apps/rtmb/tls_client_options.hpp"
+
 namespace rtmb::app {
 
 struct HapticSimOptions {
   std::string model;                      ///< model file of the in-process server
   std::string connect;                    ///< HOST:PORT of a running server; empty: in-process
+  TlsClientArgs tls;                      ///< --connect over TLS (--tls, --tls-ca, ...)
   double rate_hz = 1000.0;                ///< device samples per second [Hz]
   double inner_hz = 10000.0;              ///< device integration rate [Hz], a multiple of rate_hz
   double duration_s = 10.0;               ///< emulated contact time [s]

@@ -97,9 +97,11 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
   cmd->add_option("--model", o.model,
                   "Built-in mechanism of the in-process server: " + mechanism_names())
       ->capture_default_str();
-  cmd->add_option("--connect", o.connect,
-                  "HOST:PORT of a running `rtmb serve` (control port) instead of an in-process "
-                  "server");
+  CLI::Option* connect =
+      cmd->add_option("--connect", o.connect,
+                      "HOST:PORT of a running `rtmb serve` (control port) instead of an "
+                      "in-process server");
+  add_tls_client_options(cmd, o.tls, connect);
   cmd->add_option("--clock", o.clock,
                   "Clock mode of the in-process server: wall (its own deadlines), phase-lock "
                   "(slews its phase so that the inputs arrive --input-margin-us before each "
@@ -169,7 +171,7 @@ ModeRun run_mode(const LatencyOptions& o,
     }
   } stop{server};
   Client client;
-  client.connect(host, tcp_port);
+  connect_client(client, host, tcp_port, o.tls);
   const ClientSchema schema = client.hello();
   run.model = schema.model;
   const std::uint16_t channel = resolve_channel(o.channel, schema);

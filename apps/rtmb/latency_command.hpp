@@ -13,11 +13,14 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "apps/rtmb/tls_client_options.hpp"
+
 namespace rtmb::app {
 
 struct LatencyOptions {
   std::string model = "pendulum";  ///< model of the in-process server
   std::string connect;             ///< HOST:PORT of a running server; empty: in-process server
+  TlsClientArgs tls;               ///< --connect over TLS (--tls, --tls-ca, --tls-fingerprint)
   double rate_hz = 1000.0;         ///< inputs per second [Hz]
   double duration_s = 10.0;        ///< how long inputs are sent [s]
   std::string channel;             ///< input channel name or index; empty: the first one

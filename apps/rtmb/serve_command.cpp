@@ -110,8 +110,18 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--token", o.token,
-                  "Shared secret that hello must present (sent in plain text: use it on a "
-                  "trusted network)");
+                  "Shared secret that hello must present (in plain text unless --tls-cert: "
+                  "then encrypted with the rest of the control channel)");
+  CLI::Option* tls_cert =
+      cmd->add_option("--tls-cert", o.tls_cert,
+                      "Serve the TCP control channel over TLS (1.2 or newer) with this "
+                      "certificate chain (PEM, the server's certificate first); needs "
+                      "--tls-key. Its SHA-256 is printed at start, for clients that pin it "
+                      "(docs/protocol.md \"TLS\")");
+  CLI::Option* tls_key =
+      cmd->add_option("--tls-key", o.tls_key, "The private key (PEM) of --tls-cert's certificate");
+  tls_cert->needs(tls_key);
+  tls_key->needs(tls_cert);
   cmd->add_flag("--insecure", o.insecure,
                 "Allow a non-loopback --bind without --token: anyone who reaches the port can "
                 "control the server (a warning is logged at start and every minute)");
@@ -202,6 +212,8 @@ int serve(const ServeOptions& o) {
   config.tcp_port = static_cast<std::uint16_t>(o.port);
   config.udp_port = static_cast<std::uint16_t>(o.port);
   config.token = o.token;
+  config.tls_cert_file = o.tls_cert;
+  config.tls_key_file = o.tls_key;
   config.start_running = !o.paused;
   config.realtime_setup = true;
   config.rt_options.priority = o.priority;
@@ -260,15 +272,18 @@ int serve(const ServeOptions& o) {
   if (o.demo) {
     // 0.5 N m at 0.5 Hz: a gentle push on the default model's crank, visible in the motion
     demo.emplace(0.5, 0.5);
-    // the server's own address (loopback when it listens on every address), with its token
+    // the server's own address (loopback when it listens on every address), with its token; over
+    // TLS pinned to the server's certificate (the name would not match a bare address)
     const std::string& a = config.bind_address;
-    demo->start(server->tcp_port(), a == "0.0.0.0" || a.empty() ? "127.0.0.1" : a, config.token);
+    demo->start(server->tcp_port(), a == "0.0.0.0" || a.empty() ? "127.0.0.1" : a, config.token,
+                server->tls_fingerprint());
   }
-  std::fprintf(stderr, "rtmb serve: %s (%s) at %.1f Hz, clock %s, control tcp %s:%u, udp %s:%u%s\n",
-               config.model.c_str(), config.model_file->path.c_str(), server->schema().rate_hz,
-               std::string(to_string(server->clock_mode())).c_str(), config.bind_address.c_str(),
-               server->tcp_port(), config.bind_address.c_str(), server->udp_port(),
-               o.duration_s > 0.0 ? "" : " (Ctrl-C stops)");
+  std::fprintf(
+      stderr, "rtmb serve: %s (%s) at %.1f Hz, clock %s, control tcp %s:%u%s, udp %s:%u%s\n",
+      config.model.c_str(), config.model_file->path.c_str(), server->schema().rate_hz,
+      std::string(to_string(server->clock_mode())).c_str(), config.bind_address.c_str(),
+      server->tcp_port(), server->tls_fingerprint().empty() ? "" : " (TLS)",
+      config.bind_address.c_str(), server->udp_port(), o.duration_s > 0.0 ? "" : " (Ctrl-C stops)");
 
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -353,12 +368,16 @@ int serve(const ServeOptions& o) {
               static_cast<unsigned long long>(s.send_errors));
   std::printf(
       "  control: %llu commands (%llu errors), %llu connections, %llu refused, %llu "
-      "dropped\n",
+      "dropped",
       static_cast<unsigned long long>(s.commands),
       static_cast<unsigned long long>(s.command_errors),
       static_cast<unsigned long long>(s.tcp_accepted),
       static_cast<unsigned long long>(s.tcp_refused),
       static_cast<unsigned long long>(s.tcp_dropped));
+  if (!server->tls_fingerprint().empty()) {
+    std::printf(", %llu failed TLS handshakes", static_cast<unsigned long long>(s.tls_failed));
+  }
+  std::printf("\n");
   if (demo_report) print_demo(*demo_report);
   if (!o.record.empty()) {
     std::printf("  record %s: %lld steps, %llu entries, state hash %016llx, %llu lost%s\n",

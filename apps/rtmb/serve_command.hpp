@@ -19,6 +19,8 @@ struct ServeOptions {
   std::string bind = "127.0.0.1";
   int port = 0;  ///< TCP control port, and the UDP port when non-zero; 0: chosen by the OS
   std::string token;
+  std::string tls_cert;   ///< TLS on the control channel: certificate chain (PEM); empty: plain
+  std::string tls_key;    ///< and its private key (PEM)
   std::string models;     ///< `load` reads model files only under this folder; empty: the served
                           ///< file's folder (none for a built-in)
   bool insecure = false;  ///< allow a non-loopback --bind without --token (warned every minute)

@@ -12,9 +12,11 @@ Exit codes: 0 success; 1 protocol failure (error reply, no states, input not ech
 """
 
 import argparse
+import hashlib
 import json
 import math
 import socket
+import ssl
 import struct
 import sys
 import time
@@ -170,10 +172,34 @@ def fmt(x):
     return "nan" if math.isnan(x) else "%.6g" % x
 
 
+def wrap_tls(tcp, args):
+    """TLS on the control connection (`rtmb serve --tls-cert`, docs/protocol.md "TLS"): the
+    server's certificate is trusted through --tls-ca (or the system's store with --tls) and must
+    name the host, or it is pinned by its SHA-256 (--tls-fingerprint)."""
+    if args.tls_fingerprint:
+        pinned = args.tls_fingerprint.replace(":", "").lower()
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE  # the pin below is the check
+    else:
+        pinned = None
+        ctx = ssl.create_default_context(cafile=args.tls_ca)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    tls = ctx.wrap_socket(tcp, server_hostname=args.host)
+    if pinned is not None:
+        got = hashlib.sha256(tls.getpeercert(binary_form=True)).hexdigest()
+        if got != pinned:
+            tls.close()
+            raise ssl.SSLError("the server's certificate (SHA-256 %s) is not the pinned one" % got)
+    return tls
+
+
 def run(args, out):
     try:
         tcp = socket.create_connection((args.host, args.port), timeout=args.timeout)
-    except OSError as e:
+        if args.tls or args.tls_ca or args.tls_fingerprint:
+            tcp = wrap_tls(tcp, args)
+    except OSError as e:  # ssl.SSLError included
         print("rtmb_client: cannot connect to %s:%d: %s (is `rtmb serve` running?)"
               % (args.host, args.port, e.strerror or e), file=sys.stderr)
         return 2
@@ -318,6 +344,14 @@ def main(argv=None):
     p.add_argument("--host", default="127.0.0.1", help="server address (default 127.0.0.1)")
     p.add_argument("--port", type=int, required=True, help="the server's TCP control port")
     p.add_argument("--token", default=None, help="shared token, if the server has --token")
+    p.add_argument("--tls", action="store_true",
+                   help="TLS on the control channel (rtmb serve --tls-cert), the certificate "
+                        "checked against the system's CAs")
+    p.add_argument("--tls-ca", default=None,
+                   help="TLS, trusting the certificates in this PEM file (e.g. the server's "
+                        "self-signed certificate)")
+    p.add_argument("--tls-fingerprint", default=None,
+                   help="TLS, pinned to the certificate with this SHA-256 (as rtmb serve logs it)")
     p.add_argument("--count", type=int, default=5, help="states to print (default 5)")
     p.add_argument("--decimation", type=int, default=1,
                    help="one state every N steps (default 1)")

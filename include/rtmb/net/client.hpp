@@ -7,10 +7,12 @@
 // stream and sends inputs. Every call blocks at most for the timeout it is given. Errors of the
 // transport throw ClientError (or its base SocketError, from a socket call); a request the server
 // refuses comes back as its reply line. Not for the real-time thread (allocates, blocks). One
-// thread at a time.
+// thread at a time. The control connection may be TLS (rtmb serve --tls-cert/--tls-key):
+// connect() with TlsOptions.
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,6 +29,22 @@ class ClientError : public SocketError {
  public:
   using SocketError::SocketError;
 };
+
+/// TLS on the control connection (OpenSSL, TLS 1.2 or newer). The server's certificate is
+/// checked either against trusted certificates and the host connected to (its subjectAltName
+/// must name that IP address), or, with fingerprint, by pinning the certificate itself. There is
+/// no mode that checks nothing.
+struct TlsOptions {
+  /// PEM file of the certificates to trust (a CA, or the server's self-signed certificate
+  /// itself); empty: the system's trust store.
+  std::string ca_file;
+  /// SHA-256 of the server's certificate, 64 hex digits, ':' between pairs allowed (what
+  /// `rtmb serve --tls-cert` logs and `openssl x509 -noout -fingerprint -sha256` prints).
+  /// Non-empty: this certificate is accepted and no other, whatever its issuer or name.
+  std::string fingerprint;
+};
+
+class TlsClientStream;  // net/tls_client_stream.hpp
 
 /// What hello told about the server and its model.
 struct ClientSchema {
@@ -47,13 +65,22 @@ class Client {
  public:
   using Timeout = std::chrono::milliseconds;
 
-  Client() = default;
+  Client();
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
   /// Opens the control connection to an IPv4 host (dotted quad) and port.
   void connect(const std::string& host, std::uint16_t tcp_port, Timeout timeout = Timeout{2000});
+  /// The same, then a TLS handshake on it within the same timeout; every later request goes
+  /// through TLS. Throws ClientError when the handshake fails (the reason: a server that does
+  /// not speak TLS, a certificate that is not trusted or not pinned, ...).
+  void connect(const std::string& host,
+               std::uint16_t tcp_port,
+               Timeout timeout,
+               const TlsOptions& tls);
+  /// The control connection runs over TLS.
+  [[nodiscard]] bool tls() const noexcept { return tls_ != nullptr; }
   /// Sends one request line (without '\n') and returns the reply line (without '\n').
   [[nodiscard]] std::string request(const std::string& line, Timeout timeout = Timeout{2000});
   /// Sends raw bytes on the control connection (for tests of malformed traffic).
@@ -97,7 +124,8 @@ class Client {
   void open_udp();
 
   int tcp_ = -1;
-  std::optional<UdpSocket> udp_;  // opened by subscribe or the first datagram sent
+  std::unique_ptr<TlsClientStream> tls_;  // connect with TlsOptions; null: plain TCP
+  std::optional<UdpSocket> udp_;          // opened by subscribe or the first datagram sent
   std::string host_;
   std::string pending_;  // bytes read past the last line
   std::uint16_t local_udp_port_ = 0;

@@ -5,7 +5,8 @@
 // The real-time server behind `rtmb serve` (issue 3): a model stepped by a DeadlineLoop on its
 // own thread, and one network thread running a Boost.Asio io_context with
 //   * a UDP socket: state datagrams out to subscribers, input datagrams in (docs/protocol.md),
-//   * a TCP acceptor: the control channel, one JSON object per line.
+//   * a TCP acceptor: the control channel, one JSON object per line (inside TLS with
+//     ServerConfig::tls_cert_file/tls_key_file).
 //
 // Threads. The simulation thread runs DeadlineLoop + SimulationRunner and never takes a lock,
 // allocates or logs. It does the UDP socket's I/O itself: at the start of each tick it reads the
@@ -62,6 +63,12 @@ struct ServerConfig {
   std::uint16_t tcp_port = 0;              ///< control port; 0: chosen by the OS
   std::uint16_t udp_port = 0;              ///< state/input port; 0: chosen by the OS
   std::string token;                       ///< required by hello when non-empty
+  /// TLS on the control channel (both or neither): the server's certificate chain and its private
+  /// key, PEM files. Empty: plain TCP. The constructor throws std::invalid_argument naming the
+  /// file when one cannot be read or used. On a non-loopback address, a token without TLS is
+  /// logged once as travelling in plain text.
+  std::string tls_cert_file;
+  std::string tls_key_file;
   /// `load` reads model files only under this existing directory; empty: under the served model
   /// file's folder, and none at all when a built-in mechanism is served (built-in names are
   /// always accepted). Paths outside get the same "not permitted" reply, existing or not.
@@ -149,11 +156,14 @@ struct ServerStats {
   bool state_finite = true;             ///< every channel of the newest snapshot is finite
   std::uint64_t loads = 0;              ///< models loaded by `load` since start
   std::uint64_t insecure_warnings = 0;  ///< ServerConfig::insecure warnings logged so far
-  std::uint64_t record_entries = 0;     ///< --record: entries written to the file so far
-  std::uint64_t record_dropped = 0;     ///< --record: entries lost (ring full; the record is then
-                                        ///< incomplete and replay says so)
-  std::vector<double> input_values;     ///< each input channel's value in the newest snapshot
-  bool inputs_stale = false;            ///< the whole input stream is stale (watchdog active)
+  std::uint64_t plaintext_token_warnings = 0;  ///< "token in plain text" warnings (0 or 1)
+  std::uint64_t tls_failed = 0;      ///< control connections closed by a failed or timed-out TLS
+                                     ///< handshake (e.g. a plain-text client on a TLS port)
+  std::uint64_t record_entries = 0;  ///< --record: entries written to the file so far
+  std::uint64_t record_dropped = 0;  ///< --record: entries lost (ring full; the record is then
+                                     ///< incomplete and replay says so)
+  std::vector<double> input_values;  ///< each input channel's value in the newest snapshot
+  bool inputs_stale = false;         ///< the whole input stream is stale (watchdog active)
   /// Input arrival -> release D(k) of the tick that applied it, per applied input datagram: the
   /// fixed-rate loop's sampling delay, part of every input -> state round trip [ns].
   HistogramSummary input_wait;
@@ -185,6 +195,9 @@ class Server {
 
   [[nodiscard]] std::uint16_t tcp_port() const noexcept;
   [[nodiscard]] std::uint16_t udp_port() const noexcept;
+  /// With TLS: the SHA-256 of the control channel's certificate, upper-case hex pairs joined by
+  /// ':' (what a client pins with TlsOptions::fingerprint); empty without TLS.
+  [[nodiscard]] const std::string& tls_fingerprint() const noexcept;
   /// The schema of the model served at construction. After a `load` the network thread's
   /// schema changes; clients learn it from the load reply or a new hello.
   [[nodiscard]] const ServerSchema& schema() const noexcept;

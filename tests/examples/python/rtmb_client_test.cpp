@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/support/run_binary.hpp"
+#include "tests/support/self_signed_cert.hpp"
 
 namespace {
 
@@ -214,6 +215,42 @@ TEST(PythonClient, ReceivesStatesAndSeesItsInputEchoed) {
   EXPECT_NE(out.find("outputs: q0"), std::string::npos) << "schema not printed:\n" << out;
   EXPECT_NE(out.find("echo: input #"), std::string::npos) << out;
   EXPECT_NE(out.find("unsubscribed (1 removed)"), std::string::npos) << out;
+}
+
+TEST(PythonClient, SpeaksTlsToATlsServer) {
+  const Prerequisites p = prerequisites();
+  if (p.python.empty() || p.script.empty()) return;
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("rtmb_python_tls_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const rtmb::testing::TestCertificate cert =
+      rtmb::testing::write_self_signed_certificate(dir, "server");
+
+  Child server({RTMB_BINARY, "serve", "pendulum", "--duration", "8", "--port", "0", "--tls-cert",
+                cert.cert_file, "--tls-key", cert.key_file});
+  ASSERT_TRUE(server.started());
+  const int port = wait_for_control_port(server, std::chrono::seconds(5));
+  ASSERT_GT(port, 0) << "rtmb serve printed no control port:\n" << server.output();
+
+  // trusting the self-signed certificate: the whole session over TLS
+  Child client({p.python, p.script.string(), "--port", std::to_string(port), "--count", "2",
+                "--timeout", "3", "--json", "--tls-ca", cert.cert_file});
+  ASSERT_TRUE(client.started());
+  const int code = client.wait_for(std::chrono::seconds(20));
+  const std::string out = client.output();
+  EXPECT_EQ(code, 0) << out << "\nserver:\n" << server.output();
+  EXPECT_EQ(json_value(last_json_line(out), "input_echoed"), "true") << out;
+
+  // pinned to another certificate: refused before hello
+  const std::string wrong(64, 'a');
+  Child pinned({p.python, p.script.string(), "--port", std::to_string(port), "--timeout", "3",
+                "--json", "--tls-fingerprint", wrong});
+  ASSERT_TRUE(pinned.started());
+  EXPECT_EQ(pinned.wait_for(std::chrono::seconds(20)), 2) << pinned.output();
+  EXPECT_NE(pinned.output().find("not the pinned one"), std::string::npos) << pinned.output();
+  server.stop();
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }
 
 TEST(PythonClient, FailsClearlyWhenNothingListens) {
