@@ -13,15 +13,24 @@ share, NumPy arrays over the engine's own state, snake_case::
     result = sim.run(2.0, every=10)
     result.times, result.q, result.energy
 
+    with rtmb.Client("127.0.0.1", port) as c:   # a running `rtmb serve`
+        schema = c.hello()
+        c.subscribe()
+        seq = c.send_input({"crank_torque": 0.5})
+        state = c.receive_state(timeout=1.0)   # values, outputs by name, echo, latency
+
 The extension module is ``rtmb._rtmb`` (python/src); python/README.md says how to build, import
 from the build tree and install.
 """
 from ._rtmb import (  # noqa: F401  (re-exported API)
+    Client,
+    ClientError,
     Inputs,
     Model,
     ModelFileError,
     Outputs,
     RunResult,
+    ServerState,
     Simulation,
     flag_names,
     load,
@@ -31,11 +40,14 @@ from ._rtmb import (  # noqa: F401  (re-exported API)
 from .sweeps import parameter_sets, sweep  # noqa: F401  (Dask is imported when a sweep runs)
 
 __all__ = [
+    "Client",
+    "ClientError",
     "Inputs",
     "Model",
     "ModelFileError",
     "Outputs",
     "RunResult",
+    "ServerState",
     "Simulation",
     "flag_names",
     "load",

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_rtmb, m) {
   rtmb::python::bind_model(m);
   rtmb::python::bind_simulation(m);
   rtmb::python::bind_run(m);
+  rtmb::python::bind_client(m);
 }

@@ -187,3 +187,109 @@ def test_cli_value_forms():
             parse_set(bad)
     with pytest.raises(ValueError):
         parse_values("1:2:0")
+
+
+def test_metric_callables_are_columns_equal_to_a_serial_loop(repo, client):
+    path = repo / "configs" / "four_bar.yaml"
+    samples = [{"bodies[1].mass": 0.5 + 0.25 * i} for i in range(8)]
+    # E(0) grows with the coupler's mass: its median splits the runs in two
+    e0 = [rtmb.Simulation(rtmb.load(str(path), overrides=p)).status["energy"] for p in samples]
+    split = float(np.median(e0))
+    assert min(e0) < split < max(e0)
+
+    # defined in the test, so Dask sends them to the workers by value (cloudpickle)
+    def swing(result):  # a dict: one column per key
+        crank = result.q[:, 2]
+        return {"swing_min": crank.min(), "swing_max": float(crank.max()), "rows": len(result)}
+
+    def final_energy(result):  # a number: one column named after the function
+        return result.energy[-1]
+
+    def light_only(result):  # raises for the heavier half of the runs
+        if result.energy[0] > split:
+            raise ValueError("too heavy")
+        return {"light_e0": result.energy[0]}
+
+    runs = samples + [{"bodies[1].mass": -1.0}]  # and a run that cannot start
+    frame = rtmb.sweep(
+        path,
+        samples=runs,
+        t_end=T_END,
+        metrics=["q2", swing, final_energy, light_only],
+        client=client,
+        progress=False,
+    )
+    assert list(frame.columns) == [
+        "bodies[1].mass", "q2", "swing_min", "swing_max", "rows", "final_energy", "light_e0",
+        "error",
+    ]
+    assert len(frame) == len(runs)
+    raised = 0
+    for i, p in enumerate(samples):
+        # the serial loop: the same callables on the RunResult of a plain run
+        sim = rtmb.Simulation(rtmb.load(str(path), overrides=p))
+        result = sim.run(T_END)
+        row = frame.iloc[i]
+        assert row["q2"] == sim.q[2]
+        for key, value in swing(result).items():
+            assert row[key] == value, (i, key)  # bit for bit
+        assert row["final_energy"] == final_energy(result)
+        try:
+            want = light_only(result)
+        except ValueError:
+            raised += 1
+            # the failing metric is the row's error; the other columns are kept
+            assert row["error"] == "metric light_only: ValueError: too heavy", row["error"]
+            assert np.isnan(row["light_e0"])
+        else:
+            assert row["error"] == "", row["error"]
+            assert row["light_e0"] == want["light_e0"]
+    assert 0 < raised < len(samples)
+    bad = frame.iloc[-1]
+    assert "bodies[1].mass" in bad["error"]
+    assert np.isnan(bad["swing_min"]) and np.isnan(bad["final_energy"])
+
+
+def test_metric_callables_that_misbehave_are_row_errors(repo):
+    from rtmb.sweeps import run_one
+
+    path = repo / "configs" / "four_bar.yaml"
+    text = path.read_text()
+
+    def run(*metrics):
+        return run_one(text, str(path), {"bodies[1].mass": 1.5}, T_END, metrics)
+
+    assert run(lambda r: {"n": len(r)})["n"] == 51  # 50 steps and the start
+    assert "return {column: value}" in run(lambda r: 1.0)["error"]  # a number without a name
+
+    def vector(result):
+        return result.q[-1]
+
+    assert "a number or a dict" in run(vector)["error"]
+
+    def nested(result):
+        return {"q_end": result.q[-1]}
+
+    assert "not a scalar" in run(nested)["error"]
+
+    def clash(result):
+        return {"t": 0.0}
+
+    row = run(clash)
+    assert "column 't' is already a column" in row["error"]
+    assert row["t"] == pytest.approx(T_END)  # the built-in column is not overwritten
+
+    def boom(result):
+        raise ZeroDivisionError("x")
+
+    def fine(result):
+        return 2.5
+
+    row = run(boom, fine)  # one failing metric does not stop the next
+    assert row["error"] == "metric boom: ZeroDivisionError: x"
+    assert row["fine"] == 2.5
+
+    with pytest.raises(TypeError):
+        rtmb.sweep(path, samples=[{}], metrics="q2")
+    with pytest.raises(TypeError):
+        rtmb.sweep(path, samples=[{}], metrics=[3])
