@@ -24,6 +24,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "net/tls_fingerprint.hpp"
+
 namespace rtmb {
 
 namespace {
@@ -86,17 +88,7 @@ std::unique_ptr<boost::asio::ssl::context> make_tls_server_context(const std::st
 std::string tls_certificate_fingerprint(boost::asio::ssl::context& context) {
   X509* cert = SSL_CTX_get0_certificate(context.native_handle());
   if (cert == nullptr) return {};
-  std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
-  unsigned int n = 0;
-  if (X509_digest(cert, EVP_sha256(), md.data(), &n) != 1) return {};
-  std::string out;
-  for (unsigned int i = 0; i < n; ++i) {
-    std::array<char, 4> pair{};
-    std::snprintf(pair.data(), pair.size(), "%02X", md[i]);
-    if (i > 0) out += ':';
-    out += pair.data();
-  }
-  return out;
+  return sha256_fingerprint(cert);
 }
 
 }  // namespace rtmb

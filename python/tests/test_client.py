@@ -95,7 +95,7 @@ def test_hello_subscribe_input_echo(server, repo):
     with rtmb.Client("127.0.0.1", server, timeout=WAIT) as c:
         schema = c.hello()
         assert schema["model"] == "pendulum_body"
-        assert schema["version"] == 1
+        assert schema["version"] == 2  # the C++ client asks for wire v2: signed inputs
         assert schema["dt"] == 0.001 and schema["rate_hz"] == 1000
         assert schema["inputs"] == [("link.fx", "N"), ("link.fy", "N"), ("link.tz", "N*m")]
         names = [n for n, _ in schema["outputs"]]
