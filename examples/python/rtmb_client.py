@@ -3,9 +3,13 @@
 # SPDX-FileCopyrightText: rtmb developers
 """A dependency-free Python 3 client for `rtmb serve` (wire format: docs/protocol.md).
 
-It says hello on the TCP control channel, prints the model schema, subscribes its own UDP socket
-to the state stream, decodes and prints a few state datagrams, sends one input datagram and waits
-for the server to echo it back, then unsubscribes and exits.
+It says hello on the TCP control channel (asking for wire version 2, whose inputs are signed with
+a per-session key), prints the model schema, subscribes its own UDP socket to the state stream,
+decodes and prints a few state datagrams, sends one signed input datagram and waits for the server
+to echo it back, then unsubscribes and exits.
+
+`python3 rtmb_client.py --self-check` encodes the version 2 example datagram of docs/protocol.md
+("Wire version 2", "Example"), prints it as hex and compares it with the dump there.
 
 Exit codes: 0 success; 1 protocol failure (error reply, no states, input not echoed in time);
 2 cannot connect to the control port.
@@ -13,6 +17,7 @@ Exit codes: 0 success; 1 protocol failure (error reply, no states, input not ech
 
 import argparse
 import hashlib
+import hmac
 import json
 import math
 import socket
@@ -23,13 +28,18 @@ import time
 
 # --- wire format (docs/protocol.md, "Datagrams") -----------------------------------------------
 MAGIC = 0x424D5452            # bytes 52 54 4D 42, "RTMB"
-WIRE_VERSION = 1
+WIRE_VERSION = 1                # states, and the unsigned inputs of loopback
+WIRE_VERSION_AUTHENTICATED = 2  # signed inputs ("Wire version 2")
 KIND_STATE = 1
 KIND_INPUT = 2
 HEADER = struct.Struct("<IHHHHIQQdq")      # 48 bytes
 STATE_FIXED = struct.Struct("<IHHdddQqQ")  # 56 bytes
 INPUT_FIXED = struct.Struct("<HH")         # 4 bytes
 SAMPLE = struct.Struct("<Hd")              # 10 bytes
+SESSION = struct.Struct("<Q")              # the version 2 trailer's first field, 8 bytes
+TAG_BYTES = 16                             # the trailer's MAC, after the session id
+TRAILER_BYTES = SESSION.size + TAG_BYTES   # 24
+KEY_BYTES = 32
 MAX_PAYLOAD = 644
 MAX_DATAGRAM = HEADER.size + MAX_PAYLOAD   # 692
 MAX_CHANNELS = 64
@@ -44,6 +54,14 @@ assert HEADER.size == 48 and STATE_FIXED.size == 56 and INPUT_FIXED.size == 4 an
 
 class ClientError(Exception):
     """A failure that ends the run with exit code 1."""
+
+
+class ErrorReply(ClientError):
+    """The server answered a request with "ok":false; `error` is its message."""
+
+    def __init__(self, command, error):
+        super().__init__("%s: server replied with an error: %s" % (command, error))
+        self.error = str(error)
 
 
 def decode_state(data):
@@ -95,16 +113,70 @@ def decode_state(data):
     }
 
 
-def encode_input(sequence, samples, step=0, sim_time=0.0, sender_time=None):
-    """An input datagram (kind 2) carrying [(channel, value), ...]; docs/protocol.md."""
+def input_tag(signed_bytes, key):
+    """The MAC of a version 2 input: the first 16 bytes of HMAC-SHA-512-256 (libsodium
+    crypto_auth, which is HMAC-SHA-512 as in RFC 2104 truncated to 32 bytes) under the session
+    key, over every byte before the tag (docs/protocol.md, "Wire version 2", "MAC")."""
+    return hmac.new(key, signed_bytes, hashlib.sha512).digest()[:TAG_BYTES]
+
+
+def encode_input(sequence, samples, step=0, sim_time=0.0, sender_time=None, session=None,
+                 key=None):
+    """An input datagram (kind 2) carrying [(channel, value), ...]; docs/protocol.md.
+
+    Without a session it is version 1 (unsigned, loopback only). With the session id and key
+    from a version 2 hello it is version 2: the version 1 datagram with version = 2 and a 24-byte
+    trailer (u64 session, 16-byte tag) that payload_bytes counts."""
     if not 1 <= len(samples) <= MAX_CHANNELS:
         raise ValueError("an input datagram carries 1 to 64 samples")
+    if (session is None) != (key is None):
+        raise ValueError("a signed input needs both the session id and the key")
+    if key is not None and len(key) != KEY_BYTES:
+        raise ValueError("a session key has %d bytes" % KEY_BYTES)
     if sender_time is None:
         sender_time = time.monotonic_ns()  # CLOCK_MONOTONIC on Linux, like the server's clock
     payload = INPUT_FIXED.pack(len(samples), 0) + b"".join(SAMPLE.pack(c, v) for c, v in samples)
-    header = HEADER.pack(MAGIC, WIRE_VERSION, KIND_INPUT, 0, 0, len(payload), sequence, step,
-                         sim_time, sender_time)
-    return header + payload
+    version, trailer = WIRE_VERSION, 0
+    if session is not None:
+        version, trailer = WIRE_VERSION_AUTHENTICATED, TRAILER_BYTES
+    header = HEADER.pack(MAGIC, version, KIND_INPUT, 0, 0, len(payload) + trailer, sequence,
+                         step, sim_time, sender_time)
+    if session is None:
+        return header + payload
+    signed = header + payload + SESSION.pack(session)
+    return signed + input_tag(signed, key)
+
+
+# docs/protocol.md, "Wire version 2", "Example": sequence 7, sender_time 1000, channel 0 = 0.5,
+# session 0102030405060708, key 00 01 .. 1f; the dump there, tag included.
+EXAMPLE_V2_HEX = "".join((
+    "52 54 4d 42 02 00 02 00 00 00 00 00 26 00 00 00",
+    "07 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+    "00 00 00 00 00 00 00 00 e8 03 00 00 00 00 00 00",
+    "01 00 00 00 00 00 00 00 00 00 00 00 e0 3f 08 07",
+    "06 05 04 03 02 01 3b 46 5a 9f 03 ff 1a 3b bd ac",
+    "6a f3 66 09 84 d9")).replace(" ", "")
+
+
+def self_check(out):
+    """Encodes the protocol.md version 2 example, prints it as hex; True if it is the dump."""
+    got = encode_input(7, [(0, 0.5)], step=0, sim_time=0.0, sender_time=1000,
+                       session=0x0102030405060708, key=bytes(range(KEY_BYTES)))
+    print(got.hex(), file=out)
+    return got.hex() == EXAMPLE_V2_HEX
+
+
+def parse_session(reply):
+    """(session id, key) from a version 2 hello reply: "session" 1-16 hex digits (nonzero),
+    "key" 64 hex digits; a ClientError otherwise."""
+    session, key = reply.get("session"), reply.get("key")
+    hexdigits = set("0123456789abcdefABCDEF")
+    if (not isinstance(session, str) or not 1 <= len(session) <= 16
+            or not set(session) <= hexdigits or int(session, 16) == 0
+            or not isinstance(key, str) or len(key) != 2 * KEY_BYTES
+            or not set(key) <= hexdigits):
+        raise ClientError("hello reply with a malformed \"session\" or \"key\"")
+    return int(session, 16), bytes.fromhex(key)
 
 
 class SequenceWindow:
@@ -147,8 +219,7 @@ class Control:
             reply = json.loads(self._read_line(deadline))
             if reply.get("id") == req["id"] or reply.get("id") is None:
                 if not reply.get("ok"):
-                    raise ClientError("%s: server replied with an error: %s"
-                                      % (command, reply.get("error")))
+                    raise ErrorReply(command, reply.get("error"))
                 return reply
 
     def _read_line(self, deadline):
@@ -207,13 +278,13 @@ def run(args, out):
     try:
         with tcp:
             ctl = Control(tcp, args.timeout)
-            hello_keys = {"version": WIRE_VERSION}
-            if args.token:
-                hello_keys["token"] = args.token
-            hello = ctl.request("hello", **hello_keys)
-            if hello.get("version") != WIRE_VERSION:
-                raise ClientError("server speaks wire version %r, this client %d"
-                                  % (hello.get("version"), WIRE_VERSION))
+            hello = say_hello(ctl, args)
+            session = key = None
+            if hello.get("version") == WIRE_VERSION_AUTHENTICATED:
+                session, key = parse_session(hello)
+            elif hello.get("version") != WIRE_VERSION:
+                raise ClientError("hello reply with an unknown \"version\": %r"
+                                  % (hello.get("version"),))
             outputs = [s for s in str(hello.get("outputs", "")).split(",") if s]
             output_units = str(hello.get("output_units", "")).split(",")
             inputs = [s for s in str(hello.get("inputs", "")).split(",") if s]
@@ -222,6 +293,10 @@ def run(args, out):
             print("schema: model %s, rate %s Hz, dt %s s, substeps %s, udp port %d"
                   % (hello.get("model"), hello.get("rate_hz"), hello.get("dt"),
                      hello.get("substeps"), udp_port), file=out)
+            if session is None:
+                print("  wire version 1: inputs unsigned (loopback only)", file=out)
+            else:
+                print("  wire version 2: inputs signed, session %016x" % session, file=out)
             print("  outputs: " + ", ".join("%s [%s]" % (n, u) for n, u in
                                             zip(outputs, output_units)), file=out)
             print("  inputs:  " + ", ".join("%s [%s]" % (n, u) for n, u in
@@ -242,7 +317,7 @@ def run(args, out):
                 print("subscribed %s:%s, decimation %s"
                       % (sub.get("address"), sub.get("port"), sub.get("decimation")), file=out)
                 try:
-                    receive(args, udp, server_udp, outputs, summary, out)
+                    receive(args, udp, server_udp, outputs, summary, out, session, key)
                 finally:
                     try:
                         reply = ctl.request("unsubscribe")
@@ -266,8 +341,25 @@ def run(args, out):
     return code
 
 
-def receive(args, udp, server_udp, outputs, summary, out):
-    """Prints --count states, sends one input, and waits for its echo (bounded by --timeout)."""
+def say_hello(ctl, args):
+    """hello asking for wire version 2 (--wire-version 2, the default). A server from before
+    version 2 refuses it as "protocol version 2 is not supported"; only then is hello repeated
+    without a version (version 1, which such a server accepts on loopback), as rtmb::Client::hello
+    does. Any other refusal (a wrong token, say) ends the run."""
+    keys = {"token": args.token} if args.token else {}
+    if args.wire_version == WIRE_VERSION:
+        return ctl.request("hello", version=WIRE_VERSION, **keys)
+    try:
+        return ctl.request("hello", version=WIRE_VERSION_AUTHENTICATED, **keys)
+    except ErrorReply as e:
+        if "is not supported" not in e.error:
+            raise
+    return ctl.request("hello", **keys)
+
+
+def receive(args, udp, server_udp, outputs, summary, out, session=None, key=None):
+    """Prints --count states, sends one input (signed when there is a session), and waits for its
+    echo (bounded by --timeout)."""
     window = SequenceWindow()
     rejected = {}
     printed = 0
@@ -285,7 +377,8 @@ def receive(args, udp, server_udp, outputs, summary, out):
             input_seq += 1
             input_sender_time = time.monotonic_ns()
             udp.sendto(encode_input(input_seq, [(args.input_channel, args.input_value)],
-                                    newest["step"], newest["sim_time"], input_sender_time),
+                                    newest["step"], newest["sim_time"], input_sender_time,
+                                    session, key),
                        server_udp)
             input_sent_at = input_sender_time
             print("sent input #%d: channel %d = %s at step %d"
@@ -342,8 +435,17 @@ def main(argv=None):
     p = argparse.ArgumentParser(description="Minimal Python client for `rtmb serve` "
                                             "(docs/protocol.md).")
     p.add_argument("--host", default="127.0.0.1", help="server address (default 127.0.0.1)")
-    p.add_argument("--port", type=int, required=True, help="the server's TCP control port")
-    p.add_argument("--token", default=None, help="shared token, if the server has --token")
+    p.add_argument("--port", type=int, default=None,
+                   help="the server's TCP control port (required)")
+    p.add_argument("--token", default=None,
+                   help="shared token, if the server has --token (it must, beyond loopback)")
+    p.add_argument("--wire-version", type=int, choices=(1, 2), default=2,
+                   help="2 (default): signed inputs, falling back to 1 only with a server from "
+                        "before version 2; 1: unsigned inputs, which only a loopback server "
+                        "takes")
+    p.add_argument("--self-check", action="store_true",
+                   help="encode the version 2 example datagram of docs/protocol.md, print it as "
+                        "hex, exit 0 if it matches the dump there and 1 if not; no server needed")
     p.add_argument("--tls", action="store_true",
                    help="TLS on the control channel (rtmb serve --tls-cert), the certificate "
                         "checked against the system's CAs")
@@ -365,6 +467,14 @@ def main(argv=None):
                    help="print one JSON summary line on stdout at the end (the rest goes to "
                         "stderr)")
     args = p.parse_args(argv)
+    if args.self_check:
+        if self_check(sys.stdout):
+            return 0
+        print("rtmb_client: self-check failed: the encoded example is not docs/protocol.md's "
+              + EXAMPLE_V2_HEX, file=sys.stderr)
+        return 1
+    if args.port is None:
+        p.error("the following arguments are required: --port")
     if args.count < 0 or args.timeout <= 0 or not math.isfinite(args.input_value):
         p.error("--count must be >= 0, --timeout > 0, --input-value finite")
     try:

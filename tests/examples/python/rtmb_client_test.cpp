@@ -2,12 +2,16 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // examples/python/rtmb_client.py against a real `rtmb serve` on loopback: schema, state stream,
-// one input and its echo, unsubscribe; and a clear failure when nothing listens. python3 is a
+// one input and its echo, unsubscribe; and a clear failure when nothing listens. Its wire version
+// 2 (docs/protocol.md, "Wire version 2"): signed inputs accepted by a server bound beyond loopback
+// (which refuses version 1), the protocol.md example datagram and tag reproduced byte for byte,
+// and the fall-back to version 1 only when an old server does not know version 2. python3 is a
 // required tool (scripts/install-deps.sh): its absence fails the test rather than skipping it.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -140,9 +145,11 @@ class Child {
   std::string log_path_;
 };
 
-/// The control port from the server's "control tcp 127.0.0.1:NNNN" line, or 0 on timeout.
-int wait_for_control_port(const Child& server, std::chrono::milliseconds limit) {
-  const std::string marker = "control tcp 127.0.0.1:";
+/// The control port from the server's "control tcp <bind>:NNNN" line, or 0 on timeout.
+int wait_for_control_port(const Child& server,
+                          std::chrono::milliseconds limit,
+                          const std::string& bind = "127.0.0.1") {
+  const std::string marker = "control tcp " + bind + ":";
   const auto deadline = Clock::now() + limit;
   while (Clock::now() < deadline) {
     const std::string out = server.output();
@@ -169,7 +176,16 @@ std::string last_json_line(const std::string& out) {
   return found;
 }
 
-/// The raw text of key's value in a flat JSON object line ("" if absent).
+/// The last non-empty line of `out`.
+std::string last_line(const std::string& out) {
+  std::istringstream lines(out);
+  std::string found;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) found = line;
+  }
+  return found;
+}
+
 struct Prerequisites {
   std::string python;
   fs::path script;
@@ -213,8 +229,163 @@ TEST(PythonClient, ReceivesStatesAndSeesItsInputEchoed) {
   ASSERT_FALSE(last_step.empty()) << summary;
   EXPECT_NE(last_step, "null") << summary;
   EXPECT_NE(out.find("outputs: q0"), std::string::npos) << "schema not printed:\n" << out;
+  // on loopback too the client asks for, and gets, signed inputs
+  EXPECT_NE(out.find("wire version 2: inputs signed"), std::string::npos) << out;
   EXPECT_NE(out.find("echo: input #"), std::string::npos) << out;
   EXPECT_NE(out.find("unsubscribed (1 removed)"), std::string::npos) << out;
+}
+
+// A server bound beyond loopback takes only version 2 (signed) inputs: the echo of the client's
+// input shows the server accepted its tag. The same client forced to version 1 is refused at
+// hello, so this test fails with a client that cannot sign.
+TEST(PythonClient, SignsItsInputsForAServerBeyondLoopback) {
+  const Prerequisites p = prerequisites();
+  if (p.python.empty() || p.script.empty()) return;
+
+  Child server({RTMB_BINARY, "serve", "pendulum", "--duration", "10", "--port", "0", "--bind",
+                "0.0.0.0", "--token", "T"});
+  ASSERT_TRUE(server.started());
+  const int port = wait_for_control_port(server, std::chrono::seconds(5), "0.0.0.0");
+  ASSERT_GT(port, 0) << "rtmb serve printed no control port:\n" << server.output();
+
+  Child client({p.python, p.script.string(), "--port", std::to_string(port), "--token", "T",
+                "--count", "3", "--timeout", "3", "--json"});
+  ASSERT_TRUE(client.started());
+  const int code = client.wait_for(std::chrono::seconds(20));
+  const std::string out = client.output();
+  EXPECT_EQ(code, 0) << out << "\nserver:\n" << server.output();
+  const std::string summary = last_json_line(out);
+  EXPECT_EQ(json_value(summary, "input_echoed"), "true") << summary << "\n" << out;
+  EXPECT_EQ(json_value(summary, "invalid"), "0") << summary << "\n" << out;
+  EXPECT_NE(out.find("wire version 2: inputs signed, session "), std::string::npos) << out;
+
+  Child v1({p.python, p.script.string(), "--port", std::to_string(port), "--token", "T", "--count",
+            "1", "--timeout", "3", "--json", "--wire-version", "1"});
+  ASSERT_TRUE(v1.started());
+  EXPECT_EQ(v1.wait_for(std::chrono::seconds(20)), 1) << v1.output();
+  EXPECT_NE(v1.output().find("requires authenticated inputs"), std::string::npos) << v1.output();
+
+  server.stop();
+  // every input datagram the server received passed its checks (a bad tag is counted as
+  // rejected, bad_mac): the closing report's "udp in: received N accepted N rejected 0"
+  const std::string report = server.output();
+  const std::size_t at = report.find("udp in: received ");
+  ASSERT_NE(at, std::string::npos) << report;
+  const std::string udp_in = report.substr(at, report.find('\n', at) - at);
+  EXPECT_TRUE(udp_in.ends_with(" rejected 0")) << udp_in;
+  EXPECT_EQ(udp_in.find("accepted 0 "), std::string::npos) << udp_in;
+}
+
+// The version 2 example of docs/protocol.md ("Wire version 2", "Example"; the same bytes as
+// tests/net/input_auth_test.cpp): sequence 7, sender_time 1000, channel 0 = 0.5, session
+// 0102030405060708, key 00 01 .. 1f. The dump below is copied from protocol.md, not from the
+// script, so the script's encoder and HMAC are checked against the specification.
+TEST(PythonClient, SignsTheProtocolExampleDatagram) {
+  const Prerequisites p = prerequisites();
+  if (p.python.empty() || p.script.empty()) return;
+  const std::string expected =
+      "52544d42020002000000000026000000"
+      "07000000000000000000000000000000"
+      "0000000000000000e803000000000000"
+      "010000000000000000000000e03f0807"
+      "0605040302013b465a9f03ff1a3bbdac"
+      "6af3660984d9";
+  Child check({p.python, p.script.string(), "--self-check"});
+  ASSERT_TRUE(check.started());
+  EXPECT_EQ(check.wait_for(std::chrono::seconds(20)), 0) << check.output();
+  EXPECT_EQ(last_line(check.output()), expected);
+}
+
+/// A one-connection stand-in for a server from before wire version 2: it refuses the first
+/// hello as such a server does ("... is not supported"), records the next request line and
+/// refuses it too, so that the client exits.
+class OldServer {
+ public:
+  OldServer() {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
+        ::listen(listen_fd_, 1) != 0 ||
+        ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      return;
+    }
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  OldServer(const OldServer&) = delete;
+  OldServer& operator=(const OldServer&) = delete;
+  ~OldServer() {
+    if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+  }
+
+  int port() const { return port_; }
+  /// The request lines received; call once the client has exited (a client that never
+  /// connected leaves accept() waiting: shutting the listening socket down ends it).
+  std::vector<std::string> join() {
+    if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    return lines_;
+  }
+
+ private:
+  void serve() {
+    const int fd = ::accept(listen_fd_, nullptr, nullptr);
+    if (fd < 0) return;
+    timeval tv{};
+    tv.tv_sec = 10;  // a client that hangs does not hang the test
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    const char* replies[] = {
+        "{\"ok\":false,\"command\":\"hello\",\"id\":1,\"error\":\"protocol version 2 is "
+        "not supported; this server speaks version 1\"}\n",
+        "{\"ok\":false,\"command\":\"hello\",\"id\":2,\"error\":\"test server: stop "
+        "here\"}\n"};
+    std::string buf;
+    for (const char* reply : replies) {
+      std::size_t nl = 0;
+      while ((nl = buf.find('\n')) == std::string::npos) {
+        char chunk[512];
+        const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+        if (n <= 0) {
+          ::close(fd);
+          return;
+        }
+        buf.append(chunk, static_cast<std::size_t>(n));
+      }
+      lines_.push_back(buf.substr(0, nl));
+      buf.erase(0, nl + 1);
+      if (::send(fd, reply, std::strlen(reply), MSG_NOSIGNAL) < 0) break;
+    }
+    ::close(fd);
+  }
+
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+  std::vector<std::string> lines_;
+};
+
+TEST(PythonClient, FallsBackToVersionOneOnlyForAnOldServer) {
+  const Prerequisites p = prerequisites();
+  if (p.python.empty() || p.script.empty()) return;
+  OldServer old;
+  ASSERT_GT(old.port(), 0);
+  Child client({p.python, p.script.string(), "--port", std::to_string(old.port()), "--timeout", "5",
+                "--json"});
+  ASSERT_TRUE(client.started());
+  EXPECT_EQ(client.wait_for(std::chrono::seconds(20)), 1) << client.output();
+  const std::vector<std::string> lines = old.join();
+  ASSERT_EQ(lines.size(), 2u) << client.output();
+  EXPECT_NE(lines[0].find("\"command\":\"hello\""), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("\"version\":2"), std::string::npos) << lines[0];
+  // the repeated hello names no version: version 1, all that the old server knows
+  EXPECT_NE(lines[1].find("\"command\":\"hello\""), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].find("\"version\""), std::string::npos) << lines[1];
+  EXPECT_NE(client.output().find("test server: stop here"), std::string::npos) << client.output();
 }
 
 TEST(PythonClient, SpeaksTlsToATlsServer) {
