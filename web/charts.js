@@ -56,7 +56,7 @@ export class Chart {
     box.className = 'chart';
     box.id = id;
     const caption = document.createElement('figcaption');
-    caption.textContent = title;
+    caption.textContent = log ? `${title} (log scale)` : title;
     box.appendChild(caption);
     this.svg = el('svg', { class: 'chart-plot', height: HEIGHT }, box);
     this.grid = el('g', { class: 'grid' }, this.svg);
@@ -67,7 +67,7 @@ export class Chart {
     this.xLabel = el('text', { class: 'axis-label' }, this.xAxis);
     this.xLabel.textContent = 'simulation time t [s]';
     this.yLabel = el('text', { class: 'axis-label', transform: 'rotate(-90)' }, this.yAxis);
-    this.yLabel.textContent = `${yLabel} [${unit}]${log ? ', log scale' : ''}`;
+    this.yLabel.textContent = `${yLabel} [${unit}]`;
     this.empty = el('text', { class: 'no-data', x: MARGIN.left + 8, y: MARGIN.top + 16 }, this.svg);
     this.empty.textContent = 'no data yet';
     const legend = document.createElement('ul');
