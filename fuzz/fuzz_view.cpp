@@ -44,8 +44,9 @@ std::string_view sv(beast::string_view s) {
 void check_route(const rtmb::ViewRequest& request) {
   const rtmb::ViewRoute open = rtmb::route_view_request(request, "");
   if (open.kind == rtmb::ViewRouteKind::kFile) {
-    require(open.file == "/index.html" || open.file == "/view.js" ||
-            open.file == "/three.module.js" || open.file == "/three.core.js");
+    require(open.file == "/index.html" || open.file == "/view.js" || open.file == "/charts.js" ||
+            open.file == "/three.module.js" || open.file == "/three.core.js" ||
+            open.file == "/OrbitControls.js");
     require(request.method() == http::verb::get || request.method() == http::verb::head);
   }
   require(open.kind != rtmb::ViewRouteKind::kUnauthorized &&

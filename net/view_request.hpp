@@ -59,7 +59,8 @@ struct ViewRoute {
 };
 
 /// The route of a parsed request. `token` empty: no token required. Knows the files the view
-/// serves (/index.html, /view.js, /three.module.js, /three.core.js; "/" is /index.html).
+/// serves (/index.html, /view.js, /charts.js, /three.module.js, /three.core.js,
+/// /OrbitControls.js; "/" is /index.html).
 [[nodiscard]] ViewRoute route_view_request(const ViewRequest& request, std::string_view token);
 
 /// The percent-decoded value of `token=` in the target's query; empty when there is none or it is

@@ -30,6 +30,7 @@
 
 #include "net/json_writer.hpp"
 #include "net/view_request.hpp"
+#include "rtmb/models/joint_points.hpp"
 #include "rtmb/net/server.hpp"
 
 namespace rtmb {
@@ -57,11 +58,13 @@ double us(std::int64_t ns) {
 }
 
 // The files the page needs: served from memory (read once at construction).
-constexpr std::array<std::pair<const char*, const char*>, 4> kFiles = {{
+constexpr std::array<std::pair<const char*, const char*>, 6> kFiles = {{
     {"index.html", "text/html; charset=utf-8"},
     {"view.js", "text/javascript; charset=utf-8"},
+    {"charts.js", "text/javascript; charset=utf-8"},
     {"three.module.js", "text/javascript; charset=utf-8"},
     {"three.core.js", "text/javascript; charset=utf-8"},
+    {"OrbitControls.js", "text/javascript; charset=utf-8"},
 }};
 
 struct StaticFile {
@@ -91,6 +94,12 @@ struct SceneGeometry {
     add(bj, pj);
     springs.push_back({bi, pi, bj, pj});
   }
+  // a distance joint: a massless rod between its two points, drawn as a bar
+  void bar(int bi, const Eigen::Vector3d& pi, int bj, const Eigen::Vector3d& pj) {
+    add(bi, pi);
+    add(bj, pj);
+    bars.push_back({bi, pi, bj, pj});
+  }
 
   struct Spring {
     int body_i;
@@ -101,6 +110,7 @@ struct SceneGeometry {
   std::vector<std::vector<Eigen::Vector3d>> points;
   std::vector<Eigen::Vector3d> ground;
   std::vector<Spring> springs;
+  std::vector<Spring> bars;
 };
 
 Eigen::Vector3d lift(const Eigen::Vector2d& p) {
@@ -130,17 +140,22 @@ void write_scene(std::string& out,
     if (k > 0) out += ',';
     json_point(out, g.ground[k]);
   }
-  // springs are drawn as lines between their two points
+  // springs are drawn as lines between their two points, distance joints as bars
+  const auto pairs = [&out](const std::vector<SceneGeometry::Spring>& list) {
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const SceneGeometry::Spring& sp = list[k];
+      if (k > 0) out += ',';
+      out += R"({"body_i":)" + std::to_string(sp.body_i) + R"(,"point_i":)";
+      json_point(out, sp.point_i);
+      out += R"(,"body_j":)" + std::to_string(sp.body_j) + R"(,"point_j":)";
+      json_point(out, sp.point_j);
+      out += '}';
+    }
+  };
   out += R"(],"links":[)";
-  for (std::size_t k = 0; k < g.springs.size(); ++k) {
-    const SceneGeometry::Spring& sp = g.springs[k];
-    if (k > 0) out += ',';
-    out += R"({"body_i":)" + std::to_string(sp.body_i) + R"(,"point_i":)";
-    json_point(out, sp.point_i);
-    out += R"(,"body_j":)" + std::to_string(sp.body_j) + R"(,"point_j":)";
-    json_point(out, sp.point_j);
-    out += '}';
-  }
+  pairs(g.springs);
+  out += R"(],"bars":[)";
+  pairs(g.bars);
   out += "]}";
 }
 
@@ -155,8 +170,12 @@ std::string view_scene_json(const ModelFile& file) {
     const PlanarModelSpec& spec = *file.bodies;
     SceneGeometry g(spec.bodies.size());
     for (const PlanarJointSpec& j : spec.joints) {
-      g.add(j.body_i, lift(j.point_i));
-      g.add(j.body_j, lift(j.point_j));
+      if (j.type == PlanarJointType::kDistance) {
+        g.bar(j.body_i, lift(j.point_i), j.body_j, lift(j.point_j));
+      } else {
+        g.add(j.body_i, lift(j.point_i));
+        g.add(j.body_j, lift(j.point_j));
+      }
     }
     for (const PlanarForceSpec& f : spec.forces) {
       if (f.type == PlanarForceType::kSpringDamper) {
@@ -174,8 +193,12 @@ std::string view_scene_json(const ModelFile& file) {
     const SpatialModelSpec& spec = *file.spatial;
     SceneGeometry g(spec.bodies.size());
     for (const SpatialJointSpec& j : spec.joints) {
-      g.add(j.body_i, j.point_i);
-      g.add(j.body_j, j.point_j);
+      if (j.type == SpatialJointType::kDistance) {
+        g.bar(j.body_i, j.point_i, j.body_j, j.point_j);
+      } else {
+        g.add(j.body_i, j.point_i);
+        g.add(j.body_j, j.point_j);
+      }
     }
     for (const SpatialForceSpec& f : spec.forces) {
       if (f.type == SpatialForceType::kSpringDamper) {
@@ -186,13 +209,36 @@ std::string view_scene_json(const ModelFile& file) {
     write_scene(out, 3, 7, names, g);
     return out;
   }
-  // built-in mechanisms are written in their own (relative) coordinates with no body geometry
-  out += R"(,"dimension":2,"bodies":[],"ground_points":[],"links":[],"note":)";
-  append_json_string(out, "built-in mechanism '" + file.mechanism +
-                              "' has no body geometry: plots only (serve a body model, e.g. "
-                              "configs/four_bar.yaml, to see it drawn)");
+  // built-in mechanisms are written in their own coordinates, without bodies: their joint points
+  // (rtmb/models/joint_points.hpp) come in every frame, computed from q by the view's thread, and
+  // the scene says which of them the bars join and which are fixed to the ground
+  out += R"(,"dimension":2,"bodies":[],"ground_points":[],"links":[],"bars":[])";
+  const std::unique_ptr<System> system = make_system(file);
+  if (const JointPoints* joints = joint_points_of(*system)) {
+    out += R"(,"joints":{"count":)" + std::to_string(joints->n_joint_points()) + R"(,"bars":[)";
+    bool first = true;
+    for (const JointLink& l : joints->joint_links()) {
+      if (!first) out += ',';
+      first = false;
+      out += '[' + std::to_string(l.a) + ',' + std::to_string(l.b) + ']';
+    }
+    out += R"(],"ground":[)";
+    first = true;
+    for (const int g : joints->ground_points()) {
+      if (!first) out += ',';
+      first = false;
+      out += std::to_string(g);
+    }
+    out += "]}";
+  }
   out += '}';
   return out;
+}
+
+std::unique_ptr<const System> view_geometry(const ModelFile& file) {
+  if (file.mechanism.empty()) return nullptr;
+  std::unique_ptr<const System> system = make_system(file);
+  return joint_points_of(*system) != nullptr ? std::move(system) : nullptr;
 }
 
 std::string view_url(const std::string& host, std::uint16_t port, const std::string& token) {
@@ -204,8 +250,18 @@ std::string view_url(const std::string& host, std::uint16_t port, const std::str
 class WsSession;
 
 struct ViewServer::Impl {
-  Impl(const ViewConfig& cfg, const Server& srv, std::string scene_json)
-      : config(cfg), server(srv), scene(std::move(scene_json)), acceptor(io), timer(io) {}
+  Impl(const ViewConfig& cfg,
+       const Server& srv,
+       std::string scene_json,
+       std::unique_ptr<const System> geometry_system)
+      : config(cfg),
+        server(srv),
+        scene(std::move(scene_json)),
+        geometry(std::move(geometry_system)),
+        joints(geometry ? joint_points_of(*geometry) : nullptr),
+        points(joints ? static_cast<std::size_t>(joints->n_joint_points()) : 0U),
+        acceptor(io),
+        timer(io) {}
 
   void accept();
   void on_frame_timer();
@@ -217,6 +273,11 @@ struct ViewServer::Impl {
   ViewConfig config;
   const Server& server;
   std::string scene;
+  // a built-in mechanism's own instance (never the simulation's), its joint points and their
+  // scratch: frame_json evaluates them from each frame's q on the network thread
+  std::unique_ptr<const System> geometry;
+  const JointPoints* joints;
+  mutable std::vector<Eigen::Vector3d> points;
   std::map<std::string, StaticFile> files;  // "/index.html" -> content
   std::atomic<std::size_t> open{0};         // connections now, any thread
   mutable std::mutex stats_mutex;
@@ -417,7 +478,24 @@ std::string ViewServer::Impl::frame_json() const {
     if (i > 0) out += ',';
     append_json_number(out, s.q[i]);
   }
-  out += R"(],"drift":)";
+  out += ']';
+  // a built-in mechanism's joint points at q, flat [x0, y0, z0, x1, ...] (view_scene_json's
+  // `joints`); skipped when q is not this mechanism's (a `load` swapped the model)
+  if (joints != nullptr && static_cast<int>(s.q.size()) == geometry->n_q()) {
+    const Eigen::Map<const Vec> q(s.q.data(), static_cast<Eigen::Index>(s.q.size()));
+    joints->joint_points(s.sim_time, q, points);
+    out += R"(,"points":[)";
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (i > 0) out += ',';
+      append_json_number(out, points[i].x());
+      out += ',';
+      append_json_number(out, points[i].y());
+      out += ',';
+      append_json_number(out, points[i].z());
+    }
+    out += ']';
+  }
+  out += R"(,"drift":)";
   append_json_number(out, s.position_drift);
   out += R"(,"velocity_drift":)";
   append_json_number(out, s.velocity_drift);
@@ -460,8 +538,11 @@ void ViewServer::Impl::on_frame_timer() {
   });
 }
 
-ViewServer::ViewServer(const ViewConfig& config, const Server& server, std::string scene_json)
-    : impl_(std::make_unique<Impl>(config, server, std::move(scene_json))) {
+ViewServer::ViewServer(const ViewConfig& config,
+                       const Server& server,
+                       std::string scene_json,
+                       std::unique_ptr<const System> geometry)
+    : impl_(std::make_unique<Impl>(config, server, std::move(scene_json), std::move(geometry))) {
   if (!(config.frame_rate_hz > 0.0 && config.frame_rate_hz <= 1000.0)) {
     throw std::invalid_argument("view: frame rate must be in (0, 1000] Hz");
   }

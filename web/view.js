@@ -2,23 +2,30 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // Live view of `rtmb serve --view`: draws the mechanism with three.js from the `scene` message
-// and moves it with every `frame` (docs/protocol.md "Live view"), and plots drift, step time and
-// latency. window.rtmbView exposes the state for the end-to-end test (tests/e2e/view_e2e.mjs).
+// and moves it with every `frame` (docs/protocol.md "Live view"), and charts drift, energy, step
+// time and latency (web/charts.js). Body models are drawn as bodies, each a star of links from
+// its centre of mass to the points where its joints attach; built-in mechanisms as bars between
+// their joint points, whose positions every frame carries (rtmb/models/joint_points.hpp). The
+// camera orbits, pans and zooms with the mouse (three.js OrbitControls), "reset view" frames the
+// mechanism again, and "follow" keeps a body or joint at the same place on screen.
+// window.rtmbView exposes the state for the end-to-end test (tests/e2e/view_e2e.mjs).
 import * as THREE from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { Chart } from '/charts.js';
 
 const view = {
   status: 'connecting',
   scene: null,
   frames: 0,
   lastFrame: null,
-  // world (x, y) of every body's centre of mass as last drawn
+  // world (x, y, z) of every body's centre of mass as last drawn
   bodyPositions: [],
+  // the frame last applied to the drawing (its q and, for a built-in mechanism, joint points)
+  drawn: null,
   renderedFrames: 0,
+  held: false,
 };
 window.rtmbView = view;
-
-const HISTORY = 300;  // frames kept in the plots (10 s at 30 Hz)
-const history = { drift: [], stepP50: [], stepP99: [], latP50: [], latP99: [] };
 
 // ---- three.js scene ----------------------------------------------------------------------
 const container = document.getElementById('scene');
@@ -28,6 +35,7 @@ renderer.setClearColor(0xf4f5f7);
 container.appendChild(renderer.domElement);
 const scene3 = new THREE.Scene();
 const camera = new THREE.PerspectiveCamera(35, 1, 0.001, 1000);
+const controls = new OrbitControls(camera, renderer.domElement);
 scene3.add(new THREE.HemisphereLight(0xffffff, 0x8899aa, 2.2));
 const sun = new THREE.DirectionalLight(0xffffff, 1.5);
 sun.position.set(1, 2, 3);
@@ -38,10 +46,16 @@ const comMaterial = new THREE.MeshStandardMaterial({ color: 0xe07b39, roughness:
 const jointMaterial = new THREE.MeshStandardMaterial({ color: 0x333333, roughness: 0.6 });
 const groundMaterial = new THREE.MeshStandardMaterial({ color: 0x888888, roughness: 0.8 });
 const springMaterial = new THREE.LineBasicMaterial({ color: 0x2a9d4b });
+const unitBar = new THREE.CylinderGeometry(1, 1, 1, 12);  // scaled per bar: radius, length
+const unitBall = new THREE.SphereGeometry(1, 16, 12);
+const unitBox = new THREE.BoxGeometry(1, 1, 1);
 
 let bodyGroups = [];
 let springs = [];  // {line, spec}
+let rods = [];     // body models' distance joints: {mesh, spec}
 let groundBlocks = [];
+let bars = [];     // built-in mechanism: {mesh, a, b}
+let pins = [];     // built-in mechanism: one ball per joint point
 let scale = 0.05;  // link thickness, from the model's size
 
 function sizeOf(sceneMsg) {
@@ -52,55 +66,97 @@ function sizeOf(sceneMsg) {
   return r > 0 ? r : 1;
 }
 
+const yAxis = new THREE.Vector3(0, 1, 0);
+// places a unit cylinder (axis along its local y) from a to b with the given radius
+function placeBar(mesh, a, b, radius) {
+  const d = new THREE.Vector3().subVectors(b, a);
+  const len = d.length();
+  mesh.position.copy(a).addScaledVector(d, 0.5);
+  mesh.scale.set(radius, Math.max(len, 1e-9), radius);
+  if (len > 0) mesh.quaternion.setFromUnitVectors(yAxis, d.normalize());
+}
+
 function link(a, b, radius) {
   // a cylinder from a to b (body frame, 3-D points)
-  const va = new THREE.Vector3(a[0], a[1], a[2]);
-  const vb = new THREE.Vector3(b[0], b[1], b[2]);
-  const d = new THREE.Vector3().subVectors(vb, va);
-  const len = d.length();
-  const mesh = new THREE.Mesh(new THREE.CylinderGeometry(radius, radius, Math.max(len, 1e-9), 12),
-                              bodyMaterial);
-  mesh.position.copy(va).addScaledVector(d, 0.5);
-  // the cylinder's axis is its local y
-  if (len > 0) mesh.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), d.normalize());
+  const mesh = new THREE.Mesh(unitBar, bodyMaterial);
+  placeBar(mesh, new THREE.Vector3(...a), new THREE.Vector3(...b), radius);
   return mesh;
 }
 
-function buildScene(msg) {
-  for (const g of bodyGroups) scene3.remove(g);
+function ball(material, radius, p) {
+  const mesh = new THREE.Mesh(unitBall, material);
+  mesh.scale.setScalar(radius);
+  if (p) mesh.position.set(p[0], p[1], p[2]);
+  return mesh;
+}
+
+function groundBlock(p) {
+  const block = new THREE.Mesh(unitBox, groundMaterial);
+  block.scale.set(4 * scale, 4 * scale, 2 * scale);
+  block.position.set(p[0], p[1], p[2] - (view.scene.dimension === 3 ? 0 : 1.5 * scale));
+  scene3.add(block);
+  groundBlocks.push(block);
+}
+
+function clearScene() {
+  for (const o of [...bodyGroups, ...groundBlocks, ...bars.map((b) => b.mesh), ...pins]) scene3.remove(o);
   for (const s of springs) scene3.remove(s.line);
-  for (const b of groundBlocks) scene3.remove(b);
+  for (const r of rods) scene3.remove(r.mesh);
+  rods = [];
   bodyGroups = [];
   groundBlocks = [];
   springs = [];
-  const size = sizeOf(msg);
-  scale = 0.06 * size;
-  for (const b of msg.bodies) {
-    const group = new THREE.Group();
-    const com = b.points[0];
-    const ball = new THREE.Mesh(new THREE.SphereGeometry(1.6 * scale, 20, 14), comMaterial);
-    group.add(ball);
-    for (const p of b.points.slice(1)) {
-      group.add(link(com, p, scale * 0.8));
-      const pin = new THREE.Mesh(new THREE.SphereGeometry(1.2 * scale, 16, 12), jointMaterial);
-      pin.position.set(p[0], p[1], p[2]);
-      group.add(pin);
+  bars = [];
+  pins = [];
+}
+
+function buildScene(msg) {
+  clearScene();
+  const follow = document.getElementById('follow');
+  follow.length = 1;  // keep "nothing"
+  followIndex = -1;
+  if (msg.joints) {
+    // a built-in mechanism: bars and pins placed and sized at the first frame (applyJoints)
+    for (const [a, b] of msg.joints.bars) {
+      const mesh = new THREE.Mesh(unitBar, bodyMaterial);
+      scene3.add(mesh);
+      bars.push({ mesh, a, b });
     }
-    scene3.add(group);
-    bodyGroups.push(group);
+    for (let k = 0; k < msg.joints.count; ++k) {
+      const pin = ball(jointMaterial, 1);
+      scene3.add(pin);
+      pins.push(pin);
+      follow.add(new Option(`joint point ${k}`, String(k)));
+    }
+  } else {
+    scale = 0.06 * sizeOf(msg);
+    for (const b of msg.bodies) {
+      const group = new THREE.Group();
+      const com = b.points[0];
+      group.add(ball(comMaterial, 1.6 * scale));
+      for (const p of b.points.slice(1)) {
+        group.add(link(com, p, scale * 0.8));
+        group.add(ball(jointMaterial, 1.2 * scale, p));
+      }
+      scene3.add(group);
+      bodyGroups.push(group);
+    }
+    msg.bodies.forEach((b, i) => follow.add(new Option(b.name, String(i))));
+    for (const spec of msg.bars || []) {
+      const mesh = new THREE.Mesh(unitBar, bodyMaterial);
+      scene3.add(mesh);
+      rods.push({ mesh, spec });
+    }
+    for (const p of msg.ground_points) groundBlock(p);
   }
-  for (const p of msg.ground_points) {
-    const block = new THREE.Mesh(new THREE.BoxGeometry(4 * scale, 4 * scale, 2 * scale), groundMaterial);
-    block.position.set(p[0], p[1], p[2] - (view.scene && view.scene.dimension === 3 ? 0 : 1.5 * scale));
-    scene3.add(block);
-    groundBlocks.push(block);
-  }
-  for (const link of msg.links || []) {
+  for (const spec of msg.links || []) {
     const geometry = new THREE.BufferGeometry().setFromPoints([new THREE.Vector3(), new THREE.Vector3()]);
     const line = new THREE.Line(geometry, springMaterial);
     scene3.add(line);
-    springs.push({ line, spec: link });
+    springs.push({ line, spec });
   }
+  for (const c of Object.values(charts)) c.clear();
+  energyStart = null;
   document.getElementById('note').textContent = msg.note || '';
   document.getElementById('model').textContent = msg.model;
   fitted = false;
@@ -126,15 +182,46 @@ function worldPoint(q, body, p) {
   return [w.x, w.y, w.z];
 }
 
-let fitted = false;
-function fitCamera(q) {
-  // frame the bounding box of every attachment point at the first state, with a margin
+// a frame's joint points (built-in mechanisms) as [[x, y, z], ...]
+function jointPoints(f) {
   const pts = [];
-  view.scene.bodies.forEach((b, i) => b.points.forEach((p) => pts.push(worldPoint(q, i, p))));
+  for (let k = 0; k + 2 < f.points.length; k += 3) pts.push([f.points[k], f.points[k + 1], f.points[k + 2]]);
+  return pts;
+}
+
+// every point worth framing at frame f
+function framePoints(f) {
+  if (view.scene.joints) return f.points ? jointPoints(f) : [];
+  const pts = [];
+  view.scene.bodies.forEach((b, i) => b.points.forEach((p) => pts.push(worldPoint(f.q, i, p))));
   view.scene.ground_points.forEach((p) => pts.push(p));
+  return pts;  // (a distance joint's ends are attachment points too)
+}
+
+// the longest link drawn at frame f: a bar between joint points, or a body's centre of mass to
+// one of its attachment points
+function longestLink(f) {
+  let longest = 0;
+  if (view.scene.joints) {
+    if (!f.points) return 0;
+    const pts = jointPoints(f);
+    for (const { a, b } of bars) longest = Math.max(longest, Math.hypot(...[0, 1, 2].map((k) => pts[a][k] - pts[b][k])));
+    return longest;
+  }
+  for (const b of view.scene.bodies) for (const p of b.points) longest = Math.max(longest, Math.hypot(...p));
+  return longest;
+}
+
+let fitted = false;
+function fitCamera(f) {
+  // frame the bounding box of every point at this frame, with a margin
+  const pts = framePoints(f);
   if (pts.length === 0) return;
   const box = new THREE.Box3();
   for (const [x, y, z] of pts) box.expandByPoint(new THREE.Vector3(x, y, z));
+  // the mechanism moves: leave room for a link to swing out by half its length
+  const grow = 0.5 * longestLink(f);
+  box.expandByVector(new THREE.Vector3(grow, grow, view.scene.dimension === 3 ? grow : 0));
   const c = box.getCenter(new THREE.Vector3());
   const size = box.getSize(new THREE.Vector3());
   const r = Math.max(size.x, size.y, size.z, 4 * scale) * 0.9 + 6 * scale;
@@ -148,23 +235,71 @@ function fitCamera(q) {
     camera.up.set(0, 1, 0);
     camera.position.set(c.x + 0.25 * d, c.y - 0.35 * d, d);
   }
-  camera.lookAt(c.x, c.y, c.z);
+  controls.target.copy(c);
+  camera.lookAt(c);
+  controls.update();
   fitted = true;
+  followLast = null;
+}
+
+// A built-in mechanism's size sets its bar thickness: a thirtieth of the mean bar, but at least
+// 1/150 of the drawing, so that short bars (Andrews' 7 mm crank) still show.
+function sizeJoints(pts) {
+  let sum = 0;
+  for (const { a, b } of bars) sum += Math.hypot(...[0, 1, 2].map((k) => pts[a][k] - pts[b][k]));
+  const box = new THREE.Box3();
+  for (const p of pts) box.expandByPoint(new THREE.Vector3(...p));
+  const diag = box.getSize(new THREE.Vector3()).length();
+  scale = Math.max(sum / Math.max(bars.length, 1) / 30, diag / 150, 1e-6);
+  for (const pin of pins) pin.scale.setScalar(1.3 * scale);
+  for (const g of view.scene.joints.ground) groundBlock(pts[g]);
+}
+
+function applyJoints(f) {
+  if (!f.points) return;
+  const pts = jointPoints(f);
+  if (!fitted) sizeJoints(pts);
+  for (const { mesh, a, b } of bars) {
+    placeBar(mesh, new THREE.Vector3(...pts[a]), new THREE.Vector3(...pts[b]), 0.8 * scale);
+  }
+  pins.forEach((pin, k) => pin.position.set(...pts[k]));
+}
+
+// ---- follow: keep the chosen body or joint point where it is on screen
+let followIndex = -1;
+let followLast = null;
+document.getElementById('follow').addEventListener('change', (e) => {
+  followIndex = e.target.value === '' ? -1 : Number(e.target.value);
+  // from the pose on screen now: the camera moves by the point's displacement from here on
+  followLast = view.drawn ? followPoint(view.drawn) : null;
+});
+document.getElementById('reset-view').addEventListener('click', () => {
+  if (view.drawn) fitCamera(view.drawn);
+});
+
+function followPoint(f) {
+  if (followIndex < 0) return null;
+  if (view.scene.joints) return f.points ? new THREE.Vector3(...jointPoints(f)[followIndex]) : null;
+  return bodyPose(f.q, followIndex).position;
 }
 
 function applyFrame(f) {
   if (!view.scene || !f.q) return;
   const q = f.q;
-  if (!fitted) fitCamera(q);
-  view.bodyPositions = view.scene.bodies.map((b, i) => {
-    const { position, rotation } = bodyPose(q, i);
-    const g = bodyGroups[i];
-    if (g) {
-      g.position.copy(position);
-      g.quaternion.copy(rotation);
-    }
-    return [position.x, position.y, position.z];
-  });
+  if (view.scene.joints) {
+    applyJoints(f);
+  } else {
+    view.bodyPositions = view.scene.bodies.map((b, i) => {
+      const { position, rotation } = bodyPose(q, i);
+      const g = bodyGroups[i];
+      if (g) {
+        g.position.copy(position);
+        g.quaternion.copy(rotation);
+      }
+      return [position.x, position.y, position.z];
+    });
+  }
+  if (!fitted) fitCamera(f);
   for (const s of springs) {
     const a = worldPoint(q, s.spec.body_i, s.spec.point_i);
     const b = worldPoint(q, s.spec.body_j, s.spec.point_j);
@@ -173,7 +308,34 @@ function applyFrame(f) {
     pos.setXYZ(1, b[0], b[1], b[2]);
     pos.needsUpdate = true;
   }
+  for (const r of rods) {
+    const a = worldPoint(q, r.spec.body_i, r.spec.point_i);
+    const b = worldPoint(q, r.spec.body_j, r.spec.point_j);
+    placeBar(r.mesh, new THREE.Vector3(...a), new THREE.Vector3(...b), 0.8 * scale);
+  }
+  const p = followPoint(f);
+  if (p) {
+    // move the camera and its target by the point's displacement since the last frame
+    if (followLast) {
+      const delta = new THREE.Vector3().subVectors(p, followLast);
+      camera.position.add(delta);
+      controls.target.add(delta);
+      controls.update();
+    }
+    followLast = p.clone();
+  }
+  view.drawn = f;
 }
+
+// For the browser test: stop applying frames (the drawing stays at view.drawn), and project a
+// world point to canvas pixels with the camera the drawing was rendered with.
+view.hold = (on) => { view.held = on; };
+view.project = (p) => {
+  const v = new THREE.Vector3(p[0], p[1], p[2]).project(camera);
+  const c = renderer.domElement;
+  return [((v.x + 1) / 2) * c.width, ((1 - v.y) / 2) * c.height];
+};
+view.camera = () => ({ position: camera.position.toArray(), target: controls.target.toArray() });
 
 function resize() {
   const w = container.clientWidth;
@@ -192,50 +354,27 @@ function render() {
 }
 requestAnimationFrame(render);
 
-// ---- plots ---------------------------------------------------------------------------------
-function push(list, x) {
-  list.push(x);
-  if (list.length > HISTORY) list.shift();
-}
+// ---- charts (web/charts.js) -----------------------------------------------------------------
+const chartsBox = document.getElementById('charts');
+const charts = {
+  drift: new Chart(chartsBox, {
+    id: 'chart-drift', title: 'constraint drift', yLabel: 'drift', unit: 'm, rad (/s)', log: true,
+    traces: [{ name: 'position ‖g‖∞ [m, rad]', color: '#c0392b' },
+             { name: 'velocity ‖Gv + gₜ‖∞ [m/s, rad/s]', color: '#2e86de' }] }),
+  // the change of E = T + V since the page's first frame: a person reads energy drift of 1e-9 J
+  // there, not in ticks of E itself
+  energy: new Chart(chartsBox, {
+    id: 'chart-energy', title: 'energy drift', yLabel: 'E − E₀', unit: 'J',
+    traces: [{ name: 'E − E₀', color: '#27ae60' }] }),
+  step: new Chart(chartsBox, {
+    id: 'chart-step', title: 'step compute time per tick', yLabel: 'time', unit: 'µs',
+    traces: [{ name: 'p50', color: '#2e86de' }, { name: 'p99', color: '#8e44ad' }] }),
+  latency: new Chart(chartsBox, {
+    id: 'chart-latency', title: 'latency: tick → state sent', yLabel: 'time', unit: 'µs',
+    traces: [{ name: 'p50', color: '#16a085' }, { name: 'p99', color: '#d35400' }] }),
+};
 
-function plot(id, series, colors, log10) {
-  const canvas = document.getElementById(id);
-  const w = (canvas.width = canvas.clientWidth * (window.devicePixelRatio || 1));
-  const h = (canvas.height = canvas.clientHeight * (window.devicePixelRatio || 1));
-  const ctx = canvas.getContext('2d');
-  ctx.clearRect(0, 0, w, h);
-  const values = series.flat().filter((v) => v !== null && Number.isFinite(v) && (!log10 || v > 0))
-    .map((v) => (log10 ? Math.log10(v) : v));
-  if (values.length === 0) {
-    ctx.fillStyle = '#888';
-    ctx.fillText('no data yet', 8, 16);
-    return;
-  }
-  let lo = Math.min(...values);
-  let hi = Math.max(...values);
-  if (hi - lo < 1e-12) { hi += 1; lo -= 1; }
-  const pad = 0.08 * (hi - lo);
-  // times are never negative: keep the axis at or above zero
-  lo = log10 || lo < 0 ? lo - pad : Math.max(lo - pad, 0);
-  hi += pad;
-  ctx.font = `${10 * (window.devicePixelRatio || 1)}px sans-serif`;
-  ctx.fillStyle = '#666';
-  ctx.fillText(hi.toPrecision(3), 2, 11 * (window.devicePixelRatio || 1));
-  ctx.fillText(lo.toPrecision(3), 2, h - 3);
-  series.forEach((s, k) => {
-    ctx.strokeStyle = colors[k];
-    ctx.lineWidth = 1.5 * (window.devicePixelRatio || 1);
-    ctx.beginPath();
-    let started = false;
-    s.forEach((v, i) => {
-      if (v === null || !Number.isFinite(v) || (log10 && v <= 0)) return;
-      const y = h - ((log10 ? Math.log10(v) : v) - lo) / (hi - lo) * h;
-      const x = (i / (HISTORY - 1)) * w;
-      if (!started) { ctx.moveTo(x, y); started = true; } else ctx.lineTo(x, y);
-    });
-    ctx.stroke();
-  });
-}
+let energyStart = null;  // E at the first frame with an energy
 
 function fmt(x, digits = 3) {
   return x === null || x === undefined ? '–' : Number(x).toPrecision(digits);
@@ -244,14 +383,17 @@ function fmt(x, digits = 3) {
 function updatePanel(f) {
   document.getElementById('time').textContent = Number(f.t).toFixed(3);
   document.getElementById('step').textContent = f.step;
-  push(history.drift, f.drift);
-  push(history.stepP50, f.step_p50_us);
-  push(history.stepP99, f.step_p99_us);
-  push(history.latP50, f.turnaround_p50_us);
-  push(history.latP99, f.turnaround_p99_us);
-  plot('plot-drift', [history.drift], ['#c0392b'], true);
-  plot('plot-step', [history.stepP50, history.stepP99], ['#2e86de', '#8e44ad'], false);
-  plot('plot-latency', [history.latP50, history.latP99], ['#16a085', '#d35400'], false);
+  charts.drift.push(f.t, [f.drift, f.velocity_drift]);
+  if (energyStart === null && Number.isFinite(f.energy)) {
+    energyStart = f.energy;
+    document.querySelector('#chart-energy figcaption').textContent =
+      `energy drift (E = T + V, E₀ = ${fmt(energyStart, 6)} J at t = ${Number(f.t).toFixed(3)} s)`;
+  }
+  charts.energy.push(f.t, [energyStart === null || f.energy === null ? null : f.energy - energyStart]);
+  charts.step.push(f.t, [f.step_p50_us, f.step_p99_us]);
+  charts.latency.push(f.t, [f.turnaround_p50_us, f.turnaround_p99_us]);
+  // every other frame (15 Hz) is plenty for a person and halves the page's work
+  if (view.frames % 2 === 1) for (const c of Object.values(charts)) c.draw();
   const rows = [
     ['‖g‖∞', fmt(f.drift)], ['‖Gv + gₜ‖∞', fmt(f.velocity_drift)], ['energy [J]', fmt(f.energy, 6)],
     ['input wait p50 [µs]', fmt(f.input_wait_p50_us)], ['overruns', f.overruns],
@@ -285,7 +427,7 @@ function connect() {
     } else if (msg.type === 'frame') {
       view.frames += 1;
       view.lastFrame = msg;
-      applyFrame(msg);
+      if (!view.held) applyFrame(msg);
       updatePanel(msg);
     }
   };

@@ -255,7 +255,8 @@ int serve(const ServeOptions& o) {
       vc.port = static_cast<std::uint16_t>(o.view_port);
       vc.web_dir = o.web_dir.empty() ? std::string(RTMB_WEB_DIR) : o.web_dir;
       vc.token = o.token;  // the view's port is guarded like the control port (issue 15)
-      view = std::make_unique<ViewServer>(vc, *server, view_scene_json(*config.model_file));
+      view = std::make_unique<ViewServer>(vc, *server, view_scene_json(*config.model_file),
+                                          view_geometry(*config.model_file));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "rtmb serve: %s\n", e.what());
       return 2;

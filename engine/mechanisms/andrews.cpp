@@ -451,4 +451,59 @@ bool Andrews::inertia_jacobian(double /*t*/, VecCRef q, VecCRef a, MatRef out_K)
   return true;
 }
 
+// ---- drawing geometry (rtmb/models/joint_points.hpp) -----------------------------------------
+// The bodies' points in the absolute angles theta1 = beta, theta2 = beta + Theta, theta3 = gamma,
+// theta4 = Phi + delta, theta5 = delta, theta6 = Omega + epsilon, theta7 = epsilon (Hoitink 2011
+// §4.5, reference/gsssss-hoitink2011.md; the body layout written out in configs/andrews.yaml):
+//   0 O (fixed), 1 P = rr e(theta1), 2 E of K2 = P - d e(theta2);
+//   3 B (fixed), 4 E of K3 = B + ss (sin gamma, -cos gamma), 5 D = B + R(gamma) (sd, -sc);
+//   6 C (fixed, the spring's other end);
+//   7 A (fixed), 8 F = A + zt e(delta), 9 E of K4 = F + e (sin theta4, -cos theta4);
+//   10 G = A + u (sin eps, -cos eps), 11 E of K6 = G + zf e(theta6).
+// The loop closures g1..g6 are exactly E2 - E3, E2 - E4, E2 - E6 (the term table above), so the
+// four E points coincide on the constraint manifold. Bars: the links of K1 .. K7 between their
+// joints, and the spring D-C.
+namespace {
+constexpr std::array<JointLink, 10> kAndrewsBars{
+    {{0, 1}, {1, 2}, {3, 4}, {3, 5}, {4, 5}, {5, 6}, {7, 8}, {8, 9}, {7, 10}, {10, 11}}};
+constexpr std::array<int, 4> kAndrewsGround{0, 3, 6, 7};
+}  // namespace
+
+int Andrews::n_joint_points() const noexcept {
+  return 12;
+}
+std::span<const JointLink> Andrews::joint_links() const noexcept {
+  return kAndrewsBars;
+}
+std::span<const int> Andrews::ground_points() const noexcept {
+  return kAndrewsGround;
+}
+void Andrews::joint_points(double /*t*/, VecCRef q, std::span<Eigen::Vector3d> out) const noexcept {
+  const auto at = [](double x, double y) { return Eigen::Vector3d(x, y, 0.0); };
+  const auto dir = [](double angle) {
+    return Eigen::Vector3d(std::cos(angle), std::sin(angle), 0.0);
+  };
+  const double th1 = q(kBeta);
+  const double th2 = q(kBeta) + q(kTheta);
+  const double gamma = q(kGamma);
+  const double th4 = q(kPhi) + q(kDelta);
+  const double delta = q(kDelta);
+  const double th6 = q(kOmega) + q(kEps);
+  const double eps = q(kEps);
+  out[0] = at(0.0, 0.0);
+  out[1] = kRr * dir(th1);
+  out[2] = out[1] - kD * dir(th2);
+  out[3] = at(kXb, kYb);
+  out[4] = out[3] + at(kSs * std::sin(gamma), -kSs * std::cos(gamma));
+  // R(gamma) (sd, -sc)
+  out[5] = out[3] + at(kSd * std::cos(gamma) + kSc * std::sin(gamma),
+                       kSd * std::sin(gamma) - kSc * std::cos(gamma));
+  out[6] = at(kXc, kYc);
+  out[7] = at(kXa, kYa);
+  out[8] = out[7] + kZt * dir(delta);
+  out[9] = out[8] + at(kE * std::sin(th4), -kE * std::cos(th4));
+  out[10] = out[7] + at(kU * std::sin(eps), -kU * std::cos(eps));
+  out[11] = out[10] + kZf * dir(th6);
+}
+
 }  // namespace rtmb::detail

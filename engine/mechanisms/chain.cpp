@@ -105,6 +105,9 @@ Chain::Chain(int links, bool loop)
     tip_x_ += kLength * std::cos(angle);
     tip_y_ += kLength * std::sin(angle);
   }
+  bars_.reserve(static_cast<std::size_t>(links_));
+  for (int i = 1; i <= links_; ++i) bars_.push_back({i - 1, i});
+  ground_ = {0, links_ + 1};
 }
 
 void Chain::initial_state(State& out) const {
@@ -216,6 +219,27 @@ bool Chain::constraint_force_jacobian(double /*t*/,
     }
   }
   return true;
+}
+
+// ---- drawing geometry (rtmb/models/joint_points.hpp) -----------------------------------------
+// Points: the origin p_0, the masses p_1 .. p_N (q itself), and with `loop` the anchor where the
+// tip is pinned (the last two constraint rows hold p_N there). Bars: link i joins p_{i-1}, p_i.
+
+int Chain::n_joint_points() const noexcept {
+  return links_ + 1 + (loop_ ? 1 : 0);
+}
+std::span<const JointLink> Chain::joint_links() const noexcept {
+  return bars_;
+}
+std::span<const int> Chain::ground_points() const noexcept {
+  return std::span<const int>(ground_.data(), loop_ ? 2 : 1);
+}
+void Chain::joint_points(double /*t*/, VecCRef q, std::span<Eigen::Vector3d> out) const noexcept {
+  out[0].setZero();
+  for (int i = 1; i <= links_; ++i) {
+    out[static_cast<std::size_t>(i)] = {q(2 * i - 2), q(2 * i - 1), 0.0};
+  }
+  if (loop_) out[static_cast<std::size_t>(links_) + 1] = {tip_x_, tip_y_, 0.0};
 }
 
 }  // namespace rtmb::detail

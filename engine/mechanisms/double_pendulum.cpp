@@ -119,4 +119,29 @@ bool DoublePendulum::constraint_force_jacobian(double /*t*/,
   return true;
 }
 
+// ---- drawing geometry (rtmb/models/joint_points.hpp) -----------------------------------------
+// Points: the pivot at the origin and the two point masses (x1, y1), (x2, y2); the bars are the
+// two massless bars of lengths L1, L2 (g1..g4 hold them at those lengths).
+namespace {
+constexpr std::array<JointLink, 2> kDoublePendulumBars{{{0, 1}, {1, 2}}};
+constexpr std::array<int, 1> kDoublePendulumGround{0};
+}  // namespace
+
+int DoublePendulum::n_joint_points() const noexcept {
+  return 3;
+}
+std::span<const JointLink> DoublePendulum::joint_links() const noexcept {
+  return kDoublePendulumBars;
+}
+std::span<const int> DoublePendulum::ground_points() const noexcept {
+  return kDoublePendulumGround;
+}
+void DoublePendulum::joint_points(double /*t*/,
+                                  VecCRef q,
+                                  std::span<Eigen::Vector3d> out) const noexcept {
+  out[0].setZero();
+  out[1] = {q(kX1), q(kY1), 0.0};
+  out[2] = {q(kX2), q(kY2), 0.0};
+}
+
 }  // namespace rtmb::detail

@@ -168,4 +168,32 @@ double FourBar::energy(double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/) co
   return kinetic + potential;
 }
 
+// ---- drawing geometry (rtmb/models/joint_points.hpp) -----------------------------------------
+// Points: 0 the pivot A = (0, 0), 1 the crank tip L e1, 2 the coupler tip M = L e1 + L e2,
+// 3 the pivot D = (d, 0), 4 the rocker tip B = D + L e3. The cut pin is g = M - B (eq. 5), so
+// points 2 and 4 coincide on the constraint manifold. Bars: crank 0-1, coupler 1-2, rocker 3-4.
+namespace {
+constexpr std::array<JointLink, 3> kFourBarBars{{{0, 1}, {1, 2}, {3, 4}}};
+constexpr std::array<int, 2> kFourBarGround{0, 3};
+}  // namespace
+
+int FourBar::n_joint_points() const noexcept {
+  return 5;
+}
+std::span<const JointLink> FourBar::joint_links() const noexcept {
+  return kFourBarBars;
+}
+std::span<const int> FourBar::ground_points() const noexcept {
+  return kFourBarGround;
+}
+void FourBar::joint_points(double /*t*/, VecCRef q, std::span<Eigen::Vector3d> out) const noexcept {
+  const Kin k = kinematics(q);
+  const auto lift = [](const Eigen::Vector2d& p) { return Eigen::Vector3d(p.x(), p.y(), 0.0); };
+  out[0].setZero();
+  out[1] = lift(kLength * k.e1);
+  out[2] = lift(kLength * (k.e1 + k.e2));
+  out[3] = {ground_, 0.0, 0.0};
+  out[4] = lift(Eigen::Vector2d(ground_, 0.0) + kLength * k.e3);
+}
+
 }  // namespace rtmb::detail

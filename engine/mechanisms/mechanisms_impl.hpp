@@ -16,9 +16,13 @@
 // fixed-size Eigen types as scratch, so they never allocate. The override lists come from
 // rtmb/system_overrides.hpp (one spelling of the System signatures for every class).
 
+#include <array>
 #include <memory>
+#include <span>
 #include <string_view>
+#include <vector>
 
+#include "rtmb/models/joint_points.hpp"
 #include "rtmb/state.hpp"
 #include "rtmb/system.hpp"
 #include "rtmb/system_overrides.hpp"
@@ -62,15 +66,24 @@ class ConstantMassAndForceSystem : public System {
       const noexcept override;                                                      \
   RTMB_SYSTEM_ENERGY_OVERRIDES
 
+/// The JointPoints overrides (rtmb/models/joint_points.hpp): every mechanism defines them in its
+/// .cpp, next to the kinematics they reuse.
+#define RTMB_JOINT_POINTS_OVERRIDES                                               \
+  [[nodiscard]] int n_joint_points() const noexcept override;                     \
+  [[nodiscard]] std::span<const JointLink> joint_links() const noexcept override; \
+  [[nodiscard]] std::span<const int> ground_points() const noexcept override;     \
+  void joint_points(double t, VecCRef q, std::span<Eigen::Vector3d> out) const noexcept override
+
 /// Declares Class, a ConstantMassAndForceSystem mechanism without parameters: sizes (nq, nv, nl),
 /// name() `id`, and RTMB_GRAVITY_MECHANISM_OVERRIDES defined in its .cpp. Why a macro: the
 /// parameterless mechanisms differ only in these values, so one line each says all there is.
 #define RTMB_GRAVITY_MECHANISM(Class, id, nq, nv, nl)                            \
-  class Class final : public ConstantMassAndForceSystem {                        \
+  class Class final : public ConstantMassAndForceSystem, public JointPoints {    \
    public:                                                                       \
     Class() noexcept : ConstantMassAndForceSystem(nq, nv, nl) {}                 \
     [[nodiscard]] std::string_view name() const noexcept override { return id; } \
     RTMB_GRAVITY_MECHANISM_OVERRIDES;                                            \
+    RTMB_JOINT_POINTS_OVERRIDES;                                                 \
   }
 
 /// Cartesian point-mass pendulum: q = (x, y) [m], M = m I, f = (0, -m g),
@@ -90,7 +103,7 @@ RTMB_GRAVITY_MECHANISM(SliderCrank, "slider_crank", 4, 4, 3);
 /// epsilon) [rad], 6 loop-closure constraints, q-dependent M, spring and drive torque
 /// (Chin 1995 §3.7; reference/post-stabilization-chin1995.md). Energy: kinetic 1/2 v^T M v +
 /// spring potential 1/2 c0 (l - l0)^2 - mom * beta [J].
-class Andrews final : public System {
+class Andrews final : public System, public JointPoints {
  public:
   Andrews() noexcept;
   ~Andrews() override;
@@ -102,6 +115,7 @@ class Andrews final : public System {
   // analytic iteration-matrix blocks for engine/implicit (system.hpp)
   RTMB_SYSTEM_ITERATION_BLOCK_OVERRIDES;
   RTMB_SYSTEM_ENERGY_OVERRIDES;
+  RTMB_JOINT_POINTS_OVERRIDES;
   /// An instance that remembers the sines and cosines of the last q it saw (TrigMemo), so that
   /// M, f, G, L and g at one q share one set of sincos calls; bit-identical results.
   [[nodiscard]] std::unique_ptr<const System> for_simulation() const override;
@@ -126,7 +140,7 @@ enum class RobotPath {
 /// q = (theta1, theta2) [rad], theta2 relative to link 1 (Chin 1995 §3.6, Ex. 3.3;
 /// reference/post-stabilization-chin1995.md). Energy: T + V with gravity; not conserved for the
 /// rheonomic case II (the path does work).
-class TwoLinkRobot final : public System {
+class TwoLinkRobot final : public System, public JointPoints {
  public:
   /// omega: path frequency [rad/s] of case II (ignored for the parabola).
   explicit TwoLinkRobot(RobotPath path, double omega = 1.0) noexcept
@@ -138,6 +152,7 @@ class TwoLinkRobot final : public System {
   // analytic iteration-matrix blocks for engine/implicit (system.hpp)
   RTMB_SYSTEM_ITERATION_BLOCK_OVERRIDES;
   RTMB_SYSTEM_ENERGY_OVERRIDES;
+  RTMB_JOINT_POINTS_OVERRIDES;
 
  private:
   RobotPath path_;
@@ -147,7 +162,7 @@ class TwoLinkRobot final : public System {
 /// N-link planar pendulum of unit point masses in Cartesian coordinates q = (x1, y1, ..., xN, yN)
 /// [m]; link i joins p_{i-1} and p_i (p_0 = origin) with g_i = 1/2 (|p_i - p_{i-1}|^2 - l^2).
 /// With `loop`, two more rows pin the tip p_N at its initial position (a closed loop).
-class Chain final : public ConstantMassAndForceSystem {
+class Chain final : public ConstantMassAndForceSystem, public JointPoints {
  public:
   /// Throws std::invalid_argument when links is outside [1, 100000], or links < 3 with loop (a
   /// loop of fewer links has no degree of freedom left). Setup-only.
@@ -157,12 +172,16 @@ class Chain final : public ConstantMassAndForceSystem {
   [[nodiscard]] int links() const noexcept { return links_; }
   [[nodiscard]] bool loop() const noexcept { return loop_; }
   RTMB_GRAVITY_MECHANISM_OVERRIDES;
+  /// Points: the origin, p_1 .. p_N, and with `loop` the pinned tip's anchor.
+  RTMB_JOINT_POINTS_OVERRIDES;
 
  private:
   int links_;
   bool loop_;
-  double tip_x_;  ///< pinned tip position in the loop variant [m]
-  double tip_y_;  ///< pinned tip position in the loop variant [m]
+  double tip_x_;                     ///< pinned tip position in the loop variant [m]
+  double tip_y_;                     ///< pinned tip position in the loop variant [m]
+  std::vector<JointLink> bars_;      ///< (p_{i-1}, p_i), i = 1..N
+  std::array<int, 2> ground_{0, 0};  ///< the origin, and the anchor with `loop`
 };
 
 /// Planar four-bar of Zhang et al. 2023 Example 1 in relative (spanning-tree) coordinates
@@ -171,13 +190,14 @@ class Chain final : public ConstantMassAndForceSystem {
 /// distance between the ground pivots [m]; 1 (the paper's "identical link dimensions", a rhombus
 /// with change points at q1 = 0, pi) by default. No analytic iteration-matrix blocks (the
 /// implicit methods take finite differences).
-class FourBar final : public System {
+class FourBar final : public System, public JointPoints {
  public:
   explicit FourBar(double ground = 1.0);
 
   [[nodiscard]] std::string_view name() const noexcept override { return "four_bar"; }
   RTMB_SYSTEM_EVALUATION_OVERRIDES;
   RTMB_SYSTEM_ENERGY_OVERRIDES;
+  RTMB_JOINT_POINTS_OVERRIDES;
 
  private:
   double ground_;  ///< ground-link length [m]

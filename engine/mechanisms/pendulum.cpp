@@ -76,4 +76,27 @@ bool Pendulum::constraint_force_jacobian(double /*t*/,
   return true;
 }
 
+// ---- drawing geometry (rtmb/models/joint_points.hpp) -----------------------------------------
+// Points: the pivot at the origin and the mass at q; one bar, the massless rod of length l.
+namespace {
+constexpr std::array<JointLink, 1> kPendulumBars{{{0, 1}}};
+constexpr std::array<int, 1> kPendulumGround{0};
+}  // namespace
+
+int Pendulum::n_joint_points() const noexcept {
+  return 2;
+}
+std::span<const JointLink> Pendulum::joint_links() const noexcept {
+  return kPendulumBars;
+}
+std::span<const int> Pendulum::ground_points() const noexcept {
+  return kPendulumGround;
+}
+void Pendulum::joint_points(double /*t*/,
+                            VecCRef q,
+                            std::span<Eigen::Vector3d> out) const noexcept {
+  out[0].setZero();
+  out[1] = {q(0), q(1), 0.0};
+}
+
 }  // namespace rtmb::detail

@@ -134,4 +134,32 @@ bool SliderCrank::constraint_force_jacobian(double /*t*/,
   return true;
 }
 
+// ---- drawing geometry (rtmb/models/joint_points.hpp) -----------------------------------------
+// Points: 0 the crank pivot (origin), 1 the crank pin r (cos theta, sin theta), 2 the rod's end
+// at the pin, (x, y) - l1 (cos phi, sin phi), 3 the slider, (x, y) + (l - l1) (cos phi, sin phi)
+// (eq. 35: g1, g2 = point 1 - point 2; g3 = the slider's y). Bars: the crank 0-1 and the rod 2-3.
+namespace {
+constexpr std::array<JointLink, 2> kSliderCrankBars{{{0, 1}, {2, 3}}};
+constexpr std::array<int, 1> kSliderCrankGround{0};
+}  // namespace
+
+int SliderCrank::n_joint_points() const noexcept {
+  return 4;
+}
+std::span<const JointLink> SliderCrank::joint_links() const noexcept {
+  return kSliderCrankBars;
+}
+std::span<const int> SliderCrank::ground_points() const noexcept {
+  return kSliderCrankGround;
+}
+void SliderCrank::joint_points(double /*t*/,
+                               VecCRef q,
+                               std::span<Eigen::Vector3d> out) const noexcept {
+  const AngleTrig a = angle_trig(q);
+  out[0].setZero();
+  out[1] = {kCrank * a.ct, kCrank * a.st, 0.0};
+  out[2] = {q(kX) - kPinToCm * a.cp, q(kY) - kPinToCm * a.sp, 0.0};
+  out[3] = {q(kX) + kCmToSlider * a.cp, q(kY) + kCmToSlider * a.sp, 0.0};
+}
+
 }  // namespace rtmb::detail

@@ -261,4 +261,31 @@ bool TwoLinkRobot::inertia_jacobian(double /*t*/,
   return true;
 }
 
+// ---- drawing geometry (rtmb/models/joint_points.hpp) -----------------------------------------
+// Points: the shoulder at the origin, the elbow l1 (c1, s1) and the tip (x2, y2) of the file
+// comment; bars: the two links.
+namespace {
+constexpr std::array<JointLink, 2> kRobotBars{{{0, 1}, {1, 2}}};
+constexpr std::array<int, 1> kRobotGround{0};
+}  // namespace
+
+int TwoLinkRobot::n_joint_points() const noexcept {
+  return 3;
+}
+std::span<const JointLink> TwoLinkRobot::joint_links() const noexcept {
+  return kRobotBars;
+}
+std::span<const int> TwoLinkRobot::ground_points() const noexcept {
+  return kRobotGround;
+}
+void TwoLinkRobot::joint_points(double /*t*/,
+                                VecCRef q,
+                                std::span<Eigen::Vector3d> out) const noexcept {
+  const double a1 = q(0);
+  const double a12 = q(0) + q(1);
+  out[0].setZero();
+  out[1] = {kLength1 * std::cos(a1), kLength1 * std::sin(a1), 0.0};
+  out[2] = out[1] + Eigen::Vector3d(kLength2 * std::cos(a12), kLength2 * std::sin(a12), 0.0);
+}
+
 }  // namespace rtmb::detail

@@ -36,6 +36,8 @@ TEST(ViewRequest, WithoutATokenEveryServedFileAndTheWebSocketAreOpen) {
   EXPECT_EQ(route_view_request(get("/"), "").file, "/index.html");
   EXPECT_EQ(route_view_request(get("/view.js?x=1"), "").file, "/view.js");
   EXPECT_EQ(route_view_request(get("/three.core.js"), "").file, "/three.core.js");
+  EXPECT_EQ(route_view_request(get("/OrbitControls.js"), "").file, "/OrbitControls.js");
+  EXPECT_EQ(route_view_request(get("/charts.js"), "").file, "/charts.js");
   EXPECT_EQ(route_view_request(upgrade("/ws"), "").kind, ViewRouteKind::kWebSocket);
   EXPECT_EQ(route_view_request(get("/etc/passwd"), "").kind, ViewRouteKind::kNotFound);
   EXPECT_EQ(route_view_request(get("/ws"), "").kind, ViewRouteKind::kNotFound);  // no upgrade

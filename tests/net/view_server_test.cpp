@@ -29,11 +29,12 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 
-// A web folder with the four files the view serves, each holding its own name.
+// A web folder with the six files the view serves, each holding its own name.
 std::string fake_web_dir() {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "rtmb_view_web";
   std::filesystem::create_directories(dir);
-  for (const char* name : {"index.html", "view.js", "three.module.js", "three.core.js"}) {
+  for (const char* name : {"index.html", "view.js", "charts.js", "three.module.js", "three.core.js",
+                           "OrbitControls.js"}) {
     std::ofstream(dir / name) << "file " << name << "\n";
   }
   return dir.string();

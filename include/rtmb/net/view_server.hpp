@@ -41,8 +41,13 @@ struct ViewConfig {
 /// The geometry message for a model (JSON, docs/protocol.md "Live view"): for body models the
 /// bodies and the body-frame points where joints and force elements attach, so the page can
 /// draw each body as a star of links from its centre of mass; for built-in mechanisms (which
-/// have no body geometry) an empty body list and a note. Setup-only.
+/// have no bodies) the number of joint points, the bars between them and the ground points
+/// (rtmb/models/joint_points.hpp), whose positions come with every frame. Setup-only.
 [[nodiscard]] std::string view_scene_json(const ModelFile& file);
+
+/// What the view evaluates the joint points of, per frame: for a built-in mechanism an instance
+/// of its own (make_system(file)), else nullptr. Setup-only.
+[[nodiscard]] std::unique_ptr<const System> view_geometry(const ModelFile& file);
 
 /// The page's URL, http://HOST:PORT/, with `?token=` (percent-encoded) when `token` is not empty.
 [[nodiscard]] std::string view_url(const std::string& host,
@@ -60,10 +65,15 @@ struct ViewStats {
 
 /// The view server. Construction binds the port and checks web_dir (throws std::runtime_error
 /// naming the missing file or the bind error); start() launches its thread; stop() or the
-/// destructor ends it. `server` must outlive the view.
+/// destructor ends it. `server` must outlive the view. `geometry` (view_geometry): the built-in
+/// mechanism whose joint points each frame carries, evaluated from the frame's q on the view's
+/// thread (JointPoints allocates nothing); nullptr for body models.
 class ViewServer {
  public:
-  ViewServer(const ViewConfig& config, const Server& server, std::string scene_json);
+  ViewServer(const ViewConfig& config,
+             const Server& server,
+             std::string scene_json,
+             std::unique_ptr<const System> geometry = nullptr);
   ~ViewServer();
   ViewServer(const ViewServer&) = delete;
   ViewServer& operator=(const ViewServer&) = delete;
