@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -181,10 +182,26 @@ JointSpaceSpec parse_urdf(const std::string& text, const std::string& path) {
   std::sort(joints.begin(), joints.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [child, j] : joints) spec.joints.push_back(std::move(j));
+  std::unique_ptr<JointSpaceTree> probe;
   try {
-    const JointSpaceTree probe(spec);
+    probe = std::make_unique<JointSpaceTree>(spec);
   } catch (const std::invalid_argument& e) {
     throw ModelFileError(path + ": " + e.what());
+  }
+  // A joint that carries no mass and no inertia about its own axis leaves M singular (a zero
+  // diagonal entry, H_ii = S_i^T I^c_i S_i, RBDA eq. 6.12), and the step would fail at its first
+  // solve: refuse it here, by name. Checked at q = 0, where a URDF robot starts.
+  const Vec q = Vec::Zero(probe->n_q());
+  Mat m(probe->n_v(), probe->n_v());
+  probe->mass(0.0, q, m);
+  const double scale = std::max(1.0, m.diagonal().cwiseAbs().maxCoeff());
+  for (std::size_t j = 0; j < spec.joints.size(); ++j) {
+    const int k = probe->coordinate(static_cast<int>(j));
+    if (k >= 0 && !(m(k, k) > 1e-12 * scale)) {
+      fail(text, path, "joint", spec.joints[j].name,
+           "moves no mass (the links it carries have no <inertial> with mass or inertia about its "
+           "axis): the mass matrix would be singular");
+    }
   }
   return spec;
 }

@@ -11,7 +11,9 @@
 
 #include <Eigen/Geometry>
 #include <cmath>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "rtmb/models/model_file.hpp"
@@ -156,6 +158,15 @@ TEST(UrdfModelFile, ErrorsNameTheFileLineAndJoint) {
   EXPECT_NE(error_of(text).find("bad.urdf: not a valid URDF robot"), std::string::npos)
       << error_of(text);
   EXPECT_NE(error_of(text).find("nowhere"), std::string::npos) << error_of(text);
+
+  // Debian dart-doc's joint test robot: links without <inertial>
+  std::ifstream massless("/usr/share/doc/dart/data/urdf/test/joint_properties.urdf");
+  std::ostringstream massless_text;
+  massless_text << massless.rdbuf();
+  EXPECT_NE(error_of(massless_text.str(), "joint_properties.urdf")
+                .find("joint_properties.urdf:17:3: key 'joint 0_to_1': moves no mass"),
+            std::string::npos)
+      << error_of(massless_text.str(), "joint_properties.urdf");
 
   EXPECT_NE(error_of("This is not a valid URDF file.").find("bad.urdf: not a valid URDF robot"),
             std::string::npos);
