@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Issue 19, acceptance 2: the Barrett WAM of Debian's dart-doc
+// Issue 19, acceptance 2: the Barrett WAM (and the KR5 and DRC-Hubo, M and bias only) of Debian's
+// dart-doc
 // (/usr/share/doc/dart/data/urdf/wam/wam.urdf, 7 revolute joints, not copied into the tree) in
 // rtmb's joint space against an independent engine, MuJoCo 2.2.2 (Debian libmujoco-dev), which
 // reads the same URDF (mj_loadXML; given through its virtual file system without the <collision>
@@ -26,6 +27,7 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -58,16 +60,24 @@ std::string without_collisions(std::string text) {
 
 // The value of attribute `name` in `tag` ("" when absent).
 std::string attribute(const std::string& tag, const std::string& name) {
-  const std::size_t at = tag.find(" " + name + "=\"");
-  if (at == std::string::npos) return "";
-  const std::size_t start = at + name.size() + 3;
-  return tag.substr(start, tag.find('"', start) - start);
+  // attributes may sit on lines of their own (KR5): any white space before the name
+  const std::string key = name + "=\"";
+  for (std::size_t at = tag.find(key); at != std::string::npos; at = tag.find(key, at + 1)) {
+    if (at == 0 || std::isspace(static_cast<unsigned char>(tag[at - 1])) == 0) continue;
+    const std::size_t start = at + key.size();
+    return tag.substr(start, tag.find('"', start) - start);
+  }
+  return "";
 }
 
 std::string element(const std::string& block, const std::string& name) {
-  const std::size_t at = block.find("<" + name + " ");
-  if (at == std::string::npos) return "";
-  return block.substr(at, block.find('>', at) - at);
+  const std::string open = "<" + name;
+  for (std::size_t at = block.find(open); at != std::string::npos; at = block.find(open, at + 1)) {
+    const char next = block[at + open.size()];
+    if (std::isspace(static_cast<unsigned char>(next)) == 0 && next != '/' && next != '>') continue;
+    return block.substr(at, block.find('>', at) - at);
+  }
+  return "";
 }
 
 Eigen::Vector3d triple(const std::string& text) {
@@ -135,7 +145,7 @@ class Mujoco {
                                            : without_collisions(text.str());
     auto vfs = std::make_unique<mjVFS>();  // ~2 MB: heap, not stack
     mj_defaultVFS(vfs.get());
-    constexpr const char* kName = "wam.urdf";
+    constexpr const char* kName = "robot.urdf";
     if (mj_makeEmptyFileVFS(vfs.get(), kName, static_cast<int>(xml.size())) != 0) {
       throw std::runtime_error("mujoco: cannot make the VFS file");
     }
@@ -164,11 +174,11 @@ struct Pair {
   std::vector<int> dof;
 };
 
-Pair load_pair(bool principal_axes = true) {
+Pair load_pair(const std::string& path = kWam, bool principal_axes = true) {
   Pair p;
-  const ModelFile f = load_model_file(kWam);
+  const ModelFile f = load_model_file(path);
   p.rtmb = std::make_shared<JointSpaceTree>(*f.joint_space);
-  p.mujoco = std::make_unique<Mujoco>(kWam, principal_axes);
+  p.mujoco = std::make_unique<Mujoco>(path, principal_axes);
   const JointSpaceSpec& spec = p.rtmb->spec();
   for (std::size_t j = 0; j < spec.joints.size(); ++j) {
     if (p.rtmb->coordinate(static_cast<int>(j)) < 0) continue;
@@ -245,11 +255,25 @@ TEST(WamMujoco, MassMatrixAndBiasForcesAgreeAtRandomStates) {
 }
 
 TEST(WamMujoco, AsShippedAgreesToMujocosInertiaDiagonalization) {
-  const Worst w = compare_at_random_states(load_pair(false));
+  const Worst w = compare_at_random_states(load_pair(kWam, false));
   EXPECT_LE(w.mass, 1e-8);
   EXPECT_LE(w.bias, 1e-8);
   std::printf("WAM as shipped vs MuJoCo: mass matrix %.3e, bias forces %.3e relative\n", w.mass,
               w.bias);
+}
+
+// The other two robots of acceptance 1: the KUKA KR5 (6 revolute joints, attributes on lines of
+// their own) and DRC-Hubo (51 revolute joints, its root welded to the world on both sides).
+TEST(WamMujoco, Kr5AndDrcHuboAgreeAtRandomStates) {
+  for (const char* file : {"KR5/KR5 sixx R650.urdf", "drchubo/drchubo.urdf"}) {
+    const Pair p = load_pair(std::string("/usr/share/doc/dart/data/urdf/") + file);
+    ASSERT_EQ(p.mujoco->model->nv, p.rtmb->n_v()) << file;
+    const Worst w = compare_at_random_states(p);
+    EXPECT_LE(w.mass, 1e-10) << file;
+    EXPECT_LE(w.bias, 1e-10) << file;
+    std::printf("%s vs MuJoCo (%d joints): mass matrix %.3e, bias forces %.3e relative\n", file,
+                p.rtmb->n_v(), w.mass, w.bias);
+  }
 }
 
 TEST(WamMujoco, JointAnglesAfterOneSecondAgreeWithMujocosRk4) {
