@@ -248,8 +248,11 @@ std::shared_ptr<const JointSpaceSpec> read_urdf_model(const YamlReader& r, const
   const YAML::Node node = root["urdf"];
   std::filesystem::path file = r.string(node, "urdf");
   if (file.is_relative()) file = std::filesystem::path(r.path()).parent_path() / file;
-  std::ifstream in(file);
-  if (!in) r.fail(node, "urdf", "cannot open the URDF file '" + file.string() + "'");
+  // a regular file only: a device such as /dev/zero named here (by a fuzzer, say) never ends
+  std::error_code ec;
+  std::ifstream in;
+  if (std::filesystem::is_regular_file(file, ec)) in.open(file);
+  if (!in.is_open()) r.fail(node, "urdf", "cannot open the URDF file '" + file.string() + "'");
   std::ostringstream text;
   text << in.rdbuf();
   JointSpaceSpec spec = parse_urdf(text.str(), file.string());

@@ -223,6 +223,8 @@ TEST(UrdfModelFile, YamlErrorsNameTheKey) {
                 .find("robot.yaml:1:7: key 'urdf': cannot open the URDF file 'missing.urdf'"),
             std::string::npos)
       << yaml_error_of("urdf: missing.urdf\n");
+  EXPECT_NE(yaml_error_of("urdf: /dev/zero\n").find("key 'urdf': cannot open the URDF file"),
+            std::string::npos);
 }
 
 }  // namespace
