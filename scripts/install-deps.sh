@@ -44,6 +44,8 @@ readonly PACKAGES=(
   chromium
   libsodium-dev  # the MAC of wire version 2 input datagrams (net/input_auth.cpp)
   pkg-config     # how CMake finds libsodium (net/CMakeLists.txt)
+  liburdfdom-dev # URDF robots (rtmb run robot.urdf; engine/model_file/urdf_model_file.cpp)
+  dart-doc       # real URDFs no one here wrote (Barrett WAM, KUKA KR5, DRC-Hubo) for the tests
 )
 # Node.js and npm (for the live view's three.js and the browser test's playwright-core, from the
 # npm registry) are checked by command, not by package: a machine may have them from a package

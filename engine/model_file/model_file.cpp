@@ -29,6 +29,7 @@
 #include "engine/model_file/model_overrides.hpp"
 #include "engine/model_file/planar_model_file.hpp"
 #include "engine/model_file/spatial_model_file.hpp"
+#include "engine/model_file/urdf_model_file.hpp"
 #include "engine/model_file/yaml_reader.hpp"
 #include "rtmb/models/model_overrides.hpp"
 #include "rtmb/runtime/simulation_runner.hpp"
@@ -358,14 +359,33 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
   const Reader r(path);
   r.check_keys(root, "",
                {"mechanism", "options", "name", "dimension", "bodies", "joints", "forces",
-                "redundant_constraints", "integration", "serve", "inputs", "outputs"});
+                "redundant_constraints", "integration", "serve", "inputs", "outputs", "urdf",
+                "initial_positions", "initial_velocities"});
 
   ModelFile f;
   f.path = path;
   const YAML::Node mech = root["mechanism"];
   std::shared_ptr<const System> sys;
   double default_dt = kBodyModelDefaultDt;
-  if (root["bodies"]) {
+  if (!root["urdf"]) {
+    for (const char* k : {"initial_positions", "initial_velocities"}) {
+      if (const YAML::Node n = root[k]) r.fail(n, k, "only with 'urdf' (joint names of the robot)");
+    }
+  }
+  if (const YAML::Node urdf = root["urdf"]) {
+    // a URDF robot in joint space (urdf_model_file.cpp); the robot's keys come from the URDF
+    for (const char* k : {"mechanism", "options", "name", "dimension", "bodies", "joints", "forces",
+                          "redundant_constraints"}) {
+      if (const YAML::Node n = root[k]) {
+        r.fail(n, k, "not with 'urdf' (the robot is the URDF file's)");
+      }
+    }
+    f.joint_space = detail::read_urdf_model(r, root);
+    sys = std::make_shared<JointSpaceTree>(*f.joint_space);
+    f.output_units = detail::urdf_output_units(*f.joint_space);
+    // a tree has no constraint rows: nothing for a stabilizer to correct
+    f.settings.stabilizer = StabilizerKind::kNone;
+  } else if (root["bodies"]) {
     // a model described by its bodies; none of the built-in mechanism's keys apply
     for (const char* k : {"mechanism", "options"}) {
       if (const YAML::Node n = root[k]) {
@@ -445,9 +465,10 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
       f.input_margin_us = integer_in(r, m, "serve.input_margin_us", 0, 500'000);
     }
   }
-  f.inputs = f.bodies    ? body_input_channels(*f.bodies)
-             : f.spatial ? detail::spatial_input_channels(*f.spatial)
-                         : default_input_channels(sys->n_v());
+  f.inputs = f.joint_space ? detail::urdf_input_channels(*f.joint_space)
+             : f.bodies    ? body_input_channels(*f.bodies)
+             : f.spatial   ? detail::spatial_input_channels(*f.spatial)
+                           : default_input_channels(sys->n_v());
   if (const YAML::Node n = root["inputs"]) read_inputs(r, n, f, sys->n_v());
   if (const YAML::Node n = root["outputs"]) read_outputs(r, n, f, sys->n_q(), sys->n_v());
   return f;
@@ -457,7 +478,9 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
 
 std::unique_ptr<System> make_system(const ModelFile& file) {
   std::unique_ptr<System> sys;
-  if (file.spatial) {
+  if (file.joint_space) {
+    sys = std::make_unique<JointSpaceTree>(*file.joint_space);
+  } else if (file.spatial) {
     sys = std::make_unique<SpatialMultibody>(*file.spatial);
   } else if (file.bodies) {
     sys = std::make_unique<PlanarMultibody>(*file.bodies);
@@ -491,6 +514,7 @@ std::vector<std::pair<std::string, std::string>> model_output_channels(const Mod
 }
 
 std::string model_name(const ModelFile& file) {
+  if (file.joint_space) return file.joint_space->name;
   return file.spatial ? file.spatial->name : file.bodies ? file.bodies->name : file.mechanism;
 }
 
@@ -508,10 +532,18 @@ std::string read_file_text(const std::string& path) {
 }  // namespace
 
 ModelFile load_model_file(const std::string& path) {
+  // a URDF robot is recognized by its extension, as ROS tools do
+  if (path.ends_with(".urdf")) return detail::urdf_model_file(read_file_text(path), path);
   return parse_model_file(read_file_text(path), path);
 }
 
 ModelFile load_model_file(const std::string& path, std::span<const ModelOverride> overrides) {
+  if (path.ends_with(".urdf")) {
+    if (!overrides.empty()) {
+      throw ModelFileError(path + ": overrides apply to YAML model files, not to a URDF robot");
+    }
+    return detail::urdf_model_file(read_file_text(path), path);
+  }
   return parse_model_file(read_file_text(path), path, overrides);
 }
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "rtmb/model.hpp"
+#include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/models/planar_outputs.hpp"
@@ -73,6 +74,9 @@ struct ModelFile {
   std::shared_ptr<const PlanarModelSpec> bodies;
   /// Non-null for `dimension: spatial` (then `bodies` is null): the spatial model, assembled.
   std::shared_ptr<const SpatialModelSpec> spatial;
+  /// Non-null for a URDF robot (a path ending in `.urdf`; then `bodies` and `spatial` are null):
+  /// its joint-space tree (rtmb/models/joint_space_tree.hpp).
+  std::shared_ptr<const JointSpaceSpec> joint_space;
   /// Empty: every constraint row. Otherwise the independent rows kept after
   /// `redundant_constraints: remove` (make_system wraps the model in an IndependentRowsSystem).
   std::vector<int> kept_constraint_rows;

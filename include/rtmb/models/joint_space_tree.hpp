@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+#pragma once
+
+// Kinematic trees in joint space (minimal coordinates, issue 19): q is the vector of joint
+// coordinates (a revolute joint's angle, a prismatic joint's displacement), v = q', so
+// n_q == n_v and every integrator and stabilizer runs unchanged. The mass matrix M(q) comes from
+// the composite-rigid-body algorithm and the bias forces C(q, v) q' + g(q) from the recursive
+// Newton-Euler algorithm (R. Featherstone, Rigid Body Dynamics Algorithms, Springer 2008,
+// ch. 5 and 6), both written in world (base) coordinates (Featherstone §5.3 "base coordinates").
+// What URDF files (engine/model_file/urdf_model_file.cpp) and `formulation: joint_space` compile
+// to. A tree has no constraint rows (n_lambda = 0); loop closures as rows g(q) are future work.
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rtmb/system.hpp"
+
+namespace rtmb {
+
+/// A rigid link: its inertia about its centre of mass, in its own frame (the frame its parent
+/// joint moves).
+struct TreeLinkSpec {
+  std::string name;
+  double mass = 0.0;                                  ///< m [kg], >= 0
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();      ///< centre of mass, link frame [m]
+  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();  ///< about the centre of mass, link frame
+                                                      ///< [kg m^2], symmetric pos. semi-definite
+};
+
+enum class TreeJointType {
+  kRevolute,   ///< rotation q [rad] about `axis` (URDF revolute and continuous)
+  kPrismatic,  ///< translation q [m] along `axis`
+  kFixed,      ///< no coordinate: the child is welded to the parent
+};
+
+/// The joint that moves link `child` relative to link `parent` (-1: the world). At q = 0 the
+/// child's frame is the joint frame, placed at `origin_xyz` and rotated by `origin_rotation` in
+/// the parent's frame (URDF <joint><origin>); q rotates or translates it about/along `axis`,
+/// given in the joint frame.
+struct TreeJointSpec {
+  std::string name;
+  TreeJointType type = TreeJointType::kRevolute;
+  int parent = -1;  ///< index into links, or -1 for the world
+  int child = 0;    ///< index into links; every link is the child of at most one joint
+  Eigen::Vector3d origin_xyz = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d origin_rotation = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();  ///< joint frame, non-zero (normalized)
+  double damping = 0.0;           ///< viscous joint damper, torque -damping q' [N m s/rad | N s/m]
+  double initial_position = 0.0;  ///< q at t = 0
+  double initial_velocity = 0.0;  ///< q' at t = 0
+};
+
+struct JointSpaceSpec {
+  std::string name = "joint_space";
+  std::vector<TreeLinkSpec> links;
+  std::vector<TreeJointSpec> joints;
+  Eigen::Vector3d gravity{0.0, 0.0, -9.81};  ///< world [m/s^2]
+};
+
+/// The joint-space System of a tree. Coordinate k belongs to the k-th non-fixed joint of
+/// spec.joints. A link that is the child of no joint is welded to the world at the origin.
+/// Construction validates the spec (throws std::invalid_argument naming the link or joint).
+class JointSpaceTree final : public System {
+ public:
+  explicit JointSpaceTree(JointSpaceSpec spec);
+
+  [[nodiscard]] std::string_view name() const noexcept override { return spec_.name; }
+  [[nodiscard]] const JointSpaceSpec& spec() const noexcept { return spec_; }
+  /// Coordinate index of joint j (index into spec().joints); -1 for a fixed joint.
+  [[nodiscard]] int coordinate(int joint) const noexcept { return coordinate_[joint]; }
+
+  void initial_state(State& out) const override;
+  /// M(q) by the composite-rigid-body algorithm (Featherstone Table 6.2). RT-safe.
+  void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
+  /// f = -(C(q, v) v + g(q)) - D v + u (bias by recursive Newton-Euler, Featherstone Table 5.1;
+  /// D the joint dampers). RT-safe.
+  void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
+  void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
+  void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
+  void curvature(double t, VecCRef q, VecCRef v, VecRef out_L) const noexcept override;
+  void velocity_constraint_jacobian(double t,
+                                    VecCRef q,
+                                    VecCRef v,
+                                    MatRef out_Gv_q) const noexcept override;
+
+  /// Inverse dynamics tau = M(q) a + C(q, v) v + g(q) by recursive Newton-Euler (Featherstone
+  /// Table 5.1), dampers excluded: a = 0 gives the bias forces. RT-safe.
+  void inverse_dynamics(VecCRef q, VecCRef v, VecCRef a, VecRef out_tau) const noexcept;
+
+  /// World pose of link l's frame at q: rotation and origin. RT-safe.
+  void link_pose(VecCRef q,
+                 int link,
+                 Eigen::Matrix3d& rotation,
+                 Eigen::Vector3d& origin) const noexcept;
+
+  [[nodiscard]] bool has_energy() const noexcept override { return true; }
+  /// T + V: sum over links of v_i^T I_i v_i / 2 (Featherstone eq. 2.67) and -m_i g . c_i. RT-safe.
+  [[nodiscard]] double energy(double t,
+                              VecCRef q,
+                              VecCRef v,
+                              InputValues u) const noexcept override;
+
+  /// Kinematics and the recursions write scratch of their own: each simulation gets a copy.
+  [[nodiscard]] std::unique_ptr<const System> for_simulation() const override;
+
+ private:
+  using Vec6 = Eigen::Matrix<double, 6, 1>;
+  using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+  // Per-link values at the current q, in world Pluecker coordinates at the world origin: motion
+  // vectors (omega, v_O), force vectors (n_O, f) (Featherstone §2.3-2.4).
+  struct LinkState {
+    Eigen::Matrix3d rotation;  // R_i, link frame -> world
+    Eigen::Vector3d origin;    // p_i, world [m]
+    Eigen::Vector3d com;       // c_i, world [m]
+    Vec6 motion_subspace;      // S_i of the parent joint (zero for fixed or none)
+    Mat6 inertia;              // I_i, spatial inertia at the world origin
+    Mat6 composite;            // I^c_i (CRBA)
+    Vec6 velocity;             // v_i (RNEA)
+    Vec6 acceleration;         // a_i (RNEA)
+    Vec6 force;                // f_i (RNEA)
+  };
+
+  void kinematics(VecCRef q) const noexcept;
+
+  JointSpaceSpec spec_;
+  std::vector<int> order_;                  // links, each after its parent
+  std::vector<int> parent_link_;            // per link: parent link or -1
+  std::vector<int> parent_joint_;           // per link: the joint whose child it is, or -1
+  std::vector<int> coordinate_;             // per joint: coordinate index or -1
+  std::vector<int> link_of_coordinate_;     // per coordinate: the joint's child link
+  std::vector<Eigen::Vector3d> unit_axis_;  // per joint: axis / |axis|
+  mutable std::vector<LinkState> state_;    // scratch (for_simulation gives each its own)
+};
+
+/// The number of coordinates (non-fixed joints) of a spec.
+[[nodiscard]] int joint_space_coordinates(const JointSpaceSpec& spec) noexcept;
+
+}  // namespace rtmb
