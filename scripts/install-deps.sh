@@ -21,6 +21,7 @@ readonly PACKAGES=(
   ccache
   libeigen3-dev
   libyaml-cpp-dev
+  libsuitesparse-dev  # SuiteSparseQR: the O(n) redundancy check at load (engine/constraints/sparse_row_basis.cpp)
   libcli11-dev
   libgtest-dev
   libgmock-dev

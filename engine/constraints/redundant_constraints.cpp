@@ -2,57 +2,136 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // Rank of the constraint Jacobian and the System restricted to independent rows
-// (engine/constraints/redundant_constraints.hpp). The rank comes from the singular values (the
-// numerically reliable count); which rows to keep comes from the column pivoting of a Householder
-// QR of G^T, which greedily picks the row with the largest part orthogonal to the rows already
-// picked (Golub & Van Loan, Matrix Computations, §5.4.1). Removing dependent rows does not change
-// the motion: on g = 0 their equations are implied by the kept ones, and G^T lambda ranges over
-// the same space.
+// (engine/constraints/redundant_constraints.hpp). The rank comes from a rank-revealing sparse QR
+// of G^T (engine/constraints/sparse_row_basis.hpp), O(nnz) for body models where the dense SVD it
+// replaces was O(m n min(m, n)) (issue 16); its pivot threshold rel_tol * sigma_max is the rule of
+// that singular-value count. Which rows to drop is decided as before, by the greedy max-norm
+// column pivoting of a Householder QR of G^T (each pivot the row with the largest part orthogonal
+// to the rows already chosen; Golub & Van Loan, Matrix Computations, §5.4.1), but only over the
+// rows that take part in a dependency: the sparse QR's fill-reducing order would otherwise decide
+// (on the spatial four-bar it drops the three quaternion normalization rows, whose equations the
+// joint rows do not imply away from the assembled pose). A row outside every dependency (a coloop
+// of the row matroid: not in the span of the others) is in every maximal independent set, so it
+// is kept without being looked at; the rows inside are the union of the dependencies the sparse
+// QR finds (dependent row + the kept rows it combines), which is every row in some dependency,
+// and for local redundancy (a loop) a small dense problem. Removing dependent rows does not
+// change the motion: on g = 0 their equations are implied by the kept ones, and G^T lambda ranges
+// over the same space.
 #include "engine/constraints/redundant_constraints.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
+#include "engine/constraints/sparse_row_basis.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {
+
+namespace {
+
+// A combination coefficient counts when above this, relative to the largest (at least 1).
+constexpr double kCoefficientTolerance = 1e-8;
+
+std::vector<int> significant(const Vec& c, const std::vector<int>& rows) {
+  const double scale = std::max(1.0, c.size() > 0 ? c.lpNorm<Eigen::Infinity>() : 0.0);
+  std::vector<int> out;
+  for (Eigen::Index j = 0; j < c.size(); ++j) {
+    if (std::abs(c(j)) > kCoefficientTolerance * scale) {
+      out.push_back(rows[static_cast<std::size_t>(j)]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 ConstraintRank constraint_rank(const System& system, VecCRef q, double rel_tol) {
   ConstraintRank out;
   const int m = system.n_lambda();
   if (m == 0) return out;
-  Mat G(m, system.n_v());
-  system.jacobian(0.0, q, G);
-  const Eigen::JacobiSVD<Mat> svd(G);
-  const Vec& sigma = svd.singularValues();
-  out.tolerance = rel_tol * (sigma.size() > 0 ? sigma(0) : 0.0);
-  for (Eigen::Index k = 0; k < sigma.size(); ++k) {
-    if (sigma(k) > out.tolerance) ++out.rank;
+  const SparseMat G = sparse_jacobian(system, 0.0, q);
+  out.tolerance = rel_tol * largest_singular_value(G);
+  const SparseRowBasis basis(G, out.tolerance);
+  out.rank = basis.rank();
+  if (out.rank == m) {
+    for (int r = 0; r < m; ++r) out.independent.push_back(r);
+    return out;
   }
-  const Mat Gt = G.transpose();
-  const Eigen::ColPivHouseholderQR<Mat> qr(Gt);
-  const auto& perm = qr.colsPermutation().indices();
-  std::vector<bool> kept(static_cast<std::size_t>(m), false);
-  for (int k = 0; k < out.rank; ++k) kept[static_cast<std::size_t>(perm(k))] = true;
-  for (int r = 0; r < m; ++r) {
-    (kept[static_cast<std::size_t>(r)] ? out.independent : out.dependent).push_back(r);
-  }
-  // each dependent row as a least-squares combination of the kept rows: G_r^T = G_K^T c
-  Mat GK(G.cols(), out.rank);
-  for (int k = 0; k < out.rank; ++k) {
-    GK.col(k) = G.row(out.independent[static_cast<std::size_t>(k)]).transpose();
-  }
-  const Eigen::CompleteOrthogonalDecomposition<Mat> cod(GK);
-  for (const int r : out.dependent) {
-    const Vec c = cod.solve(Vec(G.row(r).transpose()));
-    const double scale = std::max(1.0, c.lpNorm<Eigen::Infinity>());
-    std::vector<int> group{r};
-    for (int k = 0; k < out.rank; ++k) {
-      if (std::abs(c(k)) > 1e-8 * scale)
-        group.push_back(out.independent[static_cast<std::size_t>(k)]);
+  // the rows in some dependency: each dependent row with the kept rows it combines
+  std::vector<bool> involved(static_cast<std::size_t>(m), false);
+  for (std::size_t k = 0; k < basis.dependent_in_pivot_order().size(); ++k) {
+    involved[static_cast<std::size_t>(basis.dependent_in_pivot_order()[k])] = true;
+    for (const int r :
+         significant(basis.combination(static_cast<int>(k)), basis.kept_in_pivot_order())) {
+      involved[static_cast<std::size_t>(r)] = true;
     }
+  }
+  std::vector<int> rows;  // ascending
+  std::vector<int> local(static_cast<std::size_t>(m), -1);
+  for (int r = 0; r < m; ++r) {
+    if (!involved[static_cast<std::size_t>(r)]) continue;
+    local[static_cast<std::size_t>(r)] = static_cast<int>(rows.size());
+    rows.push_back(r);
+  }
+  // those rows of G, dense, over the coordinates they touch
+  std::vector<int> columns;
+  std::vector<Eigen::Triplet<double, int>> entries;
+  for (int c = 0; c < G.outerSize(); ++c) {
+    bool touched = false;
+    for (SparseMat::InnerIterator it(G, c); it; ++it) {
+      const int r = local[static_cast<std::size_t>(it.row())];
+      if (r < 0) continue;
+      entries.emplace_back(r, static_cast<int>(columns.size()), it.value());
+      touched = true;
+    }
+    if (touched) columns.push_back(c);
+  }
+  Mat Gc =
+      Mat::Zero(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(columns.size()));
+  for (const auto& e : entries) Gc(e.row(), e.col()) = e.value();
+  // their rank: the coloops are independent of them (a coloop is in no dependency)
+  const int n_dependent = m - out.rank;
+  const int kept_here = static_cast<int>(rows.size()) - n_dependent;
+  std::vector<bool> dropped(static_cast<std::size_t>(m), false);
+  if (Gc.cols() == 0) {  // only zero rows: all dependent
+    for (const int r : rows) dropped[static_cast<std::size_t>(r)] = true;
+  } else {
+    const Mat Gct = Gc.transpose();
+    const Eigen::ColPivHouseholderQR<Mat> qr(Gct);
+    const auto& perm = qr.colsPermutation().indices();
+    for (Eigen::Index k = std::max(kept_here, 0); k < perm.size(); ++k) {
+      dropped[static_cast<std::size_t>(rows[static_cast<std::size_t>(perm(k))])] = true;
+    }
+  }
+  std::vector<int> kept_rows;  // the kept rows among `rows`, local indices
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (!dropped[static_cast<std::size_t>(rows[k])]) kept_rows.push_back(static_cast<int>(k));
+  }
+  for (int r = 0; r < m; ++r) {
+    (dropped[static_cast<std::size_t>(r)] ? out.dependent : out.independent).push_back(r);
+  }
+  // each dependent row as a least-squares combination of the kept rows: G_r^T = G_K^T c (a
+  // dependency lies among the involved rows, so the kept ones among them suffice)
+  Mat GK(Gc.cols(), static_cast<Eigen::Index>(kept_rows.size()));
+  std::vector<int> kept_global;
+  for (std::size_t k = 0; k < kept_rows.size(); ++k) {
+    GK.col(static_cast<Eigen::Index>(k)) = Gc.row(kept_rows[k]).transpose();
+    kept_global.push_back(rows[static_cast<std::size_t>(kept_rows[k])]);
+  }
+  const bool any_kept = GK.rows() > 0 && GK.cols() > 0;
+  const Eigen::CompleteOrthogonalDecomposition<Mat> cod =
+      any_kept ? Eigen::CompleteOrthogonalDecomposition<Mat>(GK)
+               : Eigen::CompleteOrthogonalDecomposition<Mat>();
+  for (const int r : out.dependent) {
+    std::vector<int> group;  // a zero row depends on nothing
+    if (any_kept) {
+      group = significant(cod.solve(Vec(Gc.row(local[static_cast<std::size_t>(r)]).transpose())),
+                          kept_global);
+    }
+    group.push_back(r);
     std::sort(group.begin(), group.end());
     out.groups.push_back(std::move(group));
   }

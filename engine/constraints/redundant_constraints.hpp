@@ -6,9 +6,9 @@
 // four-bar of four parallel revolute axes in space (3 rows too many) or a planar parallelogram
 // with a third crank, has a Jacobian G of deficient row rank: the KKT matrix [M G^T; G 0] is then
 // singular and the multipliers are not unique. The model loader detects this at the assembled
-// pose (constraint_rank) and either refuses the model, naming the joints of the dependent rows,
-// or (`redundant_constraints: remove`) wraps the System in IndependentRowsSystem, which keeps
-// only a maximal independent set of rows chosen by the pivoting.
+// pose (constraint_rank, a sparse rank-revealing QR) and either refuses the model, naming the
+// joints of the dependent rows, or (`redundant_constraints: remove`) wraps the System in
+// IndependentRowsSystem, which keeps only a maximal independent set of rows chosen by the pivoting.
 
 #include <memory>
 #include <string_view>
@@ -22,7 +22,7 @@ namespace rtmb {
 /// The row rank of G(0, q) and a maximal set of independent rows.
 struct ConstraintRank {
   int rank = 0;
-  double tolerance = 0.0;        ///< singular values <= this count as zero
+  double tolerance = 0.0;  ///< pivots (a row's part orthogonal to the kept rows) <= this are zero
   std::vector<int> independent;  ///< rows kept, ascending (size rank)
   std::vector<int> dependent;    ///< the other rows, ascending
   /// For each dependent row (same order): the independent rows it is a combination of (plus
@@ -30,10 +30,12 @@ struct ConstraintRank {
   std::vector<std::vector<int>> groups;
 };
 
-/// Rank of G = dg/dq at (0, q): the number of singular values above rel_tol * sigma_max (SVD);
-/// the independent rows are the first `rank` columns chosen by a column-pivoted Householder QR
-/// of G^T (each pivot the row of G with the largest component orthogonal to those already
-/// chosen). Setup-only (allocates).
+/// Rank of G = dg/dq at (0, q) by a rank-revealing sparse QR of G^T (SparseRowBasis): a row is
+/// dependent when its part orthogonal to the rows kept before it is <= rel_tol * sigma_max(G),
+/// the threshold of the singular-value count it replaces. The rows dropped are the last pivots
+/// of a dense column-pivoted Householder QR of G^T (greedy max-norm, as before issue 16) over the
+/// rows that take part in a dependency only; the others are always independent. O(nnz(G)) plus
+/// the dense work on the dependent rows' loops. Setup-only (allocates).
 [[nodiscard]] ConstraintRank constraint_rank(const System& system,
                                              VecCRef q,
                                              double rel_tol = 1e-9);

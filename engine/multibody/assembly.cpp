@@ -1,15 +1,62 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Assembly of initial conditions (engine/multibody/assembly.hpp).
+// Assembly of initial conditions (engine/multibody/assembly.hpp). The Newton and velocity steps
+// are G^+ b, the minimum-norm least-squares solution: redundant joints do not break it, and
+// joints that cannot all hold share the residual, so the failure names each of them. Small
+// models (G up to kDenseEntries entries) take it from a dense complete orthogonal decomposition,
+// as before issue 16: bit for bit the same initial states, which every trajectory of configs/
+// starts from (tests/scenarios/behaviour_hashes_test.cpp locks them). Larger ones keep G sparse
+// (the dense m x n G of a 1000-body spatial chain was 224 MB) and solve through the rank-revealing
+// sparse QR of G^T (engine/constraints/sparse_row_basis.hpp), O(nnz) work and memory.
 #include "engine/multibody/assembly.hpp"
 
 #include <Eigen/Dense>
 #include <utility>
 
+#include "engine/constraints/sparse_row_basis.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 
 namespace rtmb::detail {
+
+namespace {
+
+// 2^18 entries (2 MB): every model of configs/ is far below, a 100-body spatial chain above
+constexpr double kDenseEntries = 262144.0;
+
+// G at (0, q), dense for small models and sparse for large ones, and what assembly asks of it.
+class Linearization {
+ public:
+  Linearization(const System& sys, const Vec& q)
+      : dense_(static_cast<double>(sys.n_lambda()) * sys.n_v() <= kDenseEntries) {
+    if (dense_) {
+      dense_G_.resize(sys.n_lambda(), sys.n_v());
+      sys.jacobian(0.0, q, dense_G_);
+    } else {
+      sparse_G_ = sparse_jacobian(sys, 0.0, q);
+    }
+  }
+
+  // G v + w, in the dense path the very expression of before (Eigen adds the product into w)
+  [[nodiscard]] Vec times_plus(const Vec& v, const Vec& w) const {
+    return dense_ ? Vec(dense_G_ * v + w) : Vec(sparse_G_ * v + w);
+  }
+
+  // G^+ b; in the sparse path a row whose part orthogonal to the rows kept before it is below
+  // 1e-9 sigma_max counts as dependent, the threshold of the redundancy check (constraint_rank)
+  [[nodiscard]] Vec pseudo_inverse_times(const Vec& b) const {
+    if (dense_) return dense_G_.completeOrthogonalDecomposition().solve(b);
+    const SparseRowBasis basis(sparse_G_, 1e-9 * largest_singular_value(sparse_G_));
+    return basis.min_norm_solve(b);
+  }
+
+ private:
+  bool dense_;
+  Mat dense_G_;
+  SparseMat sparse_G_;
+};
+
+}  // namespace
 
 std::vector<std::string> assemble_state(const System& sys,
                                         const std::vector<JointRows>& joints,
@@ -19,13 +66,11 @@ std::vector<std::string> assemble_state(const System& sys,
   std::vector<std::string> notes;
   if (sys.n_lambda() == 0) return notes;
   Vec g(sys.n_lambda());
-  Mat G(sys.n_lambda(), sys.n_v());
   sys.constraints(0.0, s.q, g);
   const double g0 = g.lpNorm<Eigen::Infinity>();
   int iterations = 0;
   while (g.lpNorm<Eigen::Infinity>() > tolerance && iterations < max_iterations) {
-    sys.jacobian(0.0, s.q, G);
-    s.q -= G.completeOrthogonalDecomposition().solve(g);
+    s.q -= Linearization(sys, s.q).pseudo_inverse_times(g);
     sys.constraints(0.0, s.q, g);
     ++iterations;
   }
@@ -50,15 +95,15 @@ std::vector<std::string> assemble_state(const System& sys,
                     std::to_string(iterations) + " Newton iteration(s)");
   }
   // velocities: the minimum-norm change that satisfies G v + g_t = 0 (g_t = -f'(0) of drivers)
-  sys.jacobian(0.0, s.q, G);
+  const Linearization G(sys, s.q);
   Vec gt(sys.n_lambda());
   sys.constraint_rate(0.0, s.q, gt);
-  const Vec gv = G * s.v + gt;
+  const Vec gv = G.times_plus(s.v, gt);
   if (gv.lpNorm<Eigen::Infinity>() > tolerance) {
-    s.v -= G.completeOrthogonalDecomposition().solve(gv);
+    s.v -= G.pseudo_inverse_times(gv);
     notes.push_back("initial velocity projected onto G v + g_t = 0: |G v + g_t|_inf " +
                     std::to_string(gv.lpNorm<Eigen::Infinity>()) + " -> " +
-                    std::to_string((G * s.v + gt).lpNorm<Eigen::Infinity>()));
+                    std::to_string(G.times_plus(s.v, gt).lpNorm<Eigen::Infinity>()));
   }
   return notes;
 }

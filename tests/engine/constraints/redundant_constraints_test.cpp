@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// constraint_rank (engine/constraints/redundant_constraints.cpp), the sparse rank-revealing QR of
+// G^T, against an independent dense reference built here: the rank as the number of singular
+// values of G above 1e-9 sigma_max (JacobiSVD) and the kept rows from a column-pivoted
+// Householder QR of G^T, the check the loader made before issue 16. On the models with known
+// redundancy (the spatial four-bar of parallel revolutes, 5 rows each, 3 dependent rows; the
+// planar parallelogram with a third crank, 1 dependent row; a spatial chain pinned twice at the
+// tip, 3 dependent rows) both give the same rank and the same dependent rows, the kept rows have
+// full rank and every dependent row is the combination of kept rows that constraint_rank names.
+// Then the 1000-body spatial chain with a loop (`rtmb gen chain --n 1000 --spatial --loop`): it
+// loads, its G has full rank, and with the tip pinned twice the 3 dependent rows are found and
+// the file refused naming both joints, or loaded with them removed.
+#include "engine/constraints/redundant_constraints.hpp"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rtmb/models/chain_models.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/models/spatial_multibody.hpp"
+#include "rtmb/state.hpp"
+#include "tests/support/model_file_errors.hpp"
+#include "tests/support/model_lookup.hpp"
+
+namespace rtmb {
+namespace {
+
+// The dense reference: SVD rank and greedy max-norm pivoting on G^T (Golub & Van Loan §5.4.1).
+struct DenseRank {
+  int rank = 0;
+  std::vector<int> dependent;  // ascending
+  Eigen::VectorXd sigma;
+};
+
+DenseRank dense_rank(const Mat& G, double rel_tol = 1e-9) {
+  DenseRank out;
+  const Eigen::JacobiSVD<Mat> svd(G);
+  out.sigma = svd.singularValues();
+  for (Eigen::Index k = 0; k < out.sigma.size(); ++k) {
+    if (out.sigma(k) > rel_tol * out.sigma(0)) ++out.rank;
+  }
+  const Mat Gt = G.transpose();
+  const Eigen::ColPivHouseholderQR<Mat> qr(Gt);
+  const auto& perm = qr.colsPermutation().indices();
+  for (Eigen::Index k = out.rank; k < G.rows(); ++k) out.dependent.push_back(perm(k));
+  std::sort(out.dependent.begin(), out.dependent.end());
+  return out;
+}
+
+Mat dense_jacobian(const System& sys, const Vec& q) {
+  Mat G(sys.n_lambda(), sys.n_v());
+  sys.jacobian(0.0, q, G);
+  return G;
+}
+
+Mat rows_of(const Mat& G, const std::vector<int>& rows) {
+  Mat out(static_cast<Eigen::Index>(rows.size()), G.cols());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    out.row(static_cast<Eigen::Index>(k)) = G.row(rows[k]);
+  }
+  return out;
+}
+
+// constraint_rank of `sys` at its initial state against the dense reference; returns the result.
+ConstraintRank check_against_dense(const System& sys, const char* name, int expected_dependent) {
+  State s0;
+  sys.initial_state(s0);
+  const Mat G = dense_jacobian(sys, s0.q);
+  const DenseRank ref = dense_rank(G);
+  const ConstraintRank r = constraint_rank(sys, s0.q);
+  EXPECT_EQ(ref.rank, sys.n_lambda() - expected_dependent) << name;
+  EXPECT_EQ(r.rank, ref.rank) << name;
+  EXPECT_EQ(r.dependent, ref.dependent) << name;
+  EXPECT_EQ(r.independent.size() + r.dependent.size(), static_cast<std::size_t>(sys.n_lambda()));
+  EXPECT_TRUE(std::is_sorted(r.independent.begin(), r.independent.end()));
+  // the kept rows have full rank: their smallest singular value is far above the threshold
+  const Mat GK = rows_of(G, r.independent);
+  const Eigen::JacobiSVD<Mat> svd_k(GK);
+  const double sigma_min = svd_k.singularValues()(svd_k.singularValues().size() - 1);
+  EXPECT_GT(sigma_min, 1e-6 * ref.sigma(0)) << name;
+  // each dependent row is a combination of the kept rows of its group (least squares over them)
+  EXPECT_EQ(r.groups.size(), r.dependent.size()) << name;
+  if (r.groups.size() != r.dependent.size()) return r;
+  for (std::size_t k = 0; k < r.dependent.size(); ++k) {
+    const int d = r.dependent[k];
+    std::vector<int> others;
+    for (const int row : r.groups[k]) {
+      if (row != d) others.push_back(row);
+    }
+    EXPECT_FALSE(others.empty()) << name << " row " << d;
+    if (others.empty()) continue;
+    const Mat B = rows_of(G, others).transpose();
+    const Vec gd = G.row(d).transpose();
+    const Vec c = B.completeOrthogonalDecomposition().solve(gd);
+    EXPECT_LE((B * c - gd).norm(), 1e-10 * (1.0 + gd.norm())) << name << " row " << d;
+  }
+  std::printf("%s: rank %d of %d rows (dense SVD: %d; sigma_rank/sigma_max = %.2e), dependent:",
+              name, r.rank, sys.n_lambda(), ref.rank,
+              ref.rank < ref.sigma.size() ? ref.sigma(ref.rank) / ref.sigma(0) : 0.0);
+  for (const int d : r.dependent) std::printf(" %d", d);
+  std::printf("\n");
+  return r;
+}
+
+// The planar parallelogram with a third, parallel crank (tests/engine/model_file/
+// spatial_model_file_test.cpp): 12 coordinates, 12 rows, 1 degree of freedom, rank 11.
+const char* const kParallelogram = R"(name: parallelogram
+bodies:
+  - {name: crank1, mass: 1.0, inertia: 0.0833, pose: [0.0, 0.5, 1.5707963267948966]}
+  - {name: crank2, mass: 1.0, inertia: 0.0833, pose: [1.0, 0.5, 1.5707963267948966]}
+  - {name: crank3, mass: 1.0, inertia: 0.0833, pose: [2.0, 0.5, 1.5707963267948966]}
+  - {name: coupler, mass: 2.0, inertia: 0.667, pose: [1.0, 1.0, 0.0]}
+joints:
+  - {name: A1, type: revolute, body_i: ground, point_i: [0, 0], body_j: crank1, point_j: [-0.5, 0]}
+  - {name: A2, type: revolute, body_i: ground, point_i: [1, 0], body_j: crank2, point_j: [-0.5, 0]}
+  - {name: A3, type: revolute, body_i: ground, point_i: [2, 0], body_j: crank3, point_j: [-0.5, 0]}
+  - {name: B1, type: revolute, body_i: crank1, point_i: [0.5, 0], body_j: coupler, point_j: [-1, 0]}
+  - {name: B2, type: revolute, body_i: crank2, point_i: [0.5, 0], body_j: coupler, point_j: [0, 0]}
+  - {name: B3, type: revolute, body_i: crank3, point_i: [0.5, 0], body_j: coupler, point_j: [1, 0]}
+redundant_constraints: remove
+)";
+
+// `rtmb gen chain --n N --spatial --loop` with the tip pinned a second time (joint tip_again,
+// the same point on the same body): its 3 rows repeat the rows of joint tip.
+std::string doubly_pinned_chain(int n, bool remove) {
+  std::string text = chain_model_yaml(n, true, true);
+  const std::string key = "  - {name: tip, ";
+  const std::size_t at = text.find(key);
+  EXPECT_NE(at, std::string::npos);
+  const std::size_t end = text.find('\n', at);
+  std::string again = text.substr(at, end - at + 1);
+  again.replace(0, key.size(), "  - {name: tip_again, ");
+  text.insert(end + 1, again);
+  if (remove) text += "redundant_constraints: remove\n";
+  return text;
+}
+
+TEST(ConstraintRank, SpatialFourBarOfParallelRevolutesAgreesWithTheDenseSvd) {
+  // 3 bodies, four 5-row revolutes with parallel axes + 3 normalization rows: 23 rows, rank 20
+  const ModelFile f = load_model_file(testing::config_path("spatial_four_bar.yaml"));
+  ASSERT_TRUE(f.spatial);
+  const SpatialMultibody full(*f.spatial);
+  const ConstraintRank r = check_against_dense(full, "spatial four-bar", 3);
+  EXPECT_EQ(f.kept_constraint_rows, r.independent);
+}
+
+TEST(ConstraintRank, PlanarParallelogramWithAThirdCrankAgreesWithTheDenseSvd) {
+  const ModelFile f = parse_model_file(kParallelogram, "parallelogram.yaml");
+  ASSERT_TRUE(f.bodies);
+  const std::shared_ptr<const System> reduced = make_system(f);
+  const auto& sys = dynamic_cast<const IndependentRowsSystem&>(*reduced);
+  const ConstraintRank r = check_against_dense(sys.full(), "parallelogram", 1);
+  EXPECT_EQ(f.kept_constraint_rows, r.independent);
+}
+
+TEST(ConstraintRank, DoublyPinnedSpatialChainAgreesWithTheDenseSvd) {
+  const ModelFile f = parse_model_file(doubly_pinned_chain(20, true), "chain.yaml");
+  ASSERT_TRUE(f.spatial);
+  const SpatialMultibody full(*f.spatial);
+  const ConstraintRank r = check_against_dense(full, "doubly pinned 20-link chain", 3);
+  EXPECT_EQ(f.kept_constraint_rows, r.independent);
+  // each dependent row is one row of tip or tip_again, and its group is the matching row of the
+  // other joint only
+  for (const std::vector<int>& group : r.groups) EXPECT_EQ(group.size(), 2u);
+}
+
+TEST(ConstraintRank, ThousandBodySpatialChainWithALoopLoadsWithFullRank) {
+  // loading checks G for redundancy (and would refuse the file without
+  // `redundant_constraints: remove` if a row were dependent)
+  const ModelFile f =
+      parse_model_file(chain_model_yaml(1000, true, true), "chain_loop_spatial_1000.yaml");
+  ASSERT_TRUE(f.spatial);
+  EXPECT_TRUE(f.kept_constraint_rows.empty());  // nothing removed
+  const SpatialMultibody sys(*f.spatial);
+  // 1001 spherical joints (3 rows) + 1000 normalization rows, all independent
+  EXPECT_EQ(sys.n_lambda(), 3 * 1001 + 1000);
+}
+
+TEST(ConstraintRank, ThousandBodySpatialChainPinnedTwiceIsRefusedOrReduced) {
+  const std::string what = testing::model_file_error(doubly_pinned_chain(1000, false), "c.yaml");
+  EXPECT_NE(what.find("redundant constraints: G has rank 4003 < 4006 rows"), std::string::npos)
+      << what;
+  EXPECT_NE(what.find("the rows of joint tip, joint tip_again are linearly dependent"),
+            std::string::npos)
+      << what;
+  std::printf("refused: %s\n", what.c_str());
+  const ModelFile f = parse_model_file(doubly_pinned_chain(1000, true), "c.yaml");
+  ASSERT_EQ(f.kept_constraint_rows.size(), 4003u);
+  ASSERT_FALSE(f.notes.empty());
+  EXPECT_NE(f.notes.back().find("redundant constraints removed: 3 dependent row(s) of 4006"),
+            std::string::npos)
+      << f.notes.back();
+  std::printf("note: %s\n", f.notes.back().c_str());
+}
+
+}  // namespace
+}  // namespace rtmb
