@@ -30,8 +30,9 @@ inline constexpr std::uint32_t kViewHeaderLimit = 8 * 1024;
 /// A request body may not exceed this (the page sends only GETs, without a body).
 inline constexpr std::uint64_t kViewBodyLimit = 1024;
 
-/// A WebSocket message from the page may not exceed this (the page sends nothing the view acts
-/// on; Beast's default would let a browser make the view buffer 16 MiB per connection).
+/// A WebSocket message from the page may not exceed this (the page sends control-command lines,
+/// which the control channel caps at 4 KiB too; Beast's default would let a browser make the view
+/// buffer 16 MiB per connection).
 inline constexpr std::uint64_t kViewWebSocketMessageLimit = 4096;
 
 /// Sets the limits above on a fresh parser (used for every request the view reads).

@@ -11,7 +11,9 @@
 #include <array>
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read_until.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
@@ -284,6 +286,8 @@ struct ViewServer::Impl {
   ViewStats counters;                              // guarded by stats_mutex
   std::vector<std::weak_ptr<WsSession>> sessions;  // network thread only
   std::chrono::steady_clock::duration frame_period{};
+  tcp::endpoint control;       // the server's control port, where the page's commands go
+  std::string controls_error;  // non-empty: why the page's commands are refused
   std::uint16_t bound_port = 0;
   asio::io_context io;
   tcp::acceptor acceptor;
@@ -345,19 +349,120 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
                     });
   }
 
-  // The page sends nothing we act on; reading keeps the close handshake and pings working.
+  // Every message of the page is one control-command line for the relay; reading also keeps the
+  // close handshake and pings working. A closed WebSocket closes the relay, which ends its reads.
   void read() {
     ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      if (ec) return;
+      if (ec) {
+        beast::error_code ignored;
+        self->relay_.close(ignored);
+        return;
+      }
+      std::string line = beast::buffers_to_string(self->buffer_.data());
       self->buffer_.consume(self->buffer_.size());
+      self->relay(std::move(line));
       self->read();
     });
   }
+
+  // A reply the view makes itself, in the control channel's error shape (docs/protocol.md).
+  void refuse(const std::string& why) {
+    std::string reply = R"({"ok":false,"error":)";
+    append_json_string(reply, why);
+    reply += R"(,"command":null})";
+    send(reply, true);
+  }
+
+  // The relay (issue 20 point 3): the line goes to the server's control port over this session's
+  // own connection, as a TCP client's would, so the parser, hello and token check, rate limit
+  // and replies are the control channel's (net/server_commands.cpp), not a second copy here.
+  // At most kRelayInFlight lines await their reply: the replies this session must queue for the
+  // browser stay bounded, whatever the page sends.
+  void relay(std::string line) {
+    if (!impl_.controls_error.empty()) return refuse(impl_.controls_error);
+    if (line.find_first_of("\r\n") != std::string::npos) {
+      return refuse("a control command is one line: one JSON object per message");
+    }
+    if (in_flight_ >= kRelayInFlight) {
+      return refuse("busy: " + std::to_string(kRelayInFlight) + " commands await their reply");
+    }
+    ++in_flight_;
+    relay_out_.push_back(std::move(line) + '\n');
+    if (!relay_open_) {
+      if (!relay_connecting_) connect_relay();
+    } else if (relay_out_.size() == 1) {
+      write_relay();
+    }
+  }
+
+  void connect_relay() {
+    relay_connecting_ = true;
+    relay_.async_connect(impl_.control, [self = shared_from_this()](beast::error_code ec) {
+      self->relay_connecting_ = false;
+      if (ec) {
+        // every waiting line gets its answer, and the next message tries again
+        for (std::size_t i = 0; i < self->relay_out_.size(); ++i) {
+          self->refuse("cannot reach the control port: " + ec.message());
+        }
+        self->relay_out_.clear();
+        self->in_flight_ = 0;
+        beast::error_code ignored;
+        self->relay_.close(ignored);
+        return;
+      }
+      self->relay_open_ = true;
+      self->read_relay();
+      if (!self->relay_out_.empty()) self->write_relay();
+    });
+  }
+
+  void write_relay() {
+    asio::async_write(relay_, asio::buffer(relay_out_.front()),
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        if (ec) return;  // the read side sees the connection end
+                        self->relay_out_.pop_front();
+                        if (!self->relay_out_.empty()) self->write_relay();
+                      });
+  }
+
+  void read_relay() {
+    asio::async_read_until(relay_, asio::dynamic_buffer(relay_in_, kRelayReplyLimit), '\n',
+                           [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                             if (ec) {
+                               // the server closed it (a reply too long for the limit, the server
+                               // stopping, a client dropped for its backlog): a new connection, and
+                               // a new hello, on the next message
+                               self->relay_open_ = false;
+                               self->relay_out_.clear();
+                               self->relay_in_.clear();
+                               self->in_flight_ = 0;
+                               beast::error_code ignored;
+                               self->relay_.close(ignored);
+                               if (ec != asio::error::operation_aborted) {
+                                 self->refuse("the control connection closed: say hello again");
+                               }
+                               return;
+                             }
+                             self->send(self->relay_in_.substr(0, n - 1), true);
+                             self->relay_in_.erase(0, n);
+                             if (self->in_flight_ > 0) --self->in_flight_;
+                             self->read_relay();
+                           });
+  }
+
+  static constexpr std::size_t kRelayInFlight = 16;
+  static constexpr std::size_t kRelayReplyLimit = 64 * 1024;
 
   websocket::stream<beast::tcp_stream> ws_;
   ViewServer::Impl& impl_;
   beast::flat_buffer buffer_;
   std::deque<std::string> queue_;
+  tcp::socket relay_{ws_.get_executor()};  // to the server's control port
+  std::deque<std::string> relay_out_;      // lines not yet written to it
+  std::string relay_in_;                   // its reply bytes not yet split into lines
+  std::size_t in_flight_ = 0;              // lines relayed and not yet answered
+  bool relay_open_ = false;
+  bool relay_connecting_ = false;
 };
 
 namespace {
@@ -573,6 +678,19 @@ ViewServer::ViewServer(const ViewConfig& config,
                              std::to_string(config.port) + ": " + ec.message());
   }
   impl_->bound_port = impl_->acceptor.local_endpoint().port();
+  // the page's commands go to the control port (issue 20 point 3); a TLS control channel would
+  // need the relay to be a TLS client pinning the certificate, which it is not
+  if (!server.tls_fingerprint().empty()) {
+    impl_->controls_error =
+        "controls are not available from the view while the control channel uses TLS";
+  } else {
+    std::string host =
+        config.control_address.empty() ? config.bind_address : config.control_address;
+    if (host == "0.0.0.0") host = "127.0.0.1";
+    const auto control_address = asio::ip::make_address_v4(host, ec);
+    if (ec) throw std::runtime_error("view: bad control address '" + host + "'");
+    impl_->control = tcp::endpoint(control_address, server.tcp_port());
+  }
 }
 
 ViewServer::~ViewServer() {

@@ -7,7 +7,10 @@
 // its centre of mass to the points where its joints attach; built-in mechanisms as bars between
 // their joint points, whose positions every frame carries (rtmb/models/joint_points.hpp). The
 // camera orbits, pans and zooms with the mouse (three.js OrbitControls), "reset view" frames the
-// mechanism again, and "follow" keeps a body or joint at the same place on screen.
+// mechanism again, and "follow" keeps a body or joint at the same place on screen. Pause, step N,
+// reset and start are control commands sent on the WebSocket, which the view relays to the
+// server's control port: the page says hello with its ?token= like any TCP client, and every
+// reply comes back as a message with "ok" (docs/protocol.md "Live view", "Control channel").
 // window.rtmbView exposes the state for the end-to-end test (tests/e2e/view_e2e.mjs).
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
@@ -24,6 +27,9 @@ const view = {
   drawn: null,
   renderedFrames: 0,
   held: false,
+  // control replies as received ({ok, command, ...}), newest last
+  controlReplies: [],
+  helloOk: false,
 };
 window.rtmbView = view;
 
@@ -373,6 +379,7 @@ const charts = {
     id: 'chart-latency', title: 'latency: tick → state sent', yLabel: 'time', unit: 'µs',
     traces: [{ name: 'p50', color: '#16a085' }, { name: 'p99', color: '#d35400' }] }),
 };
+view.charts = charts;  // for the end-to-end test: each chart's times (t) and values
 
 let energyStart = null;  // E at the first frame with an energy
 
@@ -380,7 +387,15 @@ function fmt(x, digits = 3) {
   return x === null || x === undefined ? '–' : Number(x).toPrecision(digits);
 }
 
+let lastT = null;
 function updatePanel(f) {
+  // a reset (from this page or any control client) starts time again: the charts start over, so
+  // that their time axis never runs backwards, and E₀ is the reset state's energy
+  if (lastT !== null && f.t < lastT) {
+    for (const c of Object.values(charts)) c.clear();
+    energyStart = null;
+  }
+  lastT = f.t;
   document.getElementById('time').textContent = Number(f.t).toFixed(3);
   document.getElementById('step').textContent = f.step;
   charts.drift.push(f.t, [f.drift, f.velocity_drift]);
@@ -411,10 +426,77 @@ function setStatus(s) {
   el.className = s === 'connected' ? 'connected' : 'disconnected';
 }
 
+// ---- controls --------------------------------------------------------------------------------
+let socket = null;
+let nextId = 1;
+const pageToken = new URLSearchParams(location.search).get('token');
+
+function sendCommand(body) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) return;
+  socket.send(JSON.stringify({ ...body, id: nextId++ }));
+}
+
+function hello(version) {
+  const body = { command: 'hello' };
+  if (pageToken !== null) body.token = pageToken;
+  if (version) body.version = version;
+  sendCommand(body);
+}
+
+function onControlReply(msg) {
+  view.controlReplies.push(msg);
+  if (view.controlReplies.length > 100) view.controlReplies.shift();
+  // a server bound beyond loopback takes only authenticated (version 2) sessions; the page sends
+  // no UDP inputs, so either version serves it
+  if (msg.command === 'hello' && !msg.ok && /version.?.?:2/.test(msg.error || '')) {
+    hello(2);
+    return;
+  }
+  if (msg.command === 'hello') {
+    view.helloOk = msg.ok;
+    if (msg.ok) listChannels(msg.inputs || '', msg.input_units || '');
+  }
+  const el = document.getElementById('control-reply');
+  el.textContent = msg.ok ? `${msg.command}: ok` : `${msg.command || 'command'}: ${msg.error}`;
+  el.className = msg.ok ? '' : 'error';
+}
+
+// the model's input channels, from the hello reply (comma-separated names and units)
+function listChannels(names, units) {
+  const select = document.getElementById('set-channel');
+  select.replaceChildren();
+  const unitList = units.split(',');
+  names.split(',').filter((n) => n.length > 0).forEach((name, k) => {
+    const option = document.createElement('option');
+    option.value = name;
+    option.textContent = unitList[k] ? `${name} [${unitList[k]}]` : name;
+    select.appendChild(option);
+  });
+}
+
+document.getElementById('set').addEventListener('click', () => {
+  const param = document.getElementById('set-channel').value;
+  // a sample of the channel, as over UDP: its policy and the watchdog apply (docs/protocol.md)
+  if (param) sendCommand({ command: 'set', param, value: Number(document.getElementById('set-value').value) });
+});
+document.getElementById('pause').addEventListener('click', () => sendCommand({ command: 'pause' }));
+document.getElementById('start').addEventListener('click', () => sendCommand({ command: 'start' }));
+document.getElementById('reset').addEventListener('click', () => sendCommand({ command: 'reset' }));
+document.getElementById('step-n').addEventListener('click', () => {
+  const n = Number(document.getElementById('step-count').value);
+  // the server checks the range too (1..1000000) and says so when it is wrong
+  sendCommand({ command: 'step', count: Number.isInteger(n) ? n : 0 });
+});
+
 function connect() {
   // the page's ?token= (rtmb serve --token) guards the WebSocket too (docs/protocol.md)
   const ws = new WebSocket(`ws://${location.host}/ws${location.search}`);
-  ws.onopen = () => setStatus('connected');
+  socket = ws;
+  ws.onopen = () => {
+    setStatus('connected');
+    view.helloOk = false;
+    hello();
+  };
   ws.onclose = () => {
     setStatus('disconnected');
     setTimeout(connect, 1000);
@@ -429,6 +511,8 @@ function connect() {
       view.lastFrame = msg;
       if (!view.held) applyFrame(msg);
       updatePanel(msg);
+    } else if ('ok' in msg) {
+      onControlReply(msg);
     }
   };
 }

@@ -19,7 +19,11 @@
 //   4. the charts have a time axis and a value axis with units, tick labels and a legend naming
 //      every trace, p50 and p99 included (issue 20, acceptance 3, DOM part);
 //   5. the camera: a mouse drag orbits it, "reset view" frames the mechanism again, and "follow"
-//      keeps the followed point at a fixed offset from the camera's target while it moves.
+//      keeps the followed point at a fixed offset from the camera's target while it moves;
+//   6. the controls: pause, step 5, reset and start clicked on the page act on the simulation, as
+//      the server's own `stats` says after each (read over a TCP control connection of the
+//      test's own, not through the page; issue 20, acceptance 2, first half), and "set" queues a
+//      sample of an input channel the page lists from the hello reply.
 // A screenshot per model is saved after its checks. Any failure exits non-zero with the reason;
 // nothing is skipped (a missing Chromium or playwright-core is a failure that says how to install
 // it).
@@ -28,6 +32,7 @@
 // (M: a model file or a built-in mechanism's name).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -76,14 +81,16 @@ async function startServer(model) {
     server.stderr.on('data', (chunk) => {
       err += chunk.toString();
       const m = err.match(/live view at (http:\/\/[0-9.]+:[0-9]+\/)/);
-      if (m) {
+      if (m && /control tcp [0-9.]+:[0-9]+/.test(err)) {
         clearTimeout(timer);
         resolve(m[1]);
       }
     });
     server.on('exit', (code) => reject(new Error(`${model}: rtmb serve exited (${code}) before the view started:\n${err}`)));
   });
-  return { url, stop: async () => { server.kill('SIGINT'); await exited; } };
+  const c = err.match(/control tcp ([0-9.]+):([0-9]+)/);
+  const control = { host: c[1] === '0.0.0.0' ? '127.0.0.1' : c[1], port: Number(c[2]) };
+  return { url, control, stop: async () => { server.kill('SIGINT'); await exited; } };
 }
 
 // ---- the model's joint points, computed here --------------------------------------------------
@@ -248,6 +255,8 @@ async function visit(page, model, first, pageErrors) {
 
     // 4. the charts (first model)
     if (first) await checkCharts(page);
+    // 6. the controls (first model)
+    if (first) await checkControls(page, server.control);
     if (pageErrors.length > 0) fail(`page errors: ${pageErrors.join(' | ')}`);
 
     // The screenshot is a record for a person, with the camera home again after checkCamera. It
@@ -341,6 +350,78 @@ async function checkCharts(page) {
     const c = charts.find((x) => x.id === id);
     if (!(c.traces[0] >= 2 && c.traces[1] >= 2)) fail(`${id}: no p50 and p99 traces (the demo device subscribes to the states)`);
   }
+}
+
+// The server's `stats` reply over a control connection of the test's own (hello, then stats).
+function controlStats(control) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(control.port, control.host);
+    let buf = '';
+    const timer = setTimeout(() => { sock.destroy(); reject(new Error('no stats reply in 10 s')); }, 10000);
+    sock.on('connect', () => sock.write('{"command":"hello"}\n{"command":"stats"}\n'));
+    sock.on('data', (d) => {
+      buf += d.toString();
+      const lines = buf.split('\n');
+      if (lines.length < 3) return;
+      clearTimeout(timer);
+      sock.destroy();
+      const [hello, stats] = lines.slice(0, 2).map((l) => JSON.parse(l));
+      if (!hello.ok || !stats.ok) reject(new Error(`control channel: ${lines[0]} ${lines[1]}`));
+      else resolve(stats);
+    });
+    sock.on('error', (e) => { clearTimeout(timer); reject(e); });
+  });
+}
+
+// Polls the server's stats until pred holds (10 s at most).
+async function statsUntil(control, what, pred) {
+  let s;
+  for (let waited = 0; waited < 10000; waited += 100) {
+    s = await controlStats(control);
+    if (pred(s)) return s;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  fail(`${what}: the server's stats never showed it (last: step ${s.step}, t ${s.sim_time}, paused ${s.paused})`);
+}
+
+async function checkControls(page, control) {
+  const lastReply = (command) => page.evaluate((c) => window.rtmbView.controlReplies.filter((r) => r.command === c).pop(), command);
+  await page.waitForFunction(() => window.rtmbView.helloOk, null, { timeout: 10000 });
+  await page.click('#pause');
+  const paused = await statsUntil(control, 'pause', (s) => s.paused);
+  await page.waitForTimeout(300);
+  const still = await controlStats(control);
+  if (still.step !== paused.step || still.sim_time !== paused.sim_time) fail(`paused, yet the simulation went on: step ${paused.step} -> ${still.step}`);
+  await page.fill('#step-count', '5');
+  await page.click('#step-n');
+  const stepped = await statsUntil(control, 'step 5', (s) => s.step >= still.step + 5);
+  await page.waitForTimeout(300);
+  const after = await controlStats(control);
+  if (after.step !== still.step + 5 || !after.paused) fail(`step 5 took ${after.step - still.step} steps (paused: ${after.paused})`);
+  await page.click('#reset');
+  const reset = await statsUntil(control, 'reset', (s) => s.sim_time === 0 && s.paused);
+  await page.click('#start');
+  const started = await statsUntil(control, 'start', (s) => !s.paused && s.sim_time > 0.05);
+  // the charts started over at the reset: each one's times never run backwards
+  await page.waitForTimeout(300);
+  const times = await page.evaluate(() => Object.entries(window.rtmbView.charts).map(([name, c]) => [name, c.t]));
+  for (const [name, t] of times) {
+    if (t.length === 0 || t.some((x, k) => k > 0 && x < t[k - 1])) fail(`after the reset the ${name} chart's times run backwards: ${t[0]} ... ${t[t.length - 1]}`);
+  }
+  // set: the server's reply names the channel and the value it queued (the demo device drives
+  // channel 0 too, so the applied value itself is not the test's to read)
+  const channel = await page.evaluate(() => document.getElementById('set-channel').value);
+  if (!channel) fail('set: the page lists no input channel');
+  await page.fill('#set-value', '0.25');
+  await page.click('#set');
+  await page.waitForFunction(() => window.rtmbView.controlReplies.some((r) => r.command === 'set'), null, { timeout: 10000 });
+  const set = await lastReply('set');
+  if (!(set.ok && set.param === channel && set.value === 0.25)) fail(`set ${channel} 0.25 got ${JSON.stringify(set)}`);
+  for (const c of ['hello', 'pause', 'step', 'reset', 'start']) {
+    const r = await lastReply(c);
+    if (!r || !r.ok) fail(`the page's ${c} got ${JSON.stringify(r)}`);
+  }
+  console.log(`view_e2e: controls: pause at step ${paused.step} (t ${paused.sim_time} s), still ${still.step} 0.3 s later; step 5 -> ${stepped.step}; reset -> step ${reset.step}, t ${reset.sim_time}; start -> t ${started.sim_time} s`);
 }
 
 // ---- main --------------------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 //
 // The live view over real sockets (net/view_server.cpp): with a token (rtmb serve --token) a
 // request for the page or the WebSocket without it, or with a wrong one, is refused (401/403)
-// and with it the page and the scene arrive (issue 15, point 6).
+// and with it the page and the scene arrive (issue 15, point 6); the page's messages are control
+// commands that reach the server through its control channel, its hello and token check included
+// (issue 20, point 3).
 #include "rtmb/net/view_server.hpp"
 
 #include <gtest/gtest.h>
@@ -16,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "rtmb/net/server.hpp"
 #include "tests/support/loopback_server.hpp"
@@ -115,6 +118,89 @@ TEST_F(ViewServerToken, TheWebSocketNeedsTheToken) {
   EXPECT_NO_THROW(message = ws_first_message(port, "/ws?token=s3cret"));
   EXPECT_EQ(message, R"({"type":"scene"})");
   EXPECT_TRUE(testing::eventually([&] { return view_->stats().ws_sessions == 2; }));
+}
+
+// A started server with a token, and a view of it: the page's commands go through the relay.
+class ViewServerControls : public ::testing::Test {
+ protected:
+  ViewServerControls() : server_(config()) {
+    server_.start();
+    ViewConfig vc;
+    vc.web_dir = fake_web_dir();
+    vc.token = "s3cret";
+    view_ = std::make_unique<ViewServer>(vc, server_, R"({"type":"scene"})");
+    view_->start();
+    tcp::resolver resolver(io_);
+    beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(20));
+    beast::get_lowest_layer(ws_).connect(
+        resolver.resolve("127.0.0.1", std::to_string(view_->port())));
+    ws_.handshake("127.0.0.1", "/ws?token=s3cret");
+    EXPECT_EQ(next_reply(), "");  // skips the scene (not a reply)
+  }
+  ~ViewServerControls() override {
+    beast::error_code ignored;
+    ws_.close(websocket::close_code::normal, ignored);
+    view_->stop();
+    server_.request_stop();
+    server_.join();
+  }
+  static ServerConfig config() {
+    ServerConfig c = testing::loopback_config();
+    c.token = "s3cret";
+    return c;
+  }
+  // The next message that is a command reply (frames are skipped); "" for the scene.
+  std::string next_reply() {
+    for (;;) {
+      beast::flat_buffer buffer;
+      ws_.read(buffer);
+      std::string m = beast::buffers_to_string(buffer.data());
+      if (m.starts_with(R"({"type":"scene")")) return "";
+      if (!m.starts_with(R"({"type":"frame")")) return m;
+    }
+  }
+  std::string command(const std::string& line) {
+    ws_.write(asio::buffer(line));
+    return next_reply();
+  }
+
+  Server server_;
+  std::unique_ptr<ViewServer> view_;
+  asio::io_context io_;
+  websocket::stream<beast::tcp_stream> ws_{io_};
+};
+
+TEST_F(ViewServerControls, CommandsMeetTheControlChannelsHelloAndToken) {
+  // the control channel's own replies (net/server_commands.cpp), not the view's
+  EXPECT_EQ(command(R"({"command":"pause","id":1})"),
+            R"({"ok":false,"error":"say hello first","command":"pause","id":1})");
+  EXPECT_EQ(command(R"({"command":"hello","token":"guess"})"),
+            R"({"ok":false,"error":"wrong token","command":"hello"})");
+  EXPECT_TRUE(command(R"({"command":"hello","token":"s3cret"})").starts_with(R"({"ok":true)"));
+  EXPECT_EQ(command(R"({"command":"jump"})").substr(0, 34),
+            R"({"ok":false,"error":"unknown comma)");
+  // two lines in one message would be two commands: refused whole
+  EXPECT_TRUE(command("{\"command\":\"stats\"}\n{\"command\":\"pause\"}")
+                  .starts_with(R"({"ok":false,"error":"a control command is one line)"));
+  EXPECT_FALSE(server_.stats().paused);
+}
+
+TEST_F(ViewServerControls, PauseStepResetStartActOnTheSimulation) {
+  ASSERT_TRUE(command(R"({"command":"hello","token":"s3cret"})").starts_with(R"({"ok":true)"));
+  EXPECT_EQ(command(R"({"command":"pause","id":2})"), R"({"ok":true,"command":"pause","id":2})");
+  ASSERT_TRUE(testing::eventually([&] { return server_.stats().paused; }));
+  const std::uint64_t paused_at = server_.stats().step;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(server_.stats().step, paused_at);  // paused: no step in 50 ticks
+  EXPECT_EQ(command(R"({"command":"step","count":5})"), R"({"ok":true,"command":"step"})");
+  EXPECT_TRUE(testing::eventually([&] { return server_.stats().step == paused_at + 5; }));
+  EXPECT_EQ(command(R"({"command":"reset"})"), R"({"ok":true,"command":"reset"})");
+  EXPECT_TRUE(testing::eventually([&] {
+    const ServerStats s = server_.stats();
+    return s.sim_time == 0.0 && s.paused;  // reset keeps a paused simulation paused
+  }));
+  EXPECT_EQ(command(R"({"command":"start"})"), R"({"ok":true,"command":"start"})");
+  EXPECT_TRUE(testing::eventually([&] { return server_.stats().step > 20; }));
 }
 
 TEST(ViewServer, TheUrlCarriesThePercentEncodedToken) {

@@ -8,7 +8,11 @@
 // page (web/index.html, web/view.js and three.js, copied into the build tree at build time, so
 // nothing is fetched from the internet at run time) and, on the WebSocket `/ws`, one `scene`
 // message describing the mechanism's geometry followed by `frame` messages at a fixed rate
-// (default 30 Hz) with the newest state, drift, step time and latency.
+// (default 30 Hz) with the newest state, drift, step time and latency. Each message the page
+// sends is one control-command line (docs/protocol.md "Control channel"), relayed over a TCP
+// connection of the session's own to the server's control port, so the page's pause, step, reset
+// and start meet the same parser, hello and token check and rate limit as any TCP client; each
+// reply line comes back as one message.
 //
 // Why a separate thread reading Server::stats(), not a hook in the server: the view must never
 // cost the simulation thread anything (issue 7 point 5: zero allocations on the simulation thread
@@ -36,6 +40,10 @@ struct ViewConfig {
   /// Non-empty: the page and the WebSocket require it (`?token=` or `Authorization: Bearer`);
   /// `rtmb serve --token` passes its token (net/view_request.hpp).
   std::string token;
+  /// Where the page's control commands go (issue 20 point 3): the server's control port
+  /// (Server::tcp_port()) at this IPv4 address; empty: bind_address, or 127.0.0.1 when that is
+  /// 0.0.0.0. Without TLS only: with TLS on the control channel the page's commands are refused.
+  std::string control_address;
 };
 
 /// The geometry message for a model (JSON, docs/protocol.md "Live view"): for body models the
