@@ -102,7 +102,8 @@ TEST(RunCommand, SvfRunsWithBothDirectionsAndHoldsTheLoopClosed) {
                  variant + " --t-end 2 --quiet");
     ASSERT_EQ(r.exit_code, 0) << r.out;
     EXPECT_EQ(json_string(r.last_line, "stabilizer"), "svf") << variant;
-    EXPECT_LE(json_number(r.last_line, "max_position_drift"), 1e-6) << variant << r.last_line;
+    // measured 1.6e-11 (ggt_inverse), 2.6e-11 (gt); none: 2.8e-10
+    EXPECT_LE(json_number(r.last_line, "max_position_drift"), 1e-10) << variant << r.last_line;
   }
 }
 
