@@ -133,12 +133,20 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "baumgarte", "pstab", "sboth", "sfull", "project", "orthproj",
                              "orthproj-m", "symproj", "symproj-m", "dc-b", "dc-c", "dc-d",
-                             "partition"}));
+                             "partition", "svf"}));
   run->add_option("--gamma1", o.settings.gamma1,
                   "Baumgarte velocity gain [1/s]: g'' + g1 g' + g2 g = 0")
       ->check(kNonNegativeNumber);
   run->add_option("--gamma2", o.settings.gamma2, "Baumgarte position gain [1/s^2]")
       ->check(kNonNegativeNumber);
+  run->add_option("--gamma", o.settings.gamma,
+                  "svf: gamma [1/s] of Chin's stabilized vector field (eq. 2.58)")
+      ->check(kPositiveNumber);
+  run->add_option("--svf-variant", o.svf_variant,
+                  "svf: correction direction, ggt_inverse (S = G^T (G G^T)^-1, g'' + 2 gamma g' + "
+                  "gamma^2 g = 0) or gt (S = G^T)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ggt_inverse", "gt"}));
   run->add_option("--dt", o.dt, "Fixed step [s] (default: the model's)")->check(kPositiveNumber);
   run->add_option("--t-end", o.t_end, "End time [s] (default: the model's)")
       ->check(kPositiveNumber);
@@ -259,6 +267,7 @@ int run_offline(const RunOptions& o) {
     settings.implicit.newton_round_off_floor = !o.newton_strict;
     settings.dt = o.dt > 0.0 ? o.dt : (info != nullptr ? info->default_dt : settings.dt);
     settings.solver = *parse_solver(o.solver);
+    settings.svf_variant = *parse_svf_variant(o.svf_variant);
     if (file) {
       // the file's integration settings, except what the command line gave
       const Settings cli = settings;
@@ -271,6 +280,8 @@ int run_offline(const RunOptions& o) {
       if (given("--dt")) settings.dt = cli.dt;
       if (given("--gamma1")) settings.gamma1 = cli.gamma1;
       if (given("--gamma2")) settings.gamma2 = cli.gamma2;
+      if (given("--gamma")) settings.gamma = cli.gamma;
+      if (given("--svf-variant")) settings.svf_variant = cli.svf_variant;
       if (given("--datol")) settings.datol = cli.datol;
       if (given("--proj-tol")) settings.projection_tolerance = cli.projection_tolerance;
       if (given("--proj-iter")) settings.projection_max_iterations = cli.projection_max_iterations;
@@ -287,6 +298,11 @@ int run_offline(const RunOptions& o) {
     std::fprintf(stderr,
                  "rtmb run: --stabilizer baumgarte needs --gamma1 and/or --gamma2 "
                  "(e.g. --gamma1 20 --gamma2 100, Chin's B(20,100))\n");
+    return 2;
+  }
+  if (settings.stabilizer == StabilizerKind::kSvf && settings.gamma == 0.0) {
+    std::fprintf(stderr,
+                 "rtmb run: --stabilizer svf needs --gamma (e.g. --gamma 10; Chin eq. 2.58)\n");
     return 2;
   }
   // body models in files have no customary horizon: 1 s

@@ -26,6 +26,8 @@ struct RunOptions {
   double rtol = 1e-6;
   double atol = 0.0;            ///< 0: rtol/10
   std::string solver = "auto";  ///< KKT solver: auto | dense | sparse
+  /// svf: ggt_inverse | gt
+  std::string svf_variant = "ggt_inverse";
   std::string csv;
   long every = 1;
   MechanismOptions mechanism;

@@ -45,7 +45,13 @@ void Dynamics::evaluate(
   }
 
   ++status.kkt_factorizations;
-  if (!kkt_.factor_solve(f_, rhs_, out_vdot, lambda_)) status.set(StepFlag::kSingularKkt);
+  if (!kkt_.factor_solve(f_, rhs_, out_vdot, lambda_)) {
+    status.set(StepFlag::kSingularKkt);
+    return;
+  }
+  // stabilized vector field: v' = a - S c after the plain solve (Chin eq. 2.58, whose
+  // multiplier row 0 = G(f + B y) + z carries no stabilization term)
+  if (svf_ != nullptr) svf_->correct(t, q, v, out_vdot, status);
 }
 
 }  // namespace rtmb

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/kkt/kkt_backend.hpp"
+#include "engine/stabilize/stabilized_vector_field.hpp"
 #include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
 
@@ -32,6 +33,11 @@ class Dynamics {
 
   /// Enables Baumgarte stabilization B(gamma1, gamma2) [1/s, 1/s^2]; (0, 0) disables it.
   void set_baumgarte(double gamma1, double gamma2) noexcept;
+
+  /// Adds Chin's stabilized vector field term to every v' after the KKT solve (StabilizerKind::
+  /// kSvf, eq. 2.58); nullptr (the default) disables it. The field is owned by the caller and
+  /// must outlive this Dynamics' evaluations.
+  void set_stabilized_field(StabilizedVectorField* field) noexcept { svf_ = field; }
 
   /// Evaluates v' (size n_v) at (t, q, v); lambda() holds the multipliers afterwards.
   /// Sets StepFlag::kSingularKkt in status on a singular KKT matrix. RT-safe.
@@ -65,6 +71,9 @@ class Dynamics {
   Vec g_;                       ///< scratch g or g_t, n_lambda
   Vec lambda_;                  ///< multipliers of the last evaluation, n_lambda
   long evaluations_ = 0;
+
+  /// Not owned; null unless the stabilizer is kSvf.
+  StabilizedVectorField* svf_ = nullptr;
 };
 
 }  // namespace rtmb

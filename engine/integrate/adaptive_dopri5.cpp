@@ -36,7 +36,8 @@ struct AdaptiveDopri5::Impl {
     // issue 13 this driver built its own Dynamics and set them for `baumgarte` only)
     atol = o.atol > 0.0 ? o.atol : o.rtol / 10.0;
     stabilizes = m.settings().stabilizer != StabilizerKind::kNone &&
-                 m.settings().stabilizer != StabilizerKind::kBaumgarte;
+                 m.settings().stabilizer != StabilizerKind::kBaumgarte &&
+                 m.settings().stabilizer != StabilizerKind::kSvf;
   }
 
   // f(t, y) into column j of k: (v, v')
@@ -88,7 +89,7 @@ struct AdaptiveDopri5::Impl {
   bool started = false;
   bool reject = false;
   double h_next = 0.0;      ///< step size proposed for the next attempt
-  bool stabilizes = false;  ///< a post-step stabilizer is configured (not none/Baumgarte)
+  bool stabilizes = false;  ///< a post-step stabilizer is configured (not none/Baumgarte/svf)
 };
 
 AdaptiveDopri5::AdaptiveDopri5(const Model& model, Workspace& ws, const AdaptiveOptions& options)

@@ -27,12 +27,14 @@ constexpr std::array<std::string_view, 18> kMethods{
     "euler",   "heun",   "rk4",    "dopri5",   "ampc3",        "ampc4",
     "ampc5",   "mampc3", "mampc4", "mampc5",   "ode-midpoint", "gsssss",
     "newmark", "hht",    "wbz",    "genalpha", "midpoint",     "ggl"};
-constexpr std::array<std::string_view, 14> kStabilizers{
-    "none",       "baumgarte", "pstab",     "sboth", "sfull", "project", "orthproj",
-    "orthproj-m", "symproj",   "symproj-m", "dc-b",  "dc-c",  "dc-d",    "partition"};
+constexpr std::array<std::string_view, 15> kStabilizers{
+    "none",    "baumgarte", "pstab", "sboth", "sfull", "project",   "orthproj", "orthproj-m",
+    "symproj", "symproj-m", "dc-b",  "dc-c",  "dc-d",  "partition", "svf"};
+constexpr std::array<std::string_view, 2> kSvfVariants{"ggt_inverse", "gt"};
 constexpr std::array<std::string_view, 3> kSolvers{"auto", "dense", "sparse"};
 static_assert(static_cast<std::size_t>(Method::kGgl) + 1 == kMethods.size());
-static_assert(static_cast<std::size_t>(StabilizerKind::kPartition) + 1 == kStabilizers.size());
+static_assert(static_cast<std::size_t>(StabilizerKind::kSvf) + 1 == kStabilizers.size());
+static_assert(static_cast<std::size_t>(SvfVariant::kGt) + 1 == kSvfVariants.size());
 static_assert(static_cast<std::size_t>(KktSolver::kSparse) + 1 == kSolvers.size());
 
 void require(bool ok, const std::string& what) {
@@ -101,6 +103,18 @@ std::string stabilizer_names() {
   return detail::enum_names(kStabilizers);
 }
 
+std::string_view to_string(SvfVariant v) noexcept {
+  return detail::enum_name(kSvfVariants, v);
+}
+
+std::optional<SvfVariant> parse_svf_variant(std::string_view name) noexcept {
+  return detail::enum_parse<SvfVariant>(kSvfVariants, name);
+}
+
+std::string svf_variant_names() {
+  return detail::enum_names(kSvfVariants);
+}
+
 Model::Model(std::shared_ptr<const System> system, const Settings& settings)
     : system_(std::move(system)), settings_(settings) {
   require(system_ != nullptr, "no system");
@@ -113,6 +127,10 @@ Model::Model(std::shared_ptr<const System> system, const Settings& settings)
   require(settings_.projection_tolerance > 0.0, "projection tolerance must be > 0");
   require(settings_.projection_max_iterations >= 1, "projection max iterations must be >= 1");
   require(settings_.datol >= 0.0, "datol must be >= 0");
+  require(std::isfinite(settings_.gamma) && settings_.gamma >= 0.0, "gamma must be >= 0");
+  // gamma = 0 would be plain index reduction under another name
+  require(settings_.stabilizer != StabilizerKind::kSvf || settings_.gamma > 0.0,
+          "stabilizer svf needs gamma > 0 (Chin eq. 2.58)");
   require(settings_.starter_substeps >= 1, "starter substeps must be >= 1");
   if (is_implicit(settings_.method)) {
     const ImplicitSettings& im = settings_.implicit;

@@ -90,8 +90,8 @@ int integer_in(const Reader& r, const YAML::Node& m, const std::string& key, int
 void read_integration(const Reader& r, const YAML::Node& n, Settings& s) {
   const std::string p = "integration";
   r.check_keys(n, p,
-               {"method", "stabilizer", "dt", "gamma1", "gamma2", "projection_tolerance",
-                "projection_max_iterations", "datol", "monitor", "solver"});
+               {"method", "stabilizer", "dt", "gamma1", "gamma2", "gamma", "svf_variant",
+                "projection_tolerance", "projection_max_iterations", "datol", "monitor", "solver"});
   if (const YAML::Node m = n["method"]) {
     s.method = parse_name(r, m, p + ".method", "method", parse_method, method_names());
   }
@@ -102,6 +102,11 @@ void read_integration(const Reader& r, const YAML::Node& n, Settings& s) {
   if (const YAML::Node m = n["dt"]) s.dt = r.positive(m, p + ".dt");
   if (const YAML::Node m = n["gamma1"]) s.gamma1 = r.non_negative(m, p + ".gamma1");
   if (const YAML::Node m = n["gamma2"]) s.gamma2 = r.non_negative(m, p + ".gamma2");
+  if (const YAML::Node m = n["gamma"]) s.gamma = r.positive(m, p + ".gamma");
+  if (const YAML::Node m = n["svf_variant"]) {
+    s.svf_variant =
+        parse_name(r, m, p + ".svf_variant", "svf_variant", parse_svf_variant, svf_variant_names());
+  }
   if (const YAML::Node m = n["projection_tolerance"]) {
     s.projection_tolerance = r.positive(m, p + ".projection_tolerance");
   }
@@ -444,6 +449,12 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
       const YAML::Node solver = n["solver"];
       if (solver && std::string_view(e.what()).find("solver sparse") != std::string_view::npos) {
         r.fail(solver, "integration.solver", e.what());
+      }
+      // svf without its gamma: the stabilizer key asked for it
+      const YAML::Node stabilizer = n["stabilizer"];
+      if (stabilizer &&
+          std::string_view(e.what()).find("stabilizer svf") != std::string_view::npos) {
+        r.fail(stabilizer, "integration.stabilizer", e.what());
       }
       r.fail(n, "integration", e.what());
     }

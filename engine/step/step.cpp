@@ -101,6 +101,7 @@ std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
   switch (settings.stabilizer) {
     case StabilizerKind::kNone:
     case StabilizerKind::kBaumgarte:
+    case StabilizerKind::kSvf:  // in the right-hand side (Workspace::Impl::svf)
       return std::make_unique<NoStabilizer>();
     case StabilizerKind::kPStab:
       return std::make_unique<PostStabilizer>(system, 2, settings.datol, solver);
@@ -183,6 +184,10 @@ Workspace::Impl::Impl(const Model& m)
   const Settings& st = m.settings();
   if (st.stabilizer == StabilizerKind::kBaumgarte || st.gamma1 != 0.0 || st.gamma2 != 0.0) {
     dynamics.set_baumgarte(st.gamma1, st.gamma2);
+  }
+  if (st.stabilizer == StabilizerKind::kSvf) {
+    svf = std::make_unique<StabilizedVectorField>(*system, st.gamma, st.svf_variant);
+    dynamics.set_stabilized_field(svf.get());
   }
   if (m.settings().method == Method::kGgl) {
     implicit = std::make_unique<GglIntegrator>(*system, m.settings().implicit);

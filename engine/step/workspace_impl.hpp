@@ -8,6 +8,7 @@
 #include "engine/implicit/ggl_integrator.hpp"
 #include "engine/implicit/gsssss_integrator.hpp"
 #include "engine/integrate/integrator.hpp"
+#include "engine/stabilize/stabilized_vector_field.hpp"
 #include "engine/stabilize/stabilizer.hpp"
 #include "rtmb/step.hpp"
 
@@ -26,7 +27,8 @@ namespace rtmb {
 [[nodiscard]] std::unique_ptr<Integrator> make_pipeline_integrator(const System& system,
                                                                    const Settings& settings);
 
-/// Builds the post-step stabilizer for the settings (NoStabilizer for kNone and kBaumgarte).
+/// Builds the post-step stabilizer for the settings (NoStabilizer for kNone, kBaumgarte and kSvf,
+/// which act inside the right-hand side).
 /// solver: Model::solver(); kSparse only for the stabilizers sparse_unsupported_reason() accepts.
 /// Setup-only.
 [[nodiscard]] std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
@@ -66,6 +68,9 @@ struct Workspace::Impl {
   DriftMonitor monitor;                    ///< stage 4
   Vec q_new;                               ///< unstabilized/stabilized positions, n_q
   Vec v_new;                               ///< unstabilized/stabilized velocities, n_v
+  /// Chin's stabilized vector field, added by `dynamics` to every v' (StabilizerKind::kSvf);
+  /// null otherwise.
+  std::unique_ptr<StabilizedVectorField> svf;
   /// Implicit index-3 methods replace stages 1-2 (engine/implicit); null for explicit methods.
   std::unique_ptr<ImplicitIntegrator> implicit;
 };

@@ -90,6 +90,14 @@ enum class StabilizerKind {
   kDcC,        ///< direct correction (c): positions and velocities together
   kDcD,        ///< direct correction (d): (c) plus the energy row E - E0
   kPartition,  ///< coordinate partitioning: dependent q, v from the constraints, re-partitioned
+  kSvf,  ///< Chin's stabilized vector field (eq. 2.58) in the right-hand side, Settings::gamma
+};
+
+/// Correction direction of the stabilized vector field (StabilizerKind::kSvf; Chin eq. 2.58 with
+/// the index-2 choices of S, reference post-stabilization-chin1995.md §1.4).
+enum class SvfVariant {
+  kGgtInverse,  ///< S = G^T (G G^T)^-1, P1 = P2 = G G^T: g'' + 2 gamma g' + gamma^2 g = 0 (2.60)
+  kGt,          ///< S = G^T, P1 = I, P2^-1 = G G^T (eq. 2.61)
 };
 
 /// Linear solver of the KKT systems [M G^T; G 0] on the step path (docs/architecture.md
@@ -114,6 +122,10 @@ extern const int kSparseCrossoverNv;
 [[nodiscard]] std::string_view to_string(StabilizerKind s) noexcept;
 [[nodiscard]] std::optional<Method> parse_method(std::string_view name) noexcept;
 [[nodiscard]] std::optional<StabilizerKind> parse_stabilizer(std::string_view name) noexcept;
+/// "ggt_inverse", "gt".
+[[nodiscard]] std::string_view to_string(SvfVariant v) noexcept;
+[[nodiscard]] std::optional<SvfVariant> parse_svf_variant(std::string_view name) noexcept;
+[[nodiscard]] std::string svf_variant_names();
 /// Comma-separated valid names, for error messages and --help.
 [[nodiscard]] std::string method_names();
 [[nodiscard]] std::string stabilizer_names();
@@ -128,6 +140,9 @@ struct Settings {
   /// Wu et al.'s alpha = beta is gamma1 = 2 alpha, gamma2 = alpha^2.
   double gamma1 = 0.0;
   double gamma2 = 0.0;
+  /// kSvf: the stabilized vector field's gamma [1/s], > 0 (Chin eq. 2.58), and its direction.
+  double gamma = 0.0;
+  SvfVariant svf_variant = SvfVariant::kGgtInverse;
   double projection_tolerance = 1e-12;  ///< kProject: target ||g||inf, > 0
   int projection_max_iterations = 20;   ///< kProject: correction limit per step, >= 1
   double datol = 0.0;                   ///< kPStab/kSBoth: skip while drift <= datol (0: never)

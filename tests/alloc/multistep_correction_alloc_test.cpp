@@ -43,6 +43,7 @@ AllocationCounts count_steps(const Case& c) {
     settings.gamma1 = 10.0;
     settings.gamma2 = 25.0;
   }
+  if (c.stabilizer == StabilizerKind::kSvf) settings.gamma = 10.0;
   const Model model(make_mechanism(c.mechanism), settings);
   Workspace ws(model);
   State s = initial_state(model);
@@ -100,6 +101,10 @@ const Case kCases[] = {
     // coordinate partitioning (the pendulum re-partitions during the run)
     {"pendulum", Method::kRk4, StabilizerKind::kPartition, false},
     {"andrews", Method::kMampc3, StabilizerKind::kPartition, false},
+    // Chin's stabilized vector field (issue 16) in the multistep and midpoint right-hand sides
+    {"four_bar", Method::kMampc4, StabilizerKind::kSvf, false},
+    {"andrews", Method::kAmpc3, StabilizerKind::kSvf, false},
+    {"slider_crank", Method::kOdeMidpoint, StabilizerKind::kSvf, false},
 };
 
 INSTANTIATE_TEST_SUITE_P(Issue6,
@@ -117,12 +122,14 @@ INSTANTIATE_TEST_SUITE_P(Issue6,
 TEST(CorrectionAllocationsLargeModel, BlockedFactorizationsAllocateNothing) {
   MechanismOptions options;
   options.chain_links = 24;
-  for (const StabilizerKind stabilizer : {StabilizerKind::kSymProjM, StabilizerKind::kOrthProjM,
-                                          StabilizerKind::kDcD, StabilizerKind::kPartition}) {
+  for (const StabilizerKind stabilizer :
+       {StabilizerKind::kSymProjM, StabilizerKind::kOrthProjM, StabilizerKind::kDcD,
+        StabilizerKind::kPartition, StabilizerKind::kSvf}) {
     Settings settings;
     settings.method = stabilizer == StabilizerKind::kSymProjM ? Method::kOdeMidpoint : Method::kRk4;
     settings.stabilizer = stabilizer;
     settings.correction_mass_weighted = true;
+    settings.gamma = 10.0;  // svf
     settings.dt = 1e-3;
     const Model model(make_mechanism("chain", options), settings);
     ASSERT_GE(model.system().n_v(), 32);

@@ -70,6 +70,22 @@ INSTANTIATE_TEST_SUITE_P(
                                   to_string(std::get<2>(param_info.param))});
     });
 
+// The matrix above runs svf with its default direction S = G^T (G G^T)^-1; the other one,
+// S = G^T (Chin eq. 2.50), on every reference mechanism with RK4.
+TEST(StepAllocations, SvfTransposeDirectionAllocatesNothing) {
+  for (const testing::MechanismCase& mc : kMechanisms) {
+    const MechanismInfo* info = find_mechanism(mc.name);
+    ASSERT_NE(info, nullptr);
+    Settings settings =
+        testing::step_allocation_settings(Method::kRk4, StabilizerKind::kSvf, info->default_dt);
+    settings.svf_variant = SvfVariant::kGt;
+    const Model model(make_mechanism(mc.name, mc.options), settings);
+    const testing::StepAllocationCounts run = testing::count_step_allocations(model, kWarmUp, 1000);
+    EXPECT_EQ(run.counts.allocations, 0u) << mc.label;
+    EXPECT_EQ(run.counts.deallocations, 0u) << mc.label;
+  }
+}
+
 TEST(StepAllocations, CounterSeesSetupAllocationsInThisExecutable) {
   // negative control: the same counter, around setup code that must allocate
   AllocationCounts counts;
@@ -83,12 +99,14 @@ TEST(StepAllocations, CounterSeesSetupAllocationsInThisExecutable) {
 }
 
 TEST(AdaptiveAllocations, Dopri5StepsAllocateNothing) {
-  for (StabilizerKind stabilizer : {StabilizerKind::kPStab, StabilizerKind::kBaumgarte}) {
+  for (StabilizerKind stabilizer :
+       {StabilizerKind::kPStab, StabilizerKind::kBaumgarte, StabilizerKind::kSvf}) {
     Settings settings;
     settings.method = Method::kDopri5;
     settings.stabilizer = stabilizer;
     settings.gamma1 = 20.0;
     settings.gamma2 = 100.0;
+    settings.gamma = 10.0;  // svf
     const Model model(make_mechanism("andrews"), settings);
     AdaptiveOptions options;
     options.rtol = 1e-7;

@@ -44,7 +44,8 @@ inline constexpr Method kRungeKuttaMethods[] = {Method::kEuler, Method::kHeun, M
 /// The stabilizers of the reference sweep.
 inline constexpr StabilizerKind kReferenceStabilizers[] = {
     StabilizerKind::kNone,  StabilizerKind::kBaumgarte, StabilizerKind::kPStab,
-    StabilizerKind::kSBoth, StabilizerKind::kSFull,     StabilizerKind::kProject};
+    StabilizerKind::kSBoth, StabilizerKind::kSFull,     StabilizerKind::kProject,
+    StabilizerKind::kSvf};
 
 /// Every explicit method: the Runge-Kutta ones, the multistep predictor-correctors and the ODE
 /// midpoint rule.

@@ -58,6 +58,7 @@ inline Settings step_allocation_settings(Method method, StabilizerKind stabilize
     settings.gamma1 = 20.0;
     settings.gamma2 = 100.0;
   }
+  if (stabilizer == StabilizerKind::kSvf) settings.gamma = 10.0;
   return settings;
 }
 

@@ -113,6 +113,13 @@ INSTANTIATE_TEST_SUITE_P(
                 "rig.yaml:3:7:", "integration.dt", "must be > 0"},
         BadCase{"unknown method", "mechanism: pendulum\nintegration:\n  method: rk5\n",
                 "rig.yaml:3:11:", "integration.method", "unknown method 'rk5'"},
+        BadCase{"unknown svf variant", "mechanism: pendulum\nintegration:\n  svf_variant: gtt\n",
+                "rig.yaml:3:16:", "integration.svf_variant",
+                "unknown svf_variant 'gtt' (valid: ggt_inverse, gt)"},
+        BadCase{"non-positive svf gamma", "mechanism: pendulum\nintegration:\n  gamma: 0\n",
+                "rig.yaml:3:10:", "integration.gamma", "must be > 0"},
+        BadCase{"svf without gamma", "mechanism: pendulum\nintegration:\n  stabilizer: svf\n",
+                "rig.yaml:3:15:", "integration.stabilizer", "stabilizer svf needs gamma > 0"},
         BadCase{"mapping expected", "mechanism: pendulum\nintegration: rk4\n",
                 "rig.yaml:2:14:", "integration", "expected a mapping"},
         BadCase{"channel count", "mechanism: pendulum\ninputs:\n  channels:\n    - {name: a}\n",
@@ -260,6 +267,20 @@ TEST(ModelFile, ServeClockKeysAreReadAndOptional) {
   EXPECT_EQ(f.input_margin_us, 45);
   EXPECT_EQ(parse_model_file("mechanism: pendulum\nserve: {clock: device}\n", "rig.yaml").clock,
             ClockMode::kDevice);
+}
+
+TEST(ModelFile, SvfKeysAreRead) {
+  const ModelFile f = parse_model_file(
+      "mechanism: four_bar\nintegration:\n  stabilizer: svf\n  gamma: 25\n  svf_variant: gt\n",
+      "rig.yaml");
+  EXPECT_EQ(f.settings.stabilizer, StabilizerKind::kSvf);
+  EXPECT_EQ(f.settings.gamma, 25.0);
+  EXPECT_EQ(f.settings.svf_variant, SvfVariant::kGt);
+  // the default direction is the manifold normal G^T (G G^T)^-1 (Chin eq. 2.45)
+  EXPECT_EQ(parse_model_file("mechanism: four_bar\nintegration: {stabilizer: svf, gamma: 1}\n",
+                             "rig.yaml")
+                .settings.svf_variant,
+            SvfVariant::kGgtInverse);
 }
 
 TEST(ModelFile, MissingFileIsNamed) {
