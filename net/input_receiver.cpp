@@ -113,12 +113,16 @@ void InputReceiver::update_admission() noexcept {
   incoming.session_count = std::min<std::uint32_t>(incoming.session_count, kMaxClientSlots);
   for (std::uint32_t i = 0; i < incoming.session_count; ++i) {
     session_scratch_[i] = SessionState{};
+    bool kept = false;
     for (std::uint32_t j = 0; j < table_.session_count; ++j) {
       if (table_.sessions[j].id == incoming.sessions[i].id) {
         session_scratch_[i] = sessions_[j];
+        kept = true;
         break;
       }
     }
+    // a new session's key is absorbed once here, not at every datagram it sends
+    if (!kept) session_scratch_[i].mac = input_mac_key(incoming.sessions[i].key);
   }
   table_ = incoming;
   buckets_ = scratch_;
@@ -183,7 +187,7 @@ PacketStatus InputReceiver::admit_authenticated(std::span<const std::byte> d,
   std::uint32_t k = 0;
   while (k < table_.session_count && table_.sessions[k].id != session) ++k;
   if (k == table_.session_count) return PacketStatus::kUnknownSession;
-  if (!input_mac_valid(d, table_.sessions[k].key)) return PacketStatus::kBadMac;
+  if (!input_mac_valid(d, sessions_[k].mac)) return PacketStatus::kBadMac;
   s = decode_input_v2(d, channel_count, message_, session);
   if (s != PacketStatus::kOk) return s;
   SessionState& state = sessions_[k];

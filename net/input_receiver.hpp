@@ -48,6 +48,7 @@
 #include <span>
 #include <type_traits>
 
+#include "net/input_auth.hpp"        // InputMacKey
 #include "net/subscriber_table.hpp"  // SocketAddress
 #include "net/token_bucket.hpp"
 #include "rtmb/net/wire.hpp"
@@ -161,6 +162,7 @@ class InputReceiver {
   struct SessionState {
     TokenBucket bucket;
     SequenceWindow window;
+    InputMacKey mac;  // the session key with its HMAC pads absorbed (net/input_auth.hpp)
   };
 
   int fd_;

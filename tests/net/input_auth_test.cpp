@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -51,6 +52,11 @@ TEST(InputAuth, TagIsTruncatedHmacSha512OfEverythingBeforeIt) {
   }
   EXPECT_EQ(tag, expected);
   EXPECT_TRUE(input_mac_valid(d, counting_key()));
+  // the receiver's form: the key absorbed once, then checked many times (the state is copied,
+  // never consumed)
+  const InputMacKey keyed = input_mac_key(counting_key());
+  EXPECT_TRUE(input_mac_valid(d, keyed));
+  EXPECT_TRUE(input_mac_valid(d, keyed));
 }
 
 // docs/protocol.md, "Wire version 2", Example: encode_input_v2 + sign_input give the dump there.
@@ -105,10 +111,12 @@ TEST(InputAuth, AnyChangedByteOrAnotherKeyFailsTheCheck) {
     std::vector<std::byte> changed = d;
     changed[i] ^= std::byte{0x01};
     EXPECT_FALSE(input_mac_valid(changed, key)) << "byte " << i;
+    EXPECT_FALSE(input_mac_valid(changed, input_mac_key(key))) << "byte " << i;
   }
   SessionKey other = key;
   other[31] ^= 0x01;
   EXPECT_FALSE(input_mac_valid(d, other));
+  EXPECT_FALSE(input_mac_valid(d, input_mac_key(other)));
   // too short to hold a trailer: never valid, and signing it changes nothing
   std::vector<std::byte> tiny(kInputTrailerBytes - 1);
   sign_input(tiny, key);
@@ -133,20 +141,30 @@ TEST(InputAuth, HexFormsRoundTripAndRefuseMalformedText) {
   ASSERT_TRUE(key_from_hex(hex, back));
   EXPECT_EQ(back, key);
   SessionKey untouched{};
-  EXPECT_FALSE(key_from_hex(hex.substr(1), untouched));         // 63 digits
-  EXPECT_FALSE(key_from_hex("zz" + hex.substr(2), untouched));  // not hex
+  EXPECT_FALSE(key_from_hex(hex.substr(1), untouched));             // 63 digits
+  EXPECT_FALSE(key_from_hex("zz" + hex.substr(2), untouched));      // not hex
+  EXPECT_FALSE(key_from_hex(hex.substr(0, 62) + "0g", untouched));  // last digit not hex
+  EXPECT_FALSE(key_from_hex(hex.substr(0, 62) + " 0", untouched));  // a space
+  SessionKey upper{};
+  std::string upper_hex = hex;
+  for (char& c : upper_hex) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ASSERT_TRUE(key_from_hex(upper_hex, upper));
+  EXPECT_EQ(upper, key);
   EXPECT_EQ(untouched, SessionKey{});
 
   EXPECT_EQ(session_to_hex(0x0102030405060708u), "0102030405060708");
   std::uint64_t s = 0;
   ASSERT_TRUE(session_from_hex("0102030405060708", s));
   EXPECT_EQ(s, 0x0102030405060708u);
+  ASSERT_TRUE(session_from_hex("1ab", s));  // fewer than 16 digits: leading zeros implied
+  EXPECT_EQ(s, 0x1abu);
   ASSERT_TRUE(session_from_hex("FFFFFFFFFFFFFFFF", s));
   EXPECT_EQ(s, ~std::uint64_t{0});
   s = 7;
   EXPECT_FALSE(session_from_hex("", s));
   EXPECT_FALSE(session_from_hex("1ffffffffffffffff", s));  // 17 digits
   EXPECT_FALSE(session_from_hex("12g4", s));
+  EXPECT_FALSE(session_from_hex("12 4", s));
   EXPECT_EQ(s, 7u);
 }
 
