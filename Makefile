@@ -34,15 +34,21 @@ NINJA_JOBS  = $(if $(BUILD_JOBS),-j $(BUILD_JOBS))
 # --no-tests=error: a build that registers no tests must not report success
 CTEST       = ctest --output-on-failure --no-tests=error -j $(TEST_JOBS) --test-dir
 
+# Debug information: line tables only (-g1). That is all profilers (callgrind, perf) and the
+# sanitizers' stack traces read, and full -g made every compile about a third slower (measured on
+# an engine file and a test file: 13.2 s vs 8.8 s, 7.0 s vs 5.2 s of CPU). BUILD_TYPE=Debug gives
+# full debug information for gdb.
+MAIN_CMAKE_FLAGS  = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+                    '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG'
 # Sanitizer build: -O1 rather than -O2 keeps the physics tests fast enough under ASan while
 # keeping stack traces readable. Any report is fatal, including leaks at exit.
 ASAN_CMAKE_FLAGS  = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-                    '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g -DNDEBUG' \
+                    '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG' \
                     -DRTMB_SANITIZE=ON -DRTMB_BUILD_BENCH=OFF -DRTMB_BUILD_PYTHON=OFF
 # ThreadSanitizer tree: only the tests in which threads share memory (tests/CMakeLists.txt,
 # rtmb_thread_tests), -O1 for the same reason as ASan. Any report is fatal.
 TSAN_CMAKE_FLAGS  = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-                    '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g -DNDEBUG' \
+                    '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG' \
                     -DRTMB_TSAN=ON -DRTMB_BUILD_BENCH=OFF -DRTMB_BUILD_PYTHON=OFF
 SANITIZER_ENV := ASAN_OPTIONS=halt_on_error=1:print_stacktrace=1:detect_leaks=1:check_initialization_order=1:strict_init_order=1 \
                  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
@@ -75,7 +81,7 @@ deps:
 # Configure only when the build tree does not exist yet. After that ninja re-runs CMake by itself
 # whenever a CMakeLists.txt (or a globbed source list) changes.
 $(BUILD_DIR)/build.ninja: | deps
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD_DIR) -G Ninja $(MAIN_CMAKE_FLAGS) $(CMAKE_ARGS)
 
 $(ASAN_BUILD_DIR)/build.ninja: | deps
 	cmake -S . -B $(ASAN_BUILD_DIR) -G Ninja $(ASAN_CMAKE_FLAGS) $(CMAKE_ARGS)
