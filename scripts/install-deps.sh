@@ -85,6 +85,9 @@ install_web_modules() {
   lock="$web/package-lock.json"
   installed="$web/node_modules/.package-lock.json"
   [[ -f "$lock" ]] || return 0
+  # a worktree that links another checkout's node_modules shares it: npm ci would empty the
+  # other checkout's copy through the link (it replaces the folder's contents)
+  [[ -L "$web/node_modules" ]] && return 0
   if [[ -f "$installed" && "$installed" -nt "$lock" ]]; then
     return 0
   fi
