@@ -29,6 +29,7 @@
 #include "rtmb/state.hpp"
 #include "tests/support/model_file_errors.hpp"
 #include "tests/support/model_lookup.hpp"
+#include "tests/support/redundant_models.hpp"
 
 namespace rtmb {
 namespace {
@@ -110,23 +111,13 @@ ConstraintRank check_against_dense(const System& sys, const char* name, int expe
   return r;
 }
 
-// The planar parallelogram with a third, parallel crank (tests/engine/model_file/
-// spatial_model_file_test.cpp): 12 coordinates, 12 rows, 1 degree of freedom, rank 11.
-const char* const kParallelogram = R"(name: parallelogram
-bodies:
-  - {name: crank1, mass: 1.0, inertia: 0.0833, pose: [0.0, 0.5, 1.5707963267948966]}
-  - {name: crank2, mass: 1.0, inertia: 0.0833, pose: [1.0, 0.5, 1.5707963267948966]}
-  - {name: crank3, mass: 1.0, inertia: 0.0833, pose: [2.0, 0.5, 1.5707963267948966]}
-  - {name: coupler, mass: 2.0, inertia: 0.667, pose: [1.0, 1.0, 0.0]}
-joints:
-  - {name: A1, type: revolute, body_i: ground, point_i: [0, 0], body_j: crank1, point_j: [-0.5, 0]}
-  - {name: A2, type: revolute, body_i: ground, point_i: [1, 0], body_j: crank2, point_j: [-0.5, 0]}
-  - {name: A3, type: revolute, body_i: ground, point_i: [2, 0], body_j: crank3, point_j: [-0.5, 0]}
-  - {name: B1, type: revolute, body_i: crank1, point_i: [0.5, 0], body_j: coupler, point_j: [-1, 0]}
-  - {name: B2, type: revolute, body_i: crank2, point_i: [0.5, 0], body_j: coupler, point_j: [0, 0]}
-  - {name: B3, type: revolute, body_i: crank3, point_i: [0.5, 0], body_j: coupler, point_j: [1, 0]}
-redundant_constraints: remove
-)";
+// The double-supported four-bar (tests/support/redundant_models.hpp): 12 coordinates, 12 rows,
+// 1 degree of freedom, rank 11.
+std::string parallelogram() {
+  std::string text = testing::kParallelogramYaml;
+  text += "redundant_constraints: remove\n";
+  return text;
+}
 
 // `rtmb gen chain --n N --spatial --loop` with the tip pinned a second time (joint tip_again,
 // the same point on the same body): its 3 rows repeat the rows of joint tip.
@@ -153,7 +144,7 @@ TEST(ConstraintRank, SpatialFourBarOfParallelRevolutesAgreesWithTheDenseSvd) {
 }
 
 TEST(ConstraintRank, PlanarParallelogramWithAThirdCrankAgreesWithTheDenseSvd) {
-  const ModelFile f = parse_model_file(kParallelogram, "parallelogram.yaml");
+  const ModelFile f = parse_model_file(parallelogram(), "parallelogram.yaml");
   ASSERT_TRUE(f.bodies);
   const std::shared_ptr<const System> reduced = make_system(f);
   const auto& sys = dynamic_cast<const IndependentRowsSystem&>(*reduced);

@@ -21,6 +21,7 @@
 #include "rtmb/step.hpp"
 #include "tests/support/model_file_errors.hpp"
 #include "tests/support/model_lookup.hpp"
+#include "tests/support/redundant_models.hpp"
 
 namespace rtmb {
 namespace {
@@ -266,33 +267,21 @@ TEST(RedundantConstraints, ReducedSpatialFourBarMovesLikeThePlanarFourBar) {
       worst, swept);
 }
 
-// A planar parallelogram with a third, parallel crank (the double-supported four-bar, the classic
-// redundant example): 4 bodies, 6 revolute joints; 12 coordinates, 12 rows, 1 degree of freedom,
-// so G has rank 11 and one row is dependent.
-const char* const kParallelogram = R"(name: parallelogram
-bodies:
-  - {name: crank1, mass: 1.0, inertia: 0.0833, pose: [0.0, 0.5, 1.5707963267948966]}
-  - {name: crank2, mass: 1.0, inertia: 0.0833, pose: [1.0, 0.5, 1.5707963267948966]}
-  - {name: crank3, mass: 1.0, inertia: 0.0833, pose: [2.0, 0.5, 1.5707963267948966]}
-  - {name: coupler, mass: 2.0, inertia: 0.667, pose: [1.0, 1.0, 0.0]}
-joints:
-  - {name: A1, type: revolute, body_i: ground, point_i: [0, 0], body_j: crank1, point_j: [-0.5, 0]}
-  - {name: A2, type: revolute, body_i: ground, point_i: [1, 0], body_j: crank2, point_j: [-0.5, 0]}
-  - {name: A3, type: revolute, body_i: ground, point_i: [2, 0], body_j: crank3, point_j: [-0.5, 0]}
-  - {name: B1, type: revolute, body_i: crank1, point_i: [0.5, 0], body_j: coupler, point_j: [-1, 0]}
-  - {name: B2, type: revolute, body_i: crank2, point_i: [0.5, 0], body_j: coupler, point_j: [0, 0]}
-  - {name: B3, type: revolute, body_i: crank3, point_i: [0.5, 0], body_j: coupler, point_j: [1, 0]}
-forces:
-  - {type: gravity, vector: [0.0, -9.81]}
-)";
+// The double-supported four-bar (tests/support/redundant_models.hpp), under gravity.
+std::string parallelogram(const char* more) {
+  std::string text = testing::kParallelogramYaml;
+  text += "forces:\n  - {type: gravity, vector: [0.0, -9.81]}\n";
+  text += more;
+  return text;
+}
 
 TEST(RedundantConstraints, PlanarDoubleSupportedFourBarIsRefusedWithoutRemoveAndRunsWithIt) {
-  const std::string what = error_of(kParallelogram);
+  const std::string what = error_of(parallelogram(""));
   EXPECT_NE(what.find("key 'joints': redundant constraints: G has rank"), std::string::npos)
       << what;
   std::printf("refused: %s\n", what.c_str());
-  const ModelFile f = parse_model_file(
-      std::string(kParallelogram) + "redundant_constraints: remove\n", "parallelogram.yaml");
+  const ModelFile f =
+      parse_model_file(parallelogram("redundant_constraints: remove\n"), "parallelogram.yaml");
   const std::shared_ptr<const System> sys = make_system(f);
   State s0;
   sys->initial_state(s0);
