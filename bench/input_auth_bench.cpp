@@ -16,10 +16,10 @@
 namespace rtmb {
 namespace {
 
-// a datagram of a typical haptic input: 3 channels (header, samples, trailer) is well under 100
-// bytes; 96 bytes stand for it
-std::vector<std::byte> signed_datagram(const SessionKey& key) {
-  std::vector<std::byte> d(96);
+// a datagram of state.range(0) bytes: 96 stands for a typical haptic input (a few samples),
+// 716 is the largest datagram (kMaxDatagramBytes)
+std::vector<std::byte> signed_datagram(const SessionKey& key, std::size_t bytes) {
+  std::vector<std::byte> d(bytes);
   for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<std::byte>(i * 7);
   sign_input(d, key);
   return d;
@@ -34,19 +34,19 @@ SessionKey bench_key() {
 void BM_InputMacCheckKeyedAfresh(benchmark::State& state) {
   init_crypto();
   const SessionKey key = bench_key();
-  const std::vector<std::byte> d = signed_datagram(key);
+  const std::vector<std::byte> d = signed_datagram(key, static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) benchmark::DoNotOptimize(input_mac_valid(d, key));
 }
-BENCHMARK(BM_InputMacCheckKeyedAfresh);
+BENCHMARK(BM_InputMacCheckKeyedAfresh)->Arg(96)->Arg(kMaxDatagramBytes);
 
 void BM_InputMacCheckSessionState(benchmark::State& state) {
   init_crypto();
   const SessionKey key = bench_key();
-  const std::vector<std::byte> d = signed_datagram(key);
+  const std::vector<std::byte> d = signed_datagram(key, static_cast<std::size_t>(state.range(0)));
   const InputMacKey keyed = input_mac_key(key);
   for (auto _ : state) benchmark::DoNotOptimize(input_mac_valid(d, keyed));
 }
-BENCHMARK(BM_InputMacCheckSessionState);
+BENCHMARK(BM_InputMacCheckSessionState)->Arg(96)->Arg(kMaxDatagramBytes);
 
 }  // namespace
 }  // namespace rtmb
