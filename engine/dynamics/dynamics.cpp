@@ -50,8 +50,8 @@ void Dynamics::evaluate(
     return;
   }
   // stabilized vector field: v' = a - S c after the plain solve (Chin eq. 2.58, whose
-  // multiplier row 0 = G(f + B y) + z carries no stabilization term)
-  if (svf_ != nullptr) svf_->correct(t, q, v, out_vdot, status);
+  // multiplier row 0 = G(f + B y) + z carries no stabilization term), with the G just loaded
+  if (svf_ != nullptr) svf_->correct(t, q, v, kkt_.dense_jacobian(), out_vdot, status);
 }
 
 }  // namespace rtmb

@@ -53,6 +53,10 @@ class KktBackend {
   void solve_correction2(VecCRef r1, VecCRef r2, VecRef out_dx1, VecRef out_dx2) noexcept;
   /// out += G v with the G of the last load(). RT-safe.
   void add_jacobian_product(VecCRef v, VecRef out) const noexcept;
+  /// The G of the last load() as a dense n_lambda x n_v block (it stays valid after factor()).
+  /// Dense path only: a caller that needs G itself (the stabilized vector field) is refused the
+  /// sparse path by sparse_unsupported_reason(). RT-safe.
+  [[nodiscard]] MatCRef dense_jacobian() const noexcept { return dense_->jacobian(); }
 
  private:
   const System& system_;

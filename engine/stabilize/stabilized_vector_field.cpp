@@ -32,7 +32,6 @@ StabilizedVectorField::StabilizedVectorField(const System& system, double gamma,
     : system_(system),
       gamma_(gamma),
       variant_(variant),
-      G_(Mat::Zero(system.n_lambda(), system.n_v())),
       scratch_(system.n_lambda()),
       g_(Vec::Zero(system.n_lambda())),
       gv_(Vec::Zero(system.n_lambda())),
@@ -40,25 +39,24 @@ StabilizedVectorField::StabilizedVectorField(const System& system, double gamma,
       dv_(Vec::Zero(system.n_v())) {}
 
 void StabilizedVectorField::correct(
-    double t, VecCRef q, VecCRef v, VecRef vdot, StepStatus& status) noexcept {
+    double t, VecCRef q, VecCRef v, MatCRef G, VecRef vdot, StepStatus& status) noexcept {
   if (system_.n_lambda() == 0) return;
   // the invariants h = (g, g') with g' = G v + g_t (reference §1.1, time-dependent form)
-  system_.jacobian(t, q, G_);
   system_.constraints(t, q, g_);
   system_.constraint_rate(t, q, gv_);
-  gv_.noalias() += G_ * v;
+  gv_.noalias() += G * v;
   // c = 2 gamma P1^-1-scaled g' + gamma^2 P2^-1-scaled g, then v' -= S c (eq. 2.58, 2.59):
   // kGgtInverse: S = G^T (G G^T)^-1 and c = 2 gamma g' + gamma^2 g            (P1 = P2 = G G^T)
   // kGt:         S = G^T and c = 2 gamma g' + gamma^2 (G G^T) g         (P1 = I, P2^-1 = G G^T)
   c_ = 2.0 * gamma_ * gv_;
   g_ *= gamma_ * gamma_;
   if (variant_ == SvfVariant::kGt) {
-    scratch_.ggt.noalias() = G_ * G_.transpose();
+    scratch_.ggt.noalias() = G * G.transpose();
     c_.noalias() += scratch_.ggt * g_;
   } else {
     c_ += g_;
   }
-  if (!svf_direction(variant_, G_, c_, scratch_, dv_)) {
+  if (!svf_direction(variant_, G, c_, scratch_, dv_)) {
     status.set(StepFlag::kSingularKkt);
     return;
   }

@@ -48,9 +48,10 @@ class StabilizedVectorField {
  public:
   StabilizedVectorField(const System& system, double gamma, SvfVariant variant);
 
-  /// Subtracts the stabilization term at (t, q, v) from vdot (size n_v). Sets
-  /// StepFlag::kSingularKkt and leaves vdot alone when G G^T is singular. RT-safe.
-  void correct(double t, VecCRef q, VecCRef v, VecRef vdot, StepStatus& status) noexcept;
+  /// Subtracts the stabilization term at (t, q, v) from vdot (size n_v). G is G(t, q) as the KKT
+  /// solve just loaded it (Dynamics passes its own, so G is evaluated once per right-hand side).
+  /// Sets StepFlag::kSingularKkt and leaves vdot alone when G G^T is singular. RT-safe.
+  void correct(double t, VecCRef q, VecCRef v, MatCRef G, VecRef vdot, StepStatus& status) noexcept;
 
   [[nodiscard]] double gamma() const noexcept { return gamma_; }
   [[nodiscard]] SvfVariant variant() const noexcept { return variant_; }
@@ -59,7 +60,6 @@ class StabilizedVectorField {
   const System& system_;
   double gamma_;
   SvfVariant variant_;
-  Mat G_;  ///< n_lambda x n_v
   SvfScratch scratch_;
   Vec g_;   ///< g(t, q), n_lambda
   Vec gv_;  ///< G v + g_t, n_lambda
