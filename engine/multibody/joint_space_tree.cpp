@@ -96,6 +96,7 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
   }
   parent_link_.assign(static_cast<std::size_t>(n_links), -1);
   parent_joint_.assign(static_cast<std::size_t>(n_links), -1);
+  link_coordinate_.assign(static_cast<std::size_t>(n_links), -1);
   coordinate_.assign(spec_.joints.size(), -1);
   unit_axis_.resize(spec_.joints.size());
   int k = 0;
@@ -123,6 +124,7 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
       const double norm = jt.axis.norm();
       if (!(norm > 0.0)) refuse(who + "axis must be non-zero");
       unit_axis_[j] = jt.axis / norm;
+      link_coordinate_[c] = k;
       coordinate_[j] = k++;
       link_of_coordinate_.push_back(jt.child);
     } else {
@@ -248,8 +250,7 @@ void JointSpaceTree::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept 
     out_M(i, i) = si.motion_subspace.dot(f);
     for (int l = parent_link_[static_cast<std::size_t>(li)]; l >= 0;
          l = parent_link_[static_cast<std::size_t>(l)]) {
-      const int jl = parent_joint_[static_cast<std::size_t>(l)];
-      const int j = jl < 0 ? -1 : coordinate_[static_cast<std::size_t>(jl)];
+      const int j = link_coordinate_[static_cast<std::size_t>(l)];
       if (j < 0) continue;
       out_M(i, j) = state_[static_cast<std::size_t>(l)].motion_subspace.dot(f);
       out_M(j, i) = out_M(i, j);
@@ -273,8 +274,7 @@ void JointSpaceTree::inverse_dynamics(VecCRef q,
   for (int l : order_) {
     LinkState& s = state_[static_cast<std::size_t>(l)];
     const int p = parent_link_[static_cast<std::size_t>(l)];
-    const int jl = parent_joint_[static_cast<std::size_t>(l)];
-    const int k = jl < 0 ? -1 : coordinate_[static_cast<std::size_t>(jl)];
+    const int k = link_coordinate_[static_cast<std::size_t>(l)];
     if (p >= 0) {
       s.velocity = state_[static_cast<std::size_t>(p)].velocity;
       s.acceleration = state_[static_cast<std::size_t>(p)].acceleration;
@@ -292,8 +292,7 @@ void JointSpaceTree::inverse_dynamics(VecCRef q,
   }
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
     const LinkState& s = state_[static_cast<std::size_t>(*it)];
-    const int jl = parent_joint_[static_cast<std::size_t>(*it)];
-    const int k = jl < 0 ? -1 : coordinate_[static_cast<std::size_t>(jl)];
+    const int k = link_coordinate_[static_cast<std::size_t>(*it)];
     if (k >= 0) out_tau(k) = s.motion_subspace.dot(s.force);
     const int p = parent_link_[static_cast<std::size_t>(*it)];
     if (p >= 0) state_[static_cast<std::size_t>(p)].force += s.force;
@@ -344,8 +343,7 @@ double JointSpaceTree::energy(double /*t*/,
   for (int l : order_) {
     LinkState& s = state_[static_cast<std::size_t>(l)];
     const int p = parent_link_[static_cast<std::size_t>(l)];
-    const int jl = parent_joint_[static_cast<std::size_t>(l)];
-    const int k = jl < 0 ? -1 : coordinate_[static_cast<std::size_t>(jl)];
+    const int k = link_coordinate_[static_cast<std::size_t>(l)];
     if (p >= 0) {
       s.velocity = state_[static_cast<std::size_t>(p)].velocity;
     } else {

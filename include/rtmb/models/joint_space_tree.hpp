@@ -132,6 +132,7 @@ class JointSpaceTree final : public System {
   std::vector<int> parent_link_;            // per link: parent link or -1
   std::vector<int> parent_joint_;           // per link: the joint whose child it is, or -1
   std::vector<int> coordinate_;             // per joint: coordinate index or -1
+  std::vector<int> link_coordinate_;        // per link: its parent joint's coordinate, or -1
   std::vector<int> link_of_coordinate_;     // per coordinate: the joint's child link
   std::vector<Eigen::Vector3d> unit_axis_;  // per joint: axis / |axis|
   mutable std::vector<LinkState> state_;    // scratch (for_simulation gives each its own)
