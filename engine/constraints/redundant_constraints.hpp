@@ -30,6 +30,10 @@ struct ConstraintRank {
   std::vector<std::vector<int>> groups;
 };
 
+/// A row of G is dependent when its part orthogonal to the rows before it is at most this times
+/// sigma_max(G): the redundancy check's default and the sparse assembly's rank decision.
+inline constexpr double kDependentRowTolerance = 1e-9;
+
 /// Rank of G = dg/dq at (0, q) by a rank-revealing sparse QR of G^T (SparseRowBasis): a row is
 /// dependent when its part orthogonal to the rows kept before it is <= rel_tol * sigma_max(G),
 /// the threshold of the singular-value count it replaces. The rows dropped are the last pivots
@@ -38,7 +42,7 @@ struct ConstraintRank {
 /// the dense work on the dependent rows' loops. Setup-only (allocates).
 [[nodiscard]] ConstraintRank constraint_rank(const System& system,
                                              VecCRef q,
-                                             double rel_tol = 1e-9);
+                                             double rel_tol = kDependentRowTolerance);
 
 /// A System with the constraint rows of `full` restricted to `rows` (ascending, unique): g, G,
 /// g_t, L, d(Gv)/dq and the sparse G keep only those rows; M, f, energy and the named input

@@ -14,6 +14,7 @@
 #include <Eigen/Dense>
 #include <utility>
 
+#include "engine/constraints/redundant_constraints.hpp"
 #include "engine/constraints/sparse_row_basis.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 
@@ -43,10 +44,11 @@ class Linearization {
   }
 
   // G^+ b; in the sparse path a row whose part orthogonal to the rows kept before it is below
-  // 1e-9 sigma_max counts as dependent, the threshold of the redundancy check (constraint_rank)
+  // kDependentRowTolerance sigma_max counts as dependent, as in the redundancy check
   [[nodiscard]] Vec pseudo_inverse_times(const Vec& b) const {
     if (dense_) return dense_G_.completeOrthogonalDecomposition().solve(b);
-    const SparseRowBasis basis(sparse_G_, 1e-9 * largest_singular_value(sparse_G_));
+    const SparseRowBasis basis(sparse_G_,
+                               kDependentRowTolerance * largest_singular_value(sparse_G_));
     return basis.min_norm_solve(b);
   }
 
