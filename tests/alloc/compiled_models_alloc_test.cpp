@@ -53,36 +53,19 @@ TEST_P(CompiledModelAllocations, EveryMethodAndStabilizerAllocatesNothing) {
 
   const ModelFile file = load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/" + GetParam());
   const std::shared_ptr<const System> sys = make_system(file);
-  int ran = 0;
-  int refused = 0;
-  for (Method method : methods) {
-    for (StabilizerKind stabilizer : stabilizers) {
-      if (is_implicit(method) && stabilizer != StabilizerKind::kNone) continue;
-      const Settings settings =
-          testing::step_allocation_settings(method, stabilizer, file.settings.dt);
-      std::unique_ptr<Model> model;
-      try {
-        model = std::make_unique<Model>(sys, settings);
-      } catch (const std::invalid_argument& e) {
-        ++refused;
-        std::printf("refused at setup: %s %s + %s: %s\n", GetParam().c_str(),
-                    std::string(to_string(method)).c_str(),
-                    std::string(to_string(stabilizer)).c_str(), e.what());
-        continue;
-      }
-      const testing::StepAllocationCounts run = testing::count_step_allocations(*model, 5, kSteps);
-      ++ran;
-      EXPECT_EQ(run.counts.allocations, 0u)
-          << GetParam() << " " << to_string(method) << " + " << to_string(stabilizer);
-      EXPECT_EQ(run.counts.deallocations, 0u)
-          << GetParam() << " " << to_string(method) << " + " << to_string(stabilizer);
-    }
-  }
+  const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
+      sys, file.settings.dt, kSteps, GetParam(),
+      [&](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
+        EXPECT_EQ(run.counts.allocations, 0u)
+            << GetParam() << " " << to_string(method) << " + " << to_string(stabilizer);
+        EXPECT_EQ(run.counts.deallocations, 0u)
+            << GetParam() << " " << to_string(method) << " + " << to_string(stabilizer);
+      });
   std::printf("%s (solver %s): %d method x stabilizer runs of %ld steps, %d refused at setup\n",
               GetParam().c_str(),
-              std::string(to_string(Model(sys, file.settings).solver())).c_str(), ran, kSteps,
-              refused);
-  EXPECT_GT(ran, 10 * refused);
+              std::string(to_string(Model(sys, file.settings).solver())).c_str(), sweep.ran, kSteps,
+              sweep.refused);
+  EXPECT_GT(sweep.ran, 10 * sweep.refused);
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs,

@@ -32,33 +32,18 @@ TEST(JointSpaceAllocations, WamEveryMethodAndStabilizerAllocatesNothing) {
   const ModelFile file = load_model_file("/usr/share/doc/dart/data/urdf/wam/wam.urdf");
   const std::shared_ptr<const System> sys = make_system(file);
   ASSERT_EQ(sys->n_v(), 7);
-  int ran = 0;
-  int refused = 0;
-  for (Method method : testing::all_methods()) {
-    for (StabilizerKind stabilizer : testing::all_stabilizers()) {
-      if (is_implicit(method) && stabilizer != StabilizerKind::kNone) continue;
-      const Settings settings =
-          testing::step_allocation_settings(method, stabilizer, file.settings.dt);
-      std::unique_ptr<Model> model;
-      try {
-        model = std::make_unique<Model>(sys, settings);
-      } catch (const std::invalid_argument& e) {
-        ++refused;
-        std::printf("refused at setup: wam %s + %s: %s\n", std::string(to_string(method)).c_str(),
-                    std::string(to_string(stabilizer)).c_str(), e.what());
-        continue;
-      }
-      const testing::StepAllocationCounts run = testing::count_step_allocations(*model, 5, kSteps);
-      ++ran;
-      EXPECT_EQ(run.counts.allocations, 0u) << to_string(method) << " + " << to_string(stabilizer);
-      EXPECT_EQ(run.counts.deallocations, 0u)
-          << to_string(method) << " + " << to_string(stabilizer);
-      EXPECT_EQ(run.flagged, 0) << to_string(method) << " + " << to_string(stabilizer);
-    }
-  }
+  const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
+      sys, file.settings.dt, kSteps, "wam",
+      [](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
+        EXPECT_EQ(run.counts.allocations, 0u)
+            << to_string(method) << " + " << to_string(stabilizer);
+        EXPECT_EQ(run.counts.deallocations, 0u)
+            << to_string(method) << " + " << to_string(stabilizer);
+        EXPECT_EQ(run.flagged, 0) << to_string(method) << " + " << to_string(stabilizer);
+      });
   std::printf("wam (joint space): %d method x stabilizer runs of %ld steps, %d refused at setup\n",
-              ran, kSteps, refused);
-  EXPECT_GT(ran, 10 * refused);
+              sweep.ran, kSteps, sweep.refused);
+  EXPECT_GT(sweep.ran, 10 * sweep.refused);
 }
 
 TEST(JointSpaceAllocations, EvaluationsOfTheSimulationInstanceAllocateNothing) {

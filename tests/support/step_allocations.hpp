@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -82,6 +84,44 @@ inline StepAllocationCounts count_step_allocations(const Model& model, long warm
       out.flagged += st.ok() ? 0 : 1;
     }
     out.counts = scope.counts();
+  }
+  return out;
+}
+
+/// What sweep_step_allocations() ran.
+struct StepAllocationSweep {
+  int ran = 0;      ///< combinations stepped and counted
+  int refused = 0;  ///< combinations the Model refused at setup (each printed with its reason)
+};
+
+/// Every method x stabilizer the allocation tests cover (the implicit index-3 methods with none):
+/// a Model of sys with step_allocation_settings(method, stabilizer, dt), 5 warm-up steps, then
+/// check(method, stabilizer, count_step_allocations(...)) over `steps` counted ones. A
+/// combination the Model refuses (std::invalid_argument) is printed after `label` with its
+/// reason and counted, never silently dropped.
+template <class Check>
+StepAllocationSweep sweep_step_allocations(const std::shared_ptr<const System>& sys,
+                                           double dt,
+                                           long steps,
+                                           const std::string& label,
+                                           Check check) {
+  StepAllocationSweep out;
+  for (Method method : all_methods()) {
+    for (StabilizerKind stabilizer : all_stabilizers()) {
+      if (is_implicit(method) && stabilizer != StabilizerKind::kNone) continue;
+      std::unique_ptr<Model> model;
+      try {
+        model = std::make_unique<Model>(sys, step_allocation_settings(method, stabilizer, dt));
+      } catch (const std::invalid_argument& e) {
+        ++out.refused;
+        std::printf("refused at setup: %s %s + %s: %s\n", label.c_str(),
+                    std::string(to_string(method)).c_str(),
+                    std::string(to_string(stabilizer)).c_str(), e.what());
+        continue;
+      }
+      ++out.ran;
+      check(method, stabilizer, count_step_allocations(*model, 5, steps));
+    }
   }
   return out;
 }
