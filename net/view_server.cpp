@@ -215,8 +215,8 @@ std::string view_scene_json(const ModelFile& file) {
   // (rtmb/models/joint_points.hpp) come in every frame, computed from q by the view's thread, and
   // the scene says which of them the bars join and which are fixed to the ground
   out += R"(,"dimension":2,"bodies":[],"ground_points":[],"links":[],"bars":[])";
-  const std::unique_ptr<System> system = make_system(file);
-  if (const JointPoints* joints = joint_points_of(*system)) {
+  if (const std::unique_ptr<const System> system = view_geometry(file)) {
+    const JointPoints* joints = joint_points_of(*system);
     out += R"(,"joints":{"count":)" + std::to_string(joints->n_joint_points()) + R"(,"bars":[)";
     bool first = true;
     for (const JointLink& l : joints->joint_links()) {
