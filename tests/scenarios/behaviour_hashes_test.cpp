@@ -132,8 +132,15 @@ std::string run_hash(const Model& model, bool with_inputs) {
 // kSanitizerStride-th combination of each model, so that the sanitizer stage stays within CI's
 // time; the count is printed. The optimized build compares them all.
 constexpr int kSanitizerStride = 24;
+// ... and leaves out the symmetric projections of the larger models: with the channels at 0
+// (see run_hash) arm6's coupling is stiff, the simplified Newton iteration of the symmetric
+// projection runs to its limit in every step, and ampc3 + symproj-m alone took 140 s of the 217 s
+// of arm6's optimized run and 630 s under ASan (2026-11-27). Their code is the same as on the
+// planar models, which the sanitizer stage still compares.
+constexpr int kSanitizerMaxSymProjVelocities = 20;
 #else
 constexpr int kSanitizerStride = 1;
+constexpr int kSanitizerMaxSymProjVelocities = 1 << 30;
 #endif
 
 // key -> hash (or "refused" when the Model constructor rejects the combination) for one model
@@ -145,6 +152,9 @@ std::map<std::string, std::string> compute(const Subject& subj, int stride) {
   for (Method method : methods) {
     for (StabilizerKind stabilizer : stabilizers) {
       if (is_implicit(method) && stabilizer != StabilizerKind::kNone) continue;
+      const bool symproj =
+          stabilizer == StabilizerKind::kSymProj || stabilizer == StabilizerKind::kSymProjM;
+      if (symproj && subj.system->n_v() > kSanitizerMaxSymProjVelocities) continue;
       if (index++ % stride != 0) continue;
       const Settings settings = testing::step_allocation_settings(method, stabilizer, subj.dt);
       const std::string key = subj.name + " " + std::string(to_string(method)) + " " +
@@ -206,7 +216,7 @@ TEST_P(BehaviourHashes, EveryMethodAndStabilizerReproducesTheRecordedTrajectory)
       ADD_FAILURE() << "trajectory changed: " << k << ": recorded " << it->second << ", now " << v;
     }
   }
-  if (kSanitizerStride == 1) {  // nothing recorded for this model is left out
+  if (kSanitizerStride == 1) {  // nothing recorded for this model is left out (optimized build)
     for (const auto& [k, v] : recorded) {
       if (k.compare(0, GetParam().size() + 1, GetParam() + " ") == 0 && now.count(k) == 0) {
         ADD_FAILURE() << "no longer run: " << k;
