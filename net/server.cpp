@@ -288,7 +288,8 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
     // watchdog starts its ramp (their stale_after; the lockstep needs at least two periods)
     const std::int64_t stale = file.input_bank.stale_after_ns;
     driver->set_device_clocked(true);
-    device_waiter = SocketInputWaiter{udp_fd, &clock, driver.get()};
+    device_waiter =
+        SocketInputWaiter{PeriodicInputWait(udp_fd, lc.period_ns, c.spin_ns), &clock, driver.get()};
     device_loop = std::make_unique<DeviceSimLoop>(
         lc, stale == 0 ? 0 : std::max(stale, 2 * lc.period_ns), driver->step_fn(), device_waiter);
   }

@@ -356,15 +356,16 @@ class SimDriver {
 using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;
 
 // Clock mode device: the device loop's waiter (rtmb/runtime/device_loop.hpp) on the server's
-// UDP socket: ppoll(2) until the lockstep's deadline, then the driver drains the socket and
-// counts the master's inputs. RT-safe.
+// UDP socket: ppoll(2) until the lockstep's deadline (with the clock's spin_ns: spinning around
+// the master's next input, PeriodicInputWait), then the driver drains the socket and counts the
+// master's inputs. RT-safe.
 struct SocketInputWaiter {
-  int fd = -1;
+  PeriodicInputWait wait;
   MonotonicClock* clock = nullptr;
   SimDriver* driver = nullptr;
   [[nodiscard]] std::int64_t now() noexcept { return clock->now(); }
   [[nodiscard]] bool wait_input_until(std::int64_t deadline_ns) noexcept {
-    return wait_readable_until(fd, deadline_ns, clock->now());
+    return wait.wait_until(deadline_ns, [this] { return clock->now(); });
   }
   [[nodiscard]] int take_inputs() noexcept { return driver->take_master_inputs(); }
 };

@@ -112,9 +112,11 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
                   "phase-lock: how long before its tick an input should arrive [us] (default: "
                   "the server's, 30)")
       ->check(CLI::Range(0L, 500000L));
-  cmd->add_option("--spin-us", o.spin_us,
-                  "In-process server: wake this many microseconds before each deadline and "
-                  "busy-wait the rest, as `rtmb serve --spin-us` (default 0)")
+  cmd->add_option(
+         "--spin-us", o.spin_us,
+         "In-process server: wake this many microseconds before each deadline and "
+         "busy-wait the rest (--clock device: poll for each expected input), as `rtmb serve "
+         "--spin-us` (default 0)")
       ->check(CLI::Range(0.0, 1000.0));
   cmd->add_flag("--compare", o.compare,
                 "Measure every clock mode of the in-process server one after the other (same "

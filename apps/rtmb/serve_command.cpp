@@ -138,7 +138,8 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
       ->check(CLI::Range(0, 1023));
   cmd->add_option("--spin-us", o.spin_us,
                   "Wake this many microseconds before each deadline and busy-wait the rest "
-                  "(less wake-up jitter for more CPU; default 0)")
+                  "(less wake-up jitter for more CPU; default 0); with --clock device, poll the "
+                  "socket without blocking from this long before each expected input")
       ->check(CLI::Range(0.0, 1000.0));
   cmd->add_option("--overrun", o.overrun,
                   "After a step misses its deadline: skip (drop the missed ticks, keep the "

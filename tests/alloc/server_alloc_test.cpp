@@ -34,11 +34,12 @@ using namespace std::chrono_literals;
 using testing::SimThreadCounter;
 
 // A client streams inputs and sends every control command; the simulation thread must not
-// allocate, in the clock mode given.
-void expect_no_allocation_while_a_client_streams(ClockMode clock) {
+// allocate, in the clock mode given (and with its spin: the device mode's spinning wait).
+void expect_no_allocation_while_a_client_streams(ClockMode clock, std::int64_t spin_ns = 0) {
   ServerConfig config;
   config.model = "pendulum";
   config.clock = clock;
+  config.spin_ns = spin_ns;
   Server server(config);
   SimThreadCounter counter;
   server.set_sim_thread_hook(&SimThreadCounter::hook, &counter);
@@ -100,6 +101,11 @@ TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStreamWithPhaseLock
 // Device mode: the simulation thread also waits on the socket (ppoll) and ticks on the inputs.
 TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStreamWithDeviceClock) {
   expect_no_allocation_while_a_client_streams(ClockMode::kDevice);
+}
+
+// ... and spinning around each expected input (PeriodicInputWait, `--spin-us`)
+TEST(ServerAlloc, SimulationThreadDoesNotAllocateWhileClientsStreamWithDeviceClockAndSpin) {
+  expect_no_allocation_while_a_client_streams(ClockMode::kDevice, 200'000);
 }
 
 // One emulated device: 1 kHz inputs on every channel, reading states in between.

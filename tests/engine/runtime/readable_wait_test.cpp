@@ -2,7 +2,9 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // wait_readable_until on a datagram socket pair: a datagram wakes it, no datagram lets it time
-// out, and a datagram sent while it waits wakes it long before a far deadline.
+// out, and a datagram sent while it waits wakes it long before a far deadline. PeriodicInputWait
+// (the device loop's wait with a spin) keeps the same contract before, in and after its spin
+// window, and centres the window one period after each input.
 #include "rtmb/runtime/readable_wait.hpp"
 
 #include <gtest/gtest.h>
@@ -66,6 +68,76 @@ TEST(ReadableWait, DatagramSentWhileWaitingWakesItBeforeTheDeadline) {
   EXPECT_TRUE(wait_readable_until(pair.fd[0], deadline, now));
   EXPECT_LT(clock.now(), deadline);
   sender.join();
+}
+
+constexpr std::int64_t kPeriodNs = 1'000'000;  // 1 kHz master
+constexpr std::int64_t kSpinNs = 200'000;
+
+TEST(PeriodicInputWait, BeforeTheFirstInputItIsThePlainWait) {
+  SocketPair pair;
+  MonotonicClock clock;
+  PeriodicInputWait wait(pair.fd[0], kPeriodNs, kSpinNs);
+  EXPECT_EQ(wait.expected_ns(), 0);
+  const std::int64_t start = clock.now();
+  EXPECT_FALSE(wait.wait_until(start + 2'000'000, [&] { return clock.now(); }));
+  EXPECT_GE(clock.now(), start + 2'000'000);
+  EXPECT_EQ(wait.expected_ns(), 0);  // no input: no window
+}
+
+TEST(PeriodicInputWait, AnInputCentresTheNextWindowOnePeriodLater) {
+  SocketPair pair;
+  MonotonicClock clock;
+  PeriodicInputWait wait(pair.fd[0], kPeriodNs, kSpinNs);
+  pair.send();
+  const std::int64_t before = clock.now();
+  EXPECT_TRUE(wait.wait_until(before + 60'000'000'000, [&] { return clock.now(); }));
+  const std::int64_t after = clock.now();
+  EXPECT_GE(wait.expected_ns(), before + kPeriodNs);
+  EXPECT_LE(wait.expected_ns(), after + kPeriodNs);
+}
+
+TEST(PeriodicInputWait, InputsBeforeInAndAfterTheWindowAllWakeIt) {
+  SocketPair pair;
+  MonotonicClock clock;
+  PeriodicInputWait wait(pair.fd[0], kPeriodNs, kSpinNs);
+  const auto now = [&] { return clock.now(); };
+  pair.send();
+  ASSERT_TRUE(wait.wait_until(clock.now() + 1'000'000'000, now));
+  char byte = 0;
+  ASSERT_EQ(::recv(pair.fd[0], &byte, 1, 0), 1);
+  // sent after 0.1 ms (before the window), 1 ms (in it) and 5 ms (after it): each wakes the wait
+  // long before its far deadline, and only once it is there
+  for (const int delay_us : {100, 1000, 5000}) {
+    const std::int64_t sent_after = clock.now() + delay_us * 1000LL;
+    std::thread sender([&pair, delay_us] {
+      std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+      pair.send();
+    });
+    const std::int64_t deadline = clock.now() + 60'000'000'000;
+    EXPECT_TRUE(wait.wait_until(deadline, now)) << delay_us;
+    EXPECT_GE(clock.now(), sent_after) << delay_us;
+    EXPECT_LT(clock.now(), deadline) << delay_us;
+    sender.join();
+    ASSERT_EQ(::recv(pair.fd[0], &byte, 1, 0), 1);
+  }
+}
+
+TEST(PeriodicInputWait, WithoutAnInputItTimesOutAtTheDeadlineInsideOrPastTheWindow) {
+  SocketPair pair;
+  MonotonicClock clock;
+  PeriodicInputWait wait(pair.fd[0], kPeriodNs, kSpinNs);
+  const auto now = [&] { return clock.now(); };
+  pair.send();
+  ASSERT_TRUE(wait.wait_until(clock.now() + 1'000'000'000, now));
+  char byte = 0;
+  ASSERT_EQ(::recv(pair.fd[0], &byte, 1, 0), 1);
+  const std::int64_t expected = wait.expected_ns();
+  // a deadline inside the window ends the spin there; one past it ends the kernel wait
+  for (const std::int64_t deadline : {expected + kSpinNs / 2, expected + 3 * kSpinNs}) {
+    EXPECT_FALSE(wait.wait_until(deadline, now));
+    EXPECT_GE(clock.now(), deadline);
+    EXPECT_EQ(wait.expected_ns(), expected);  // a timeout does not move the window
+  }
 }
 
 }  // namespace
