@@ -93,10 +93,10 @@ void MouseSpring::grab(const DragSpec& spec, std::int64_t now_ns) noexcept {
   mode_ = Mode::kHeld;
 }
 
-void MouseSpring::release(std::int64_t now_ns) noexcept {
+void MouseSpring::release() noexcept {
   if (mode_ != Mode::kHeld) return;
   mode_ = Mode::kReleasing;
-  released_ns_ = now_ns;
+  released_s_ = 0.0;
 }
 
 void MouseSpring::drop() noexcept {
@@ -109,7 +109,7 @@ void MouseSpring::apply(const State& state,
                         std::int64_t now_ns,
                         double dt) noexcept {
   if (mode_ == Mode::kIdle) return;
-  if (mode_ == Mode::kHeld && now_ns - refreshed_ns_ > kDragLeaseNs) release(now_ns);
+  if (mode_ == Mode::kHeld && now_ns - refreshed_ns_ > kDragLeaseNs) release();
   const auto qo = static_cast<Eigen::Index>(spec_.q_offset);
   const auto vo = static_cast<Eigen::Index>(spec_.v_offset);
   if (qo + (spec_.dimension == 2 ? 3 : 7) > state.q.size() ||
@@ -142,10 +142,10 @@ void MouseSpring::apply(const State& state,
   const Eigen::Vector3d raw = spec_.stiffness * (target - p) - spec_.damping * pv;
   Eigen::Vector3d f = filter_.filter(raw, p, pv, dt).force;
   if (mode_ == Mode::kReleasing) {
-    const double left =
-        1.0 - static_cast<double>(now_ns - released_ns_) / static_cast<double>(kDragReleaseNs);
+    released_s_ += dt;  // this tick's share of the ramp: the force over [t, t + dt]
+    const double left = 1.0 - released_s_ / kDragReleaseS;
     f *= std::clamp(left, 0.0, 1.0);
-    if (left <= 0.0) {
+    if (left <= 1e-9) {  // the end, within the rounding of the summed dt
       f.setZero();
       mode_ = Mode::kIdle;  // no force from the next tick on
     }

@@ -24,8 +24,10 @@
 // bounds the hold: a drag the page stops refreshing (a tab closed mid-drag) is released after
 // kDragLeaseNs.
 //
-// Release: the force is scaled by a linear ramp from 1 to 0 over kDragReleaseNs, then exactly
-// zero samples are written once, and the spring is idle.
+// Release: the force is scaled by a linear ramp from 1 to 0 over kDragReleaseS of simulation
+// time (counted in the ticks' dt, so the ramp is the same however the loop's wake-ups jitter,
+// and the frames show it ending kDragReleaseS after the release time they report); from the tick
+// where it reaches 0 the spring adds nothing and is idle.
 //
 // Stiffness: from the body alone, so that the sampled spring cannot go unstable whatever the
 // mechanism: k = m_p w^2 and c = 2 m_p w (critically damped) with w = 2 pi kDragHz, where
@@ -51,11 +53,11 @@ namespace rtmb {
 struct PlanarModelSpec;
 struct SpatialModelSpec;
 
-inline constexpr double kDragHz = 5.0;                       // spring frequency at the point [Hz]
-inline constexpr double kDragMaxStretchM = 1.0;              // clamp: k times this [N]
-inline constexpr double kDragRateTime = 0.05;                // 0 -> clamp no faster than this [s]
-inline constexpr double kDragEngageRamp = 0.05;              // force ramps in over this [s]
-inline constexpr std::int64_t kDragReleaseNs = 50'000'000;   // force ramps out over this
+inline constexpr double kDragHz = 5.0;           // spring frequency at the point [Hz]
+inline constexpr double kDragMaxStretchM = 1.0;  // clamp: k times this [N]
+inline constexpr double kDragRateTime = 0.05;    // 0 -> clamp no faster than this [s]
+inline constexpr double kDragEngageRamp = 0.05;  // force ramps in over this [s]
+inline constexpr double kDragReleaseS = 0.05;    // force ramps out over this [s, simulation time]
 inline constexpr std::int64_t kDragLeaseNs = 1'000'000'000;  // an unrefreshed drag ends after
 
 /// One drag as the simulation thread needs it: trivially copyable, it crosses the control ring.
@@ -91,11 +93,11 @@ class MouseSpring {
   /// Starts a drag, or moves the target of the one on the same body point.
   void grab(const DragSpec& spec, std::int64_t now_ns) noexcept;
   /// Starts the release ramp (nothing when idle).
-  void release(std::int64_t now_ns) noexcept;
+  void release() noexcept;
   /// Idle at once, without a ramp (reset, load: the runner zeroes the inputs itself).
   void drop() noexcept;
   /// This tick's force from the state the tick starts from, added to the generalized applied
-  /// force `applied` (n_v); dt: the tick period [s].
+  /// force `applied` (n_v); now_ns: the wall clock (for the lease); dt: the tick period [s].
   void apply(const State& state, VecRef applied, std::int64_t now_ns, double dt) noexcept;
 
   [[nodiscard]] bool active() const noexcept { return mode_ != Mode::kIdle; }
@@ -110,7 +112,7 @@ class MouseSpring {
   DragSpec spec_{};
   ForceOutputFilter filter_;
   std::int64_t refreshed_ns_ = 0;  // last grab
-  std::int64_t released_ns_ = 0;   // release ramp start
+  double released_s_ = 0.0;        // simulation time since the release (ticks' dt summed)
   Eigen::Vector3d force_ = Eigen::Vector3d::Zero();
   Eigen::Vector3d point_ = Eigen::Vector3d::Zero();
 };

@@ -228,7 +228,7 @@ class SimDriver {
           break;
         case SimControlKind::kRelease:
           if (spring_.active() && std::isnan(drag_release_t_)) drag_release_t_ = current_.t;
-          spring_.release(monotonic_now_ns());
+          spring_.release();
           break;
         case SimControlKind::kLoad:
           // the old bundle goes back to be freed; were the retire ring full (64 loads the network

@@ -83,9 +83,9 @@ class MouseSpringForce : public ::testing::Test {
     resolved_ = resolve_drag(&spec, nullptr, "rod", {0.5, 0.1, 0.0}, {0.45, 0.05, 0.0});
   }
   // one tick at now [ns]: what the spring adds to an applied force of 1 on every coordinate
-  void tick(std::int64_t now) {
+  void tick(std::int64_t now, double dt = 1e-3) {
     applied_ = Vec::Ones(6);
-    spring_.apply(state_, applied_, now, 1e-3);
+    spring_.apply(state_, applied_, now, dt);
   }
   // the rod's (fx, fy, tz) the spring added
   [[nodiscard]] Eigen::Vector3d channels() const {
@@ -135,14 +135,17 @@ TEST_F(MouseSpringForce, ReleaseRampsToExactlyZeroWithinTheRampTime) {
   for (; now <= 200 * kPeriod; now += kPeriod) tick(now);
   const double held = channels().head<2>().norm();
   ASSERT_GT(held, 0.0);
-  const std::int64_t released = now;
-  spring_.release(released);
+  spring_.release();
+  // 50 ticks of 1 ms: the force of tick k (1-based) is scaled by 1 - k / 50, in simulation time
+  const int ramp_ticks = static_cast<int>(std::lround(kDragReleaseS / 1e-3));
   tick(now += kPeriod);
-  EXPECT_GT(channels().head<2>().norm(), 0.9 * held);  // a ramp, not a step
-  // halfway: about half the force (the spring's own force is the same: the state is held)
-  for (; now < released + kDragReleaseNs / 2; now += kPeriod) tick(now);
-  EXPECT_NEAR(channels().head<2>().norm(), 0.5 * held, 0.03 * held);
-  for (; now <= released + kDragReleaseNs; now += kPeriod) tick(now);
+  EXPECT_NEAR(channels().head<2>().norm(), (1.0 - 1.0 / ramp_ticks) * held, 1e-12 * held);
+  for (int k = 2; k <= ramp_ticks / 2; ++k) tick(now += kPeriod);
+  EXPECT_NEAR(channels().head<2>().norm(), 0.5 * held, 1e-12 * held);
+  EXPECT_TRUE(spring_.active());
+  for (int k = ramp_ticks / 2 + 1; k < ramp_ticks; ++k) tick(now += kPeriod);
+  EXPECT_GT(channels().head<2>().norm(), 0.0);  // the last tick before the end still pulls
+  tick(now += kPeriod);                         // tick 50: exactly zero, and idle
   EXPECT_EQ(channels(), Eigen::Vector3d::Zero());
   EXPECT_FALSE(spring_.active());
   // idle: it adds nothing more
@@ -153,8 +156,11 @@ TEST_F(MouseSpringForce, ReleaseRampsToExactlyZeroWithinTheRampTime) {
 TEST_F(MouseSpringForce, AnUnrefreshedDragIsReleasedAfterItsLease) {
   spring_.grab(resolved_.spec, 0);
   std::int64_t now = 0;
-  // ticks 10 ms apart: the lease ends at the first tick past it, the ramp 50 ms later
-  for (; now <= kDragLeaseNs + kDragReleaseNs + 20 * kPeriod; now += 10 * kPeriod) tick(now);
+  // ticks of 10 ms: the lease (wall clock) ends at the first tick past it, the ramp (simulation
+  // time) five ticks later
+  for (; now <= kDragLeaseNs; now += 10 * kPeriod) tick(now, 10e-3);
+  EXPECT_TRUE(spring_.active());
+  for (int k = 0; k < 5; ++k) tick(now += 10 * kPeriod, 10e-3);
   EXPECT_FALSE(spring_.active());
   EXPECT_EQ(channels(), Eigen::Vector3d::Zero());
 }
