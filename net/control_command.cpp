@@ -23,7 +23,8 @@ namespace {
 constexpr std::size_t kEchoBytes = 64;
 
 constexpr std::array<std::string_view, std::variant_size_v<CommandBody>> kCommandNames = {
-    "hello", "start", "pause", "step", "reset", "set", "load", "subscribe", "unsubscribe", "stats",
+    "hello", "start",     "pause",       "step",  "reset", "set",
+    "load",  "subscribe", "unsubscribe", "stats", "drag",  "report",
 };
 
 [[nodiscard]] std::string quoted(std::string_view s) {
@@ -120,6 +121,22 @@ class Fields {
     return true;
   }
 
+  // a finite JSON number (flat_json refuses NaN and Infinity); left as it is when absent
+  bool number(std::string_view key, double& out) {
+    const JsonValue* v = object_.find(key);
+    if (v == nullptr) return true;
+    if (v->type != JsonType::kNumber || !std::isfinite(v->number)) {
+      return fail(quoted(key) + " must be a number");
+    }
+    out = v->number;
+    return true;
+  }
+
+  bool required_number(std::string_view key, double& out) {
+    if (object_.find(key) == nullptr) return fail("missing key " + quoted(key));
+    return number(key, out);
+  }
+
   bool value(std::string_view key, ParamValue& out) {
     const JsonValue* v = object_.find(key);
     if (v == nullptr) return fail("missing key " + quoted(key));
@@ -141,6 +158,11 @@ class Fields {
 
   [[nodiscard]] const std::string& error() const noexcept { return error_; }
 
+  bool fail(std::string message) {
+    error_ = std::move(message);
+    return false;
+  }
+
  private:
   static std::string list_of(std::initializer_list<std::string_view> allowed) {
     if (allowed.size() == 0) return " (this command takes no keys besides \"command\" and \"id\")";
@@ -150,11 +172,6 @@ class Fields {
       s += a;
     }
     return s + ")";
-  }
-
-  bool fail(std::string message) {
-    error_ = std::move(message);
-    return false;
   }
 
   const FlatJsonObject& object_;
@@ -194,6 +211,31 @@ bool read(Fields& f, SubscribeCommand& c) {
 bool read(Fields& f, UnsubscribeCommand& c) {
   return f.only({"address", "port"}) && f.string("address", c.address) &&
          f.integer_field("port", 1, 65535, c.port);
+}
+
+// without "body" a release, which takes no other key
+bool read(Fields& f, DragCommand& c) {
+  if (!f.only({"body", "px", "py", "pz", "x", "y", "z"}) || !f.string("body", c.body)) return false;
+  if (!c.body) {
+    return f.only({}) || f.fail("a drag without \"body\" releases the drag and takes no other key");
+  }
+  return f.number("px", c.px) && f.number("py", c.py) && f.number("pz", c.pz) &&
+         f.number("x", c.x) && f.number("y", c.y) && f.number("z", c.z);
+}
+
+bool read(Fields& f, ReportCommand& c) {
+  std::uint64_t samples = 0;
+  if (!f.only({"rtt_p50_us", "rtt_p99_us", "samples"}) ||
+      !f.required_number("rtt_p50_us", c.rtt_p50_us) ||
+      !f.required_number("rtt_p99_us", c.rtt_p99_us) ||
+      !f.required_integer("samples", 1, kMaxCommandId, samples)) {
+    return false;
+  }
+  c.samples = samples;
+  if (c.rtt_p50_us < 0.0 || c.rtt_p99_us < c.rtt_p50_us) {
+    return f.fail("\"rtt_p50_us\" must be >= 0 and \"rtt_p99_us\" >= \"rtt_p50_us\"");
+  }
+  return true;
 }
 
 // start, pause, reset, stats: no keys
@@ -254,6 +296,16 @@ struct BodyWriter {
   void operator()(const UnsubscribeCommand& c) const {
     if (c.address) out.field("address", *c.address);
     if (c.port) out.field("port", std::uint64_t{*c.port});
+  }
+  void operator()(const DragCommand& c) const {
+    if (!c.body) return;
+    out.field("body", *c.body);
+    out.field("px", c.px).field("py", c.py).field("pz", c.pz);
+    out.field("x", c.x).field("y", c.y).field("z", c.z);
+  }
+  void operator()(const ReportCommand& c) const {
+    out.field("rtt_p50_us", c.rtt_p50_us).field("rtt_p99_us", c.rtt_p99_us);
+    out.field("samples", c.samples);
   }
   void operator()(const StartCommand&) const {}
   void operator()(const PauseCommand&) const {}

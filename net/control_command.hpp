@@ -86,6 +86,25 @@ struct StatsCommand {
 };
 
 /// The command itself, one alternative per command name.
+/// drag (issue 20 point 4, the live view's mouse spring): with `body`, pull that body's point
+/// (`px`, `py`, `pz`, body frame [m], default 0) towards the world target (`x`, `y`, `z` [m], z
+/// default 0) until a drag without `body` releases it (the server ramps the force to zero).
+struct DragCommand {
+  std::optional<std::string> body;  ///< non-empty; absent: release
+  double px = 0.0, py = 0.0, pz = 0.0;
+  double x = 0.0, y = 0.0, z = 0.0;
+  friend bool operator==(const DragCommand&, const DragCommand&) = default;
+};
+
+/// report (issue 20 point 5): a device client's input -> state round trip as it measures it from
+/// the latency echo (docs/protocol.md "Latency echo"), for the live view's chart.
+struct ReportCommand {
+  double rtt_p50_us = 0.0;    ///< median round trip over the client's last interval [us], >= 0
+  double rtt_p99_us = 0.0;    ///< its 99th percentile [us], >= rtt_p50_us
+  std::uint64_t samples = 0;  ///< round trips measured in that interval
+  friend bool operator==(const ReportCommand&, const ReportCommand&) = default;
+};
+
 using CommandBody = std::variant<HelloCommand,
                                  StartCommand,
                                  PauseCommand,
@@ -95,7 +114,9 @@ using CommandBody = std::variant<HelloCommand,
                                  LoadCommand,
                                  SubscribeCommand,
                                  UnsubscribeCommand,
-                                 StatsCommand>;
+                                 StatsCommand,
+                                 DragCommand,
+                                 ReportCommand>;
 
 /// A parsed command line.
 struct Command {

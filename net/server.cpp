@@ -191,6 +191,7 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   if (!c.record_path.empty()) start_recording(first);
   schema = first.schema;
   initial_schema = first.schema;  // for Server::schema(): never changes, safe from any thread
+  net_stats.model_file = std::make_shared<const ModelFile>(file);
 
   if (c.wake_network) {
     wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -411,6 +412,10 @@ void Server::Impl::publish_stats() {
     net_stats.paused = latest.paused != 0;
     net_stats.inputs_stale = latest.inputs_stale != 0;
     net_stats.input_values.assign(latest.inputs.begin(), latest.inputs.begin() + latest.n_inputs);
+    net_stats.drag_active = latest.drag_active != 0;
+    net_stats.drag_force = latest.drag_force;
+    net_stats.drag_point = latest.drag_point;
+    net_stats.drag_release_t = latest.drag_release_t;
   }
   if (record_writer) {
     net_stats.record_entries = record_writer->entries_written();

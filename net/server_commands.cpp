@@ -94,6 +94,17 @@ std::string Server::Impl::handle(ControlSession& session, const Command& c) {
     return push_control(c, {SimControlKind::kReset, 0});
   }
   if (const auto* set = std::get_if<SetCommand>(&c.body)) return set_reply(c, *set);
+  if (const auto* drag = std::get_if<DragCommand>(&c.body)) return drag_reply(c, *drag);
+  if (const auto* report = std::get_if<ReportCommand>(&c.body)) {
+    // a device's round trip as it measured it (the server sees only its own share): kept for the
+    // live view's chart (net/view_server.cpp)
+    net_stats.device_rtt_p50_us = report->rtt_p50_us;
+    net_stats.device_rtt_p99_us = report->rtt_p99_us;
+    net_stats.device_rtt_samples = report->samples;
+    net_stats.device_rtt_reported_ns = monotonic_now_ns();
+    ++net_stats.device_rtt_reports;
+    return ok_head(c).str();
+  }
   if (const auto* load = std::get_if<LoadCommand>(&c.body)) {
     if (recorder) return error_for(c, "load is not available while recording (--record)");
     return load_reply(c, *load, session.wire_version);
@@ -235,6 +246,7 @@ std::string Server::Impl::load_reply(const Command& c,
     return error(clip_utf8(e.what(), 1024));
   }
   ++net_stats.loads;
+  net_stats.model_file = std::make_shared<const ModelFile>(file);  // for the live view
   // inputs numbered for the old model are not compared with the new model's senders' numbers:
   // the simulation thread forgets every sender's history when it swaps the model in
   spdlog::info("loaded '{}' ({}) at {:.1f} Hz", schema.model, file.path, schema.rate_hz);
@@ -269,6 +281,30 @@ std::string Server::Impl::set_reply(const Command& c, const SetCommand& set) {
   JsonObjectWriter out = ok_head(c);
   out.field("param", it->name);
   out.field("value", *value);
+  return out.str();
+}
+
+// The live view's mouse spring (net/mouse_spring.hpp): resolved here against the current model
+// (the latest bundle), sprung on the simulation thread, which gets it through the control ring
+// so that it stays ordered with reset and load.
+std::string Server::Impl::drag_reply(const Command& c, const DragCommand& drag) {
+  if (!drag.body) return push_control(c, {SimControlKind::kRelease, 0});
+  // a record holds the input channels a replay applies, not this force (record-format.md)
+  if (recorder) return error_for(c, "drag is not available while recording (--record)");
+  const ModelFile& file = bundles.back()->file;
+  const DragResolution r = resolve_drag(file.bodies.get(), file.spatial.get(), *drag.body,
+                                        {drag.px, drag.py, drag.pz}, {drag.x, drag.y, drag.z});
+  if (!r.error.empty()) return error_for(c, r.error);
+  SimControl request{SimControlKind::kDrag, 0};
+  request.drag = r.spec;
+  if (!control->try_push(request)) {
+    return error_for(c, "busy: too many control requests in flight, retry");
+  }
+  // the spring the server chose for this body point (net/mouse_spring.hpp "Stiffness")
+  JsonObjectWriter out = ok_head(c);
+  out.field("stiffness", r.spec.stiffness);
+  out.field("damping", r.spec.damping);
+  out.field("max_force", r.spec.max_force);
   return out.str();
 }
 

@@ -69,6 +69,7 @@ struct Server::Impl {
   void arm_wake();
   void take_snapshot();
   [[nodiscard]] std::string set_reply(const Command& c, const SetCommand& set);
+  [[nodiscard]] std::string drag_reply(const Command& c, const DragCommand& drag);
   [[nodiscard]] std::string load_reply(const Command& c,
                                        const LoadCommand& load,
                                        std::uint16_t version);

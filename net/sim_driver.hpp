@@ -11,12 +11,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <type_traits>
 
 #include "net/input_receiver.hpp"
+#include "net/mouse_spring.hpp"
 #include "net/state_sender.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/server.hpp"
@@ -47,11 +49,20 @@ struct SimBundle {
 };
 
 // Requests from the network thread to the simulation thread.
-enum class SimControlKind : std::uint32_t { kStart = 1, kPause, kStep, kReset, kLoad };
+enum class SimControlKind : std::uint32_t {
+  kStart = 1,
+  kPause,
+  kStep,
+  kReset,
+  kLoad,
+  kDrag,     // the live view's mouse spring: grab, or move the target (net/mouse_spring.hpp)
+  kRelease,  // let go of the drag (its force ramps to zero)
+};
 struct SimControl {
   SimControlKind kind = SimControlKind::kStart;
   std::uint32_t count = 0;      // kStep: steps (ticks) to take
   SimBundle* bundle = nullptr;  // kLoad: the model to run from the next tick on
+  DragSpec drag{};              // kDrag
 };
 static_assert(std::is_trivially_copyable_v<SimControl>);
 using ControlRing = SpscRing<SimControl, 64>;
@@ -68,6 +79,11 @@ struct ServerSnapshot {
   std::int32_t n_inputs = 0;       // valid entries of inputs
   std::uint32_t reserved = 0;
   std::array<double, kMaxInputChannels> inputs{};  // each input channel's value this tick
+  std::uint32_t drag_active = 0;                   // 1: the mouse spring pulls (or ramps out)
+  std::uint32_t reserved2 = 0;
+  std::array<double, 3> drag_force{};  // its force on the body this tick [N, world]
+  std::array<double, 3> drag_point{};  // where it acts [m, world]
+  double drag_release_t = 0.0;         // simulation time of the last release [s]; NaN: none
   // when the simulation thread handed this state's datagrams to the socket [ns, CLOCK_MONOTONIC,
   // the loop's clock]; 0: none went out (no subscriber due)
   std::int64_t sent_ns = 0;
@@ -168,6 +184,14 @@ class SimDriver {
   };
   [[nodiscard]] StepFn step_fn() noexcept { return StepFn{this}; }
 
+  // The runner's force hook: the mouse spring's force from the state the tick starts from
+  // (net/mouse_spring.hpp), added to the tick's applied force. RT-safe.
+  static void drag_force(void* context, const State& state, VecRef applied) noexcept {
+    auto* self = static_cast<SimDriver*>(context);
+    const double dt = static_cast<double>(self->b_->runner->period_ns()) * 1e-9;
+    self->spring_.apply(state, applied, monotonic_now_ns(), dt);
+  }
+
   // kHalt's safe state: no input force acts any more, and subscribers get a last, paused state
   static void safe_state(void* context, const LoopCounters& /*counters*/) noexcept {
     auto* self = static_cast<SimDriver*>(context);
@@ -198,6 +222,14 @@ class SimDriver {
         case SimControlKind::kReset:
           reset();
           break;
+        case SimControlKind::kDrag:
+          spring_.grab(c.drag, monotonic_now_ns());
+          drag_release_t_ = kNotMeasured;
+          break;
+        case SimControlKind::kRelease:
+          if (spring_.active() && std::isnan(drag_release_t_)) drag_release_t_ = current_.t;
+          spring_.release();
+          break;
         case SimControlKind::kLoad:
           // the old bundle goes back to be freed; were the retire ring full (64 loads the network
           // thread has not collected), keeping the old model running is the safe choice
@@ -220,6 +252,9 @@ class SimDriver {
 
   // the current bundle's starting point: at construction, reset and load
   void start_model() noexcept {
+    spring_.drop();  // reset and load: the drag is over
+    drag_release_t_ = kNotMeasured;
+    b_->runner->set_force_hook(&SimDriver::drag_force, this);
     steps_at_reset_ = b_->runner->counters().steps;
     current_.t = b_->state.t;
     current_.step = steps_at_reset_;
@@ -265,6 +300,12 @@ class SimDriver {
     s.n_inputs = bank.channel_count();
     for (int i = 0; i < s.n_inputs; ++i) s.inputs[static_cast<std::size_t>(i)] = bank.value(i);
     s.reserved = 0;
+    s.drag_active = spring_.active() ? 1u : 0u;
+    for (int i = 0; i < 3; ++i) {
+      s.drag_force[static_cast<std::size_t>(i)] = spring_.force()[i];
+      s.drag_point[static_cast<std::size_t>(i)] = spring_.point()[i];
+    }
+    s.drag_release_t = drag_release_t_;
     // the state goes out first: the snapshot and the wake-up below only serve the network
     // thread's stats, view and status line
     s.sent_ns = send_state(s);
@@ -349,8 +390,10 @@ class SimDriver {
   InputReceiver* receiver_ = nullptr;
   SetInputRing* set_inputs_ = nullptr;
   IoCounterSlot* io_counters_ = nullptr;
-  SimIoCounters io_last_{};  // as last published
-  StateMessage message_{};   // send_state's message, reused
+  SimIoCounters io_last_{};               // as last published
+  StateMessage message_{};                // send_state's message, reused
+  MouseSpring spring_;                    // the live view's drag (`drag` command)
+  double drag_release_t_ = kNotMeasured;  // simulation time of its release
 };
 
 using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;

@@ -34,6 +34,7 @@
 #include "net/view_request.hpp"
 #include "rtmb/models/joint_points.hpp"
 #include "rtmb/net/server.hpp"
+#include "rtmb/runtime/monotonic_clock.hpp"
 
 namespace rtmb {
 
@@ -54,6 +55,9 @@ void json_point(std::string& out, const Eigen::Vector3d& p) {
   append_json_number(out, p.z());
   out += ']';
 }
+
+// a device's round-trip report older than this is not charted (its client has stopped)
+constexpr std::int64_t kRttReportStaleNs = 3'000'000'000;
 
 double us(std::int64_t ns) {
   return static_cast<double>(ns) * 1e-3;
@@ -267,7 +271,9 @@ struct ViewServer::Impl {
 
   void accept();
   void on_frame_timer();
-  [[nodiscard]] std::string frame_json() const;
+  [[nodiscard]] std::string frame_json(const ServerStats& s) const;
+  // a `load` swapped the model: the new scene for every page (geometry rebuilt)
+  void rebuild(const ModelFile& file);
 
   // Declaration order matters for destruction: the io_context destroys the handlers it still
   // holds, and with them sessions whose destructors touch `open` and the counters, so those are
@@ -289,6 +295,7 @@ struct ViewServer::Impl {
   tcp::endpoint control;       // the server's control port, where the page's commands go
   std::string controls_error;  // non-empty: why the page's commands are refused
   std::uint16_t bound_port = 0;
+  std::uint64_t loads_seen = 0;  // ServerStats::loads the scene is for
   asio::io_context io;
   tcp::acceptor acceptor;
   asio::steady_timer timer;
@@ -571,8 +578,18 @@ void ViewServer::Impl::accept() {
   });
 }
 
-std::string ViewServer::Impl::frame_json() const {
-  const ServerStats s = server.stats();
+void ViewServer::Impl::rebuild(const ModelFile& file) {
+  scene = view_scene_json(file);
+  geometry = view_geometry(file);
+  joints = geometry ? joint_points_of(*geometry) : nullptr;
+  points.assign(joints ? static_cast<std::size_t>(joints->n_joint_points()) : 0U,
+                Eigen::Vector3d::Zero());
+  for (auto& weak : sessions) {
+    if (auto session = weak.lock()) session->send(scene, true);
+  }
+}
+
+std::string ViewServer::Impl::frame_json(const ServerStats& s) const {
   std::string out = R"({"type":"frame","t":)";
   append_json_number(out, s.sim_time);
   out += R"(,"step":)" + std::to_string(s.step);
@@ -619,6 +636,24 @@ std::string ViewServer::Impl::frame_json() const {
   append_json_number(out, s.turnaround.count > 0 ? us(s.turnaround.p99) : NAN);
   out += R"(,"input_wait_p50_us":)";
   append_json_number(out, s.input_wait.count > 0 ? us(s.input_wait.p50) : NAN);
+  // the round trip a device sees (issue 20 point 5), from its latest `report`; null once no
+  // report has come for kRttReportStaleNs (no latency client runs)
+  const bool rtt_fresh =
+      s.device_rtt_reports > 0 && monotonic_now_ns() - s.device_rtt_reported_ns < kRttReportStaleNs;
+  out += R"(,"device_rtt_p50_us":)";
+  append_json_number(out, rtt_fresh ? s.device_rtt_p50_us : NAN);
+  out += R"(,"device_rtt_p99_us":)";
+  append_json_number(out, rtt_fresh ? s.device_rtt_p99_us : NAN);
+  // the mouse spring (`drag`, net/mouse_spring.hpp): drawn as an arrow while it acts
+  out += R"(,"drag":{"active":)";
+  out += s.drag_active ? "true" : "false";
+  out += R"(,"force":)";
+  json_point(out, Eigen::Vector3d(s.drag_force[0], s.drag_force[1], s.drag_force[2]));
+  out += R"(,"point":)";
+  json_point(out, Eigen::Vector3d(s.drag_point[0], s.drag_point[1], s.drag_point[2]));
+  out += R"(,"release_t":)";
+  append_json_number(out, s.drag_release_t);
+  out += '}';
   out += R"(,"overruns":)" + std::to_string(s.loop.counters.overruns);
   out += R"(,"clients":)" + std::to_string(s.clients) + '}';
   return out;
@@ -628,11 +663,21 @@ void ViewServer::Impl::on_frame_timer() {
   timer.expires_after(frame_period);
   timer.async_wait([this](beast::error_code ec) {
     if (ec) return;
+    const ServerStats stats = server.stats();
+    // a `load` (from any control client): the pages get the new model's scene before its frames
+    if (stats.loads != loads_seen && stats.model_file) {
+      loads_seen = stats.loads;
+      try {
+        rebuild(*stats.model_file);
+      } catch (const std::exception& e) {
+        spdlog::error("view: cannot draw the loaded model: {}", e.what());
+      }
+    }
     std::size_t live = 0;
     std::string frame;
     for (auto& weak : sessions) {
       if (auto s = weak.lock()) {
-        if (frame.empty()) frame = frame_json();
+        if (frame.empty()) frame = frame_json(stats);
         s->send(frame, false);
         ++live;
       }

@@ -46,7 +46,7 @@ function tickText(v, log, step) {
 
 /// One chart: title, y label with unit, traces {name, color}; `log`: log10 value axis.
 export class Chart {
-  constructor(parent, { id, title, yLabel, unit, traces, log = false, history = 300 }) {
+  constructor(parent, { id, title, yLabel, unit, traces, log = false, history = 300, empty = 'no data yet' }) {
     this.log = log;
     this.history = history;
     this.traces = traces;
@@ -69,7 +69,7 @@ export class Chart {
     this.yLabel = el('text', { class: 'axis-label', transform: 'rotate(-90)' }, this.yAxis);
     this.yLabel.textContent = `${yLabel} [${unit}]`;
     this.empty = el('text', { class: 'no-data', x: MARGIN.left + 8, y: MARGIN.top + 16 }, this.svg);
-    this.empty.textContent = 'no data yet';
+    this.empty.textContent = empty;
     const legend = document.createElement('ul');
     legend.className = 'legend';
     for (const tr of traces) {

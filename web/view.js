@@ -30,6 +30,9 @@ const view = {
   // control replies as received ({ok, command, ...}), newest last
   controlReplies: [],
   helloOk: false,
+  // the mouse spring (`drag` command): {body, point (body frame), target (world)} while the
+  // button is held on a body, else null
+  drag: null,
 };
 window.rtmbView = view;
 
@@ -289,8 +292,15 @@ function followPoint(f) {
   return bodyPose(f.q, followIndex).position;
 }
 
+// true when f's q fits the scene's bodies: after a `load` the new scene comes first, and frames of
+// the old model may still be on their way
+function fits(f) {
+  const last = view.scene.bodies[view.scene.bodies.length - 1];
+  return !last || f.q.length >= last.q_offset + (view.scene.dimension === 3 ? 7 : 3);
+}
+
 function applyFrame(f) {
-  if (!view.scene || !f.q) return;
+  if (!view.scene || !f.q || !fits(f)) return;
   const q = f.q;
   if (view.scene.joints) {
     applyJoints(f);
@@ -330,7 +340,93 @@ function applyFrame(f) {
     }
     followLast = p.clone();
   }
+  drawDrag(f);
   view.drawn = f;
+}
+
+// ---- drag a body (issue 20 point 4): a mouse spring the server applies (`drag` command) ------
+// Pressing the left button on a body of a body model grabs the body point under the cursor; while
+// the button is held the spring's target is the cursor's projection (onto the plane z = 0 of a
+// planar model, or onto the plane through the grabbed point facing the camera), sent at most every
+// 33 ms and at least every 250 ms (the server's lease ends a drag not refreshed for 1 s); letting
+// go sends a release, after which the server ramps the force to zero. The force the server
+// applies comes back in every frame and is drawn as an arrow from the body point, as long as the
+// spring's stretch F/k. Built-in mechanisms have no bodies and cannot be dragged.
+const raycaster = new THREE.Raycaster();
+const arrow = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1, 0xd62828);
+arrow.visible = false;
+scene3.add(arrow);
+let dragStiffness = null;  // k [N/m] from the drag reply
+let dragPlane = null;
+let dragSent = 0;
+let dragTimer = null;
+
+function cursorRay(event) {
+  const rect = renderer.domElement.getBoundingClientRect();
+  const ndc = new THREE.Vector2(((event.clientX - rect.left) / rect.width) * 2 - 1,
+                                -((event.clientY - rect.top) / rect.height) * 2 + 1);
+  raycaster.setFromCamera(ndc, camera);
+  return raycaster.ray;
+}
+
+function sendDrag() {
+  const d = view.drag;
+  if (!d) return;
+  dragSent = performance.now();
+  sendCommand({ command: 'drag', body: view.scene.bodies[d.body].name, px: d.point[0], py: d.point[1],
+                pz: d.point[2], x: d.target[0], y: d.target[1], z: d.target[2] });
+}
+
+renderer.domElement.addEventListener('pointerdown', (event) => {
+  if (event.button !== 0 || !view.scene || view.scene.joints || !view.drawn || !view.helloOk) return;
+  cursorRay(event);
+  const hits = raycaster.intersectObjects(bodyGroups, true);
+  if (hits.length === 0) return;  // not on a body: the camera orbits
+  const body = bodyGroups.indexOf(hits[0].object.parent);
+  if (body < 0) return;
+  // a grab, not an orbit: OrbitControls listens on the same element, after this listener
+  event.stopImmediatePropagation();
+  controls.enabled = false;
+  renderer.domElement.setPointerCapture(event.pointerId);
+  const { position, rotation } = bodyPose(view.drawn.q, body);
+  const world = hits[0].point.clone();
+  if (view.scene.dimension !== 3) world.z = 0;
+  const local = world.clone().sub(position).applyQuaternion(rotation.clone().invert());
+  const normal = view.scene.dimension === 3 ? camera.getWorldDirection(new THREE.Vector3()) : new THREE.Vector3(0, 0, 1);
+  dragPlane = new THREE.Plane().setFromNormalAndCoplanarPoint(normal, world);
+  view.drag = { body, point: [local.x, local.y, view.scene.dimension === 3 ? local.z : 0], target: world.toArray() };
+  sendDrag();
+  dragTimer = setInterval(() => { if (performance.now() - dragSent > 250) sendDrag(); }, 100);
+}, { capture: true });
+
+renderer.domElement.addEventListener('pointermove', (event) => {
+  if (!view.drag) return;
+  const hit = cursorRay(event).intersectPlane(dragPlane, new THREE.Vector3());
+  if (!hit) return;
+  view.drag.target = hit.toArray();
+  if (performance.now() - dragSent > 33) sendDrag();
+});
+
+function endDrag() {
+  if (!view.drag) return;
+  sendDrag();  // the last target, then let go
+  view.drag = null;
+  clearInterval(dragTimer);
+  controls.enabled = true;
+  sendCommand({ command: 'drag' });
+}
+renderer.domElement.addEventListener('pointerup', endDrag);
+renderer.domElement.addEventListener('pointercancel', endDrag);
+
+function drawDrag(f) {
+  const d = f.drag;
+  const magnitude = d ? Math.hypot(...d.force) : 0;
+  arrow.visible = Boolean(d && d.active && magnitude > 0 && dragStiffness);
+  if (!arrow.visible) return;
+  const length = magnitude / dragStiffness;
+  arrow.position.set(...d.point);
+  arrow.setDirection(new THREE.Vector3(...d.force).normalize());
+  arrow.setLength(Math.max(length, 1e-6), Math.min(0.3 * length, 3 * scale), Math.min(0.2 * length, 2 * scale));
 }
 
 // For the browser test: stop applying frames (the drawing stays at view.drawn), and project a
@@ -378,6 +474,13 @@ const charts = {
   latency: new Chart(chartsBox, {
     id: 'chart-latency', title: 'latency: tick → state sent', yLabel: 'time', unit: 'µs',
     traces: [{ name: 'p50', color: '#16a085' }, { name: 'p99', color: '#d35400' }] }),
+  // the round trip a device client measures from the latency echo and reports once a second
+  // (`report` command; the demo device of rtmb serve --demo sends it): input sent -> the state
+  // that applied it received, the network both ways included
+  rtt: new Chart(chartsBox, {
+    id: 'chart-rtt', title: 'device round trip: input sent → its state received', yLabel: 'time', unit: 'µs',
+    traces: [{ name: 'p50', color: '#2c3e50' }, { name: 'p99', color: '#c0392b' }],
+    empty: 'no device reports its round trip' }),
 };
 view.charts = charts;  // for the end-to-end test: each chart's times (t) and values
 
@@ -407,6 +510,7 @@ function updatePanel(f) {
   charts.energy.push(f.t, [energyStart === null || f.energy === null ? null : f.energy - energyStart]);
   charts.step.push(f.t, [f.step_p50_us, f.step_p99_us]);
   charts.latency.push(f.t, [f.turnaround_p50_us, f.turnaround_p99_us]);
+  charts.rtt.push(f.t, [f.device_rtt_p50_us, f.device_rtt_p99_us]);
   // every other frame (15 Hz) is plenty for a person and halves the page's work
   if (view.frames % 2 === 1) for (const c of Object.values(charts)) c.draw();
   const rows = [
@@ -452,10 +556,13 @@ function onControlReply(msg) {
     hello(2);
     return;
   }
+  if (msg.command === 'drag' && msg.ok && msg.stiffness) dragStiffness = msg.stiffness;
   if (msg.command === 'hello') {
     view.helloOk = msg.ok;
     if (msg.ok) listChannels(msg.inputs || '', msg.input_units || '');
   }
+  // a load's reply carries the new model's schema, as hello's does
+  if (msg.command === 'load' && msg.ok) listChannels(msg.inputs || '', msg.input_units || '');
   const el = document.getElementById('control-reply');
   el.textContent = msg.ok ? `${msg.command}: ok` : `${msg.command || 'command'}: ${msg.error}`;
   el.className = msg.ok ? '' : 'error';
@@ -504,7 +611,11 @@ function connect() {
   ws.onmessage = (event) => {
     const msg = JSON.parse(event.data);
     if (msg.type === 'scene') {
+      // the first scene, or a new model's after a `load`: everything is drawn anew
+      if (view.drag) endDrag();
       view.scene = msg;
+      view.scenes = (view.scenes || 0) + 1;
+      view.drawn = null;
       buildScene(msg);
     } else if (msg.type === 'frame') {
       view.frames += 1;

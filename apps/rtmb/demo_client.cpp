@@ -10,10 +10,30 @@
 #include <limits>
 #include <numbers>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "rtmb/net/client.hpp"
 
 namespace rtmb::app {
+
+namespace {
+
+// The `report` command line for the round trips of one interval [us] (reorders them): p50 and
+// p99 as the values at ranks floor(q (n - 1)).
+std::string report_line(std::vector<double>& rtt_us) {
+  const auto at = [&](double q) {
+    const auto k = static_cast<std::ptrdiff_t>(q * static_cast<double>(rtt_us.size() - 1));
+    std::nth_element(rtt_us.begin(), rtt_us.begin() + k, rtt_us.end());
+    return rtt_us[static_cast<std::size_t>(k)];
+  };
+  const double p50 = at(0.5);
+  const double p99 = std::max(at(0.99), p50);
+  return R"({"command":"report","rtt_p50_us":)" + std::to_string(p50) + R"(,"rtt_p99_us":)" +
+         std::to_string(p99) + R"(,"samples":)" + std::to_string(rtt_us.size()) + "}";
+}
+
+}  // namespace
 
 DemoClient::DemoClient(double amplitude, double frequency_hz, double rate_hz)
     : amplitude_(amplitude), frequency_hz_(frequency_hz), rate_hz_(rate_hz) {}
@@ -57,7 +77,20 @@ void DemoClient::run(std::uint16_t tcp_port,
     std::uint64_t last_echo = 0;
     std::uint64_t last_seq = 0;
     StateMessage m;
+    // once a second the round trips of that second go to the server as a `report` (issue 20:
+    // the live view charts the round trip a device sees, which only the device can measure)
+    std::vector<double> window;
+    auto next_report = t0 + std::chrono::seconds(1);
     while (!stop_.load(std::memory_order_relaxed)) {
+      if (Clock::now() >= next_report && !window.empty()) {
+        try {
+          (void)client.request(report_line(window));
+        } catch (const std::exception&) {
+          // a lost report costs one point of the chart, never the demo's stream
+        }
+        window.clear();
+        next_report += std::chrono::seconds(1);
+      }
       const double t = std::chrono::duration<double>(Clock::now() - t0).count();
       const std::array<InputSample, 1> sample{
           InputSample{0, amplitude_ * std::sin(2.0 * std::numbers::pi * frequency_hz_ * t)}};
@@ -88,6 +121,7 @@ void DemoClient::run(std::uint16_t tcp_port,
           last_echo = m.echo.sequence;
           const double rtt = static_cast<double>(arrived - m.echo.sender_time_ns) * 1e-3;
           report_.rtt_us.push_back(rtt);
+          window.push_back(rtt);
           last_rtt_us_.store(rtt, std::memory_order_relaxed);
         }
       }

@@ -79,6 +79,13 @@ bool SimulationRunner::on_tick(const Tick& tick) noexcept {
     bank_->advance(tick.index * period_ns());
     apply_bank_values();
   }
+  if (force_hook_ != nullptr) {
+    // the bank wrote the applied force only when its channels are generalized forces; otherwise
+    // it starts from zero every tick, so the hook's force never accumulates
+    VecRef u = applied_force(*ws_);
+    if (bank_ == nullptr || model_->system().n_inputs() > 0) u.setZero();
+    force_hook_(force_hook_context_, *state_, u);
+  }
 
   // advance the state; a non-finite step leaves the state as it was, so stop stepping
   std::uint32_t step_flags = 0;

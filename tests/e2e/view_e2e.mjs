@@ -24,6 +24,17 @@
 //      the server's own `stats` says after each (read over a TCP control connection of the
 //      test's own, not through the page; issue 20, acceptance 2, first half), and "set" queues a
 //      sample of an input channel the page lists from the hello reply.
+// and, on the model named by --drag-model (a body model with a ground pivot):
+//   7. dragging a body with the mouse (issue 20, acceptance 2, second half): with the simulation
+//      paused, the test presses the left button on body 0's centre of mass, moves the cursor to
+//      where that centre would be 60 degrees further round the first ground point, and starts the
+//      simulation; the centre must come within a quarter of its first distance to the target, with
+//      the spring's force in the frames (the state stream) and its arrow drawn. After the button
+//      is let go, every frame later than the release ramp (50 ms of simulation time after the
+//      release time the server reports in the frame) must show the force exactly zero.
+// and, on the first model, with --load-model M:
+//   8. a `load` of M (sent by a control client of the test's own) rebuilds the page's scene: the
+//      page draws M where M puts it (check 2 again, on the new geometry).
 // A screenshot per model is saved after its checks. Any failure exits non-zero with the reason;
 // nothing is skipped (a missing Chromium or playwright-core is a failure that says how to install
 // it).
@@ -48,6 +59,8 @@ const rtmb = arg('rtmb');
 const models = arg('models').split(',').filter((m) => m.length > 0);
 const nodeModules = arg('node-modules');
 const screenshotDir = arg('screenshot-dir');
+const dragModel = arg('drag-model', '');
+const loadModel = arg('load-model', '');
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 
 function fail(message) {
@@ -156,6 +169,65 @@ function pointsOf(scene, frame) {
   return [...modelSegments(scene, frame).flat(), ...modelBalls(scene, frame)];
 }
 
+// 2. The drawing against the model's projected joint points, at one held frame (left held);
+// returns the scene and the frame.
+async function checkDrawing(page, model) {
+  await page.evaluate(() => window.rtmbView.hold(true));
+  const r0 = await page.evaluate(() => window.rtmbView.renderedFrames);
+  await page.waitForFunction((r) => window.rtmbView.renderedFrames >= r + 2, r0, { timeout: 30000 });
+  const held = await page.evaluate(() => ({ scene: window.rtmbView.scene, frame: window.rtmbView.drawn }));
+  const segments = modelSegments(held.scene, held.frame);
+  const balls = modelBalls(held.scene, held.frame);
+  if (segments.length === 0 && balls.length === 0) fail('the model has nothing to draw');
+  const check = await page.evaluate(([segs, centres]) => {
+    const gl = document.querySelector('#scene canvas');
+    const c = document.createElement('canvas');
+    c.width = gl.width;
+    c.height = gl.height;
+    const ctx = c.getContext('2d');
+    ctx.drawImage(gl, 0, 0);
+    const px = ctx.getImageData(0, 0, c.width, c.height).data;
+    // background #f4f5f7
+    const drawnAt = (x, y) => {
+      const i = 4 * (Math.round(y) * c.width + Math.round(x));
+      return Math.abs(px[i] - 0xf4) + Math.abs(px[i + 1] - 0xf5) + Math.abs(px[i + 2] - 0xf7) > 24;
+    };
+    let other = 0;
+    for (let y = 0; y < c.height; ++y) for (let x = 0; x < c.width; ++x) if (drawnAt(x, y)) ++other;
+    const near = (x, y) => {
+      for (let dy = -1; dy <= 1; ++dy) for (let dx = -1; dx <= 1; ++dx) {
+        const u = x + dx;
+        const v = y + dy;
+        if (u >= 0 && v >= 0 && u < c.width && v < c.height && drawnAt(u, v)) return true;
+      }
+      return false;
+    };
+    let samples = 0;
+    let hits = 0;
+    let offCanvas = 0;
+    const misses = [];
+    const sample = ([x, y]) => {
+      if (x < 0 || y < 0 || x >= c.width || y >= c.height) { ++offCanvas; return; }
+      ++samples;
+      if (near(x, y)) ++hits; else if (misses.length < 5) misses.push([x.toFixed(1), y.toFixed(1)]);
+    };
+    for (const [a, b] of segs) {
+      const pa = window.rtmbView.project(a);
+      const pb = window.rtmbView.project(b);
+      for (const f of [0.2, 0.35, 0.5, 0.65, 0.8]) sample([pa[0] + f * (pb[0] - pa[0]), pa[1] + f * (pb[1] - pa[1])]);
+    }
+    for (const p of centres) sample(window.rtmbView.project(p));
+    return { samples, hits, offCanvas, misses, share: other / (c.width * c.height) };
+  }, [segments, balls]);
+  const hitRate = check.hits / Math.max(check.samples, 1);
+  console.log(`view_e2e: ${model}: ${segments.length} links, ${balls.length} balls, ${check.hits}/${check.samples} samples on drawn pixels (${(100 * hitRate).toFixed(1)} %), ${check.offCanvas} off the canvas, ${(100 * check.share).toFixed(2)} % of the canvas drawn`);
+  if (check.offCanvas > 0) fail(`${check.offCanvas} link samples project outside the canvas`);
+  if (!(hitRate >= 0.95)) fail(`only ${(100 * hitRate).toFixed(1)} % of the link samples are drawn; misses at ${JSON.stringify(check.misses)}`);
+  // a control that can fail: a canvas drawn all over would pass any sample
+  if (!(check.share > 0.002 && check.share < 0.4)) fail(`${(100 * check.share).toFixed(2)} % of the canvas drawn`);
+  return held;
+}
+
 // ---- one model ---------------------------------------------------------------------------------
 async function visit(page, model, first, pageErrors) {
   const server = await startServer(model);
@@ -173,59 +245,7 @@ async function visit(page, model, first, pageErrors) {
     }
 
     // 2. the drawing against the model's projected joint points, at one held frame
-    await page.evaluate(() => window.rtmbView.hold(true));
-    const r0 = await page.evaluate(() => window.rtmbView.renderedFrames);
-    await page.waitForFunction((r) => window.rtmbView.renderedFrames >= r + 2, r0, { timeout: 30000 });
-    const held = await page.evaluate(() => ({ scene: window.rtmbView.scene, frame: window.rtmbView.drawn }));
-    const segments = modelSegments(held.scene, held.frame);
-    const balls = modelBalls(held.scene, held.frame);
-    if (segments.length === 0 && balls.length === 0) fail('the model has nothing to draw');
-    const check = await page.evaluate(([segs, centres]) => {
-      const gl = document.querySelector('#scene canvas');
-      const c = document.createElement('canvas');
-      c.width = gl.width;
-      c.height = gl.height;
-      const ctx = c.getContext('2d');
-      ctx.drawImage(gl, 0, 0);
-      const px = ctx.getImageData(0, 0, c.width, c.height).data;
-      // background #f4f5f7
-      const drawnAt = (x, y) => {
-        const i = 4 * (Math.round(y) * c.width + Math.round(x));
-        return Math.abs(px[i] - 0xf4) + Math.abs(px[i + 1] - 0xf5) + Math.abs(px[i + 2] - 0xf7) > 24;
-      };
-      let other = 0;
-      for (let y = 0; y < c.height; ++y) for (let x = 0; x < c.width; ++x) if (drawnAt(x, y)) ++other;
-      const near = (x, y) => {
-        for (let dy = -1; dy <= 1; ++dy) for (let dx = -1; dx <= 1; ++dx) {
-          const u = x + dx;
-          const v = y + dy;
-          if (u >= 0 && v >= 0 && u < c.width && v < c.height && drawnAt(u, v)) return true;
-        }
-        return false;
-      };
-      let samples = 0;
-      let hits = 0;
-      let offCanvas = 0;
-      const misses = [];
-      const sample = ([x, y]) => {
-        if (x < 0 || y < 0 || x >= c.width || y >= c.height) { ++offCanvas; return; }
-        ++samples;
-        if (near(x, y)) ++hits; else if (misses.length < 5) misses.push([x.toFixed(1), y.toFixed(1)]);
-      };
-      for (const [a, b] of segs) {
-        const pa = window.rtmbView.project(a);
-        const pb = window.rtmbView.project(b);
-        for (const f of [0.2, 0.35, 0.5, 0.65, 0.8]) sample([pa[0] + f * (pb[0] - pa[0]), pa[1] + f * (pb[1] - pa[1])]);
-      }
-      for (const p of centres) sample(window.rtmbView.project(p));
-      return { samples, hits, offCanvas, misses, share: other / (c.width * c.height) };
-    }, [segments, balls]);
-    const hitRate = check.hits / Math.max(check.samples, 1);
-    console.log(`view_e2e: ${model}: ${segments.length} links, ${balls.length} balls, ${check.hits}/${check.samples} samples on drawn pixels (${(100 * hitRate).toFixed(1)} %), ${check.offCanvas} off the canvas, ${(100 * check.share).toFixed(2)} % of the canvas drawn`);
-    if (check.offCanvas > 0) fail(`${check.offCanvas} link samples project outside the canvas`);
-    if (!(hitRate >= 0.95)) fail(`only ${(100 * hitRate).toFixed(1)} % of the link samples are drawn; misses at ${JSON.stringify(check.misses)}`);
-    // a control that can fail: a canvas drawn all over would pass any sample
-    if (!(check.share > 0.002 && check.share < 0.4)) fail(`${(100 * check.share).toFixed(2)} % of the canvas drawn`);
+    const held = await checkDrawing(page, model);
 
     // 5. the camera (first model): orbit by dragging, reset view, follow
     if (first) await checkCamera(page, held);
@@ -253,10 +273,22 @@ async function visit(page, model, first, pageErrors) {
     if (!(later.frame.t > held.frame.t)) fail(`simulation time did not advance in the page (${held.frame.t} -> ${later.frame.t})`);
     if (!(moved > 1e-4 * extent)) fail(`the drawing did not move (largest displacement ${moved} m)`);
 
+    // 7. drag a body (the --drag-model)
+    if (dragModel && path.basename(model) === dragModel) {
+      const t0 = Date.now();
+      await checkDrag(page, server.control);
+      console.log(`view_e2e: drag check took ${Date.now() - t0} ms`);
+    }
     // 4. the charts (first model)
     if (first) await checkCharts(page);
     // 6. the controls (first model)
     if (first) await checkControls(page, server.control);
+    // 8. load (first model, --load-model): the page draws the new model
+    if (first && loadModel) {
+      const t0 = Date.now();
+      await checkLoad(page, server.control);
+      console.log(`view_e2e: load check took ${Date.now() - t0} ms`);
+    }
     if (pageErrors.length > 0) fail(`page errors: ${pageErrors.join(' | ')}`);
 
     // The screenshot is a record for a person, with the camera home again after checkCamera. It
@@ -282,9 +314,13 @@ async function checkCamera(page, held) {
   await page.click('#reset-view');
   const home = await cam();
   const box = await page.locator('#scene canvas').boundingBox();
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  // from beside the mechanism (pressing on a body grabs it instead: check 7), where fitCamera's
+  // margin leaves the canvas empty
+  const x0 = box.x + 0.12 * box.width;
+  const y0 = box.y + 0.3 * box.height;
+  await page.mouse.move(x0, y0);
   await page.mouse.down();
-  await page.mouse.move(box.x + box.width / 2 + 120, box.y + box.height / 2 + 40, { steps: 6 });
+  await page.mouse.move(x0 + 120, y0 + 40, { steps: 6 });
   await page.mouse.up();
   const orbited = await cam();
   const scale = dist(home.position, home.target);
@@ -330,7 +366,7 @@ async function checkCharts(page) {
     legend: [...f.querySelectorAll('.legend li')].map((l) => l.textContent),
     traces: [...f.querySelectorAll('polyline.trace')].map((p) => (p.getAttribute('points') || '').split(' ').filter((s) => s).length),
   })));
-  const want = { 'chart-drift': null, 'chart-energy': 'J', 'chart-step': 'µs', 'chart-latency': 'µs' };
+  const want = { 'chart-drift': null, 'chart-energy': 'J', 'chart-step': 'µs', 'chart-latency': 'µs', 'chart-rtt': 'µs' };
   for (const [id, unit] of Object.entries(want)) {
     const c = charts.find((x) => x.id === id);
     if (!c) fail(`no chart ${id}`);
@@ -342,10 +378,24 @@ async function checkCharts(page) {
     if (!xs.every((v, k) => Number.isFinite(v) && (k === 0 || v > xs[k - 1]))) fail(`${id}: time ticks are not increasing numbers`);
     if (c.legend.length !== c.traces.length || c.legend.some((l) => l.trim() === '')) fail(`${id}: not every trace is named in the legend`);
   }
-  for (const id of ['chart-step', 'chart-latency']) {
+  for (const id of ['chart-step', 'chart-latency', 'chart-rtt']) {
     const c = charts.find((x) => x.id === id);
     if (!(c.legend.includes('p50') && c.legend.includes('p99'))) fail(`${id}: the legend does not label p50 and p99`);
   }
+  // the device round trip: the demo device reports it once a second (issue 20, acceptance 3)
+  for (let waited = 0; waited < 5000; waited += 250) {
+    if (await page.evaluate(() => window.rtmbView.charts.rtt.values[0].some((v) => Number.isFinite(v)))) break;
+    await page.waitForTimeout(250);
+  }
+  const rtt = await page.evaluate(() => {
+    const c = window.rtmbView.charts.rtt;
+    const last = (k) => c.values[k].filter((v) => Number.isFinite(v)).pop();
+    c.draw();
+    return { p50: last(0), p99: last(1), points: [...document.querySelectorAll('#chart-rtt polyline.trace')].map((p) => (p.getAttribute('points') || '').split(' ').filter((x) => x).length) };
+  });
+  console.log(`view_e2e: chart-rtt: the demo device's round trip p50 ${rtt.p50} µs, p99 ${rtt.p99} µs, points ${rtt.points.join('/')}`);
+  if (!(rtt.p50 > 0 && rtt.p99 >= rtt.p50)) fail(`chart-rtt: no device round trip charted (p50 ${rtt.p50}, p99 ${rtt.p99})`);
+  if (!(rtt.points[0] >= 2 && rtt.points[1] >= 2)) fail('chart-rtt: the round trip is not drawn');
   for (const id of ['chart-step', 'chart-latency']) {
     const c = charts.find((x) => x.id === id);
     if (!(c.traces[0] >= 2 && c.traces[1] >= 2)) fail(`${id}: no p50 and p99 traces (the demo device subscribes to the states)`);
@@ -422,6 +472,106 @@ async function checkControls(page, control) {
     if (!r || !r.ok) fail(`the page's ${c} got ${JSON.stringify(r)}`);
   }
   console.log(`view_e2e: controls: pause at step ${paused.step} (t ${paused.sim_time} s), still ${still.step} 0.3 s later; step 5 -> ${stepped.step}; reset -> step ${reset.step}, t ${reset.sim_time}; start -> t ${started.sim_time} s`);
+}
+
+// One command line on a control connection of the test's own (hello first); its reply.
+function controlCommand(control, line) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(control.port, control.host);
+    let buf = '';
+    const timer = setTimeout(() => { sock.destroy(); reject(new Error(`no reply to ${line} in 10 s`)); }, 10000);
+    sock.on('connect', () => sock.write(`{"command":"hello"}\n${line}\n`));
+    sock.on('data', (d) => {
+      buf += d.toString();
+      const lines = buf.split('\n');
+      if (lines.length < 3) return;
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(JSON.parse(lines[1]));
+    });
+    sock.on('error', (e) => { clearTimeout(timer); reject(e); });
+  });
+}
+
+async function checkLoad(page, control) {
+  const scenes = await page.evaluate(() => window.rtmbView.scenes);
+  const loaded = await controlCommand(control, JSON.stringify({ command: 'load', model: loadModel }));
+  if (!loaded.ok) fail(`load ${loadModel}: ${JSON.stringify(loaded)}`);
+  try {
+    await page.waitForFunction(([n, m]) => window.rtmbView.scenes > n && window.rtmbView.scene.model === m &&
+                               window.rtmbView.drawn !== null, [scenes, loadModel], { timeout: 20000 });
+  } catch (e) {
+    fail(`after load ${loadModel} the page got no new scene (it shows ${await page.evaluate(() => window.rtmbView.scene.model)})`);
+  }
+  await checkDrawing(page, `${loadModel} (loaded)`);
+  await page.evaluate(() => window.rtmbView.hold(false));
+}
+
+async function checkDrag(page, control) {
+  const frame = () => page.evaluate(() => window.rtmbView.lastFrame);
+  await page.waitForFunction(() => window.rtmbView.helloOk, null, { timeout: 10000 });
+  await page.click('#pause');
+  await page.waitForFunction(() => window.rtmbView.drawn && window.rtmbView.drawn.paused, null, { timeout: 10000 });
+  const { scene, drawn } = await page.evaluate(() => ({ scene: window.rtmbView.scene, drawn: window.rtmbView.drawn }));
+  if (scene.ground_points.length === 0) fail('drag: the model has no ground point to turn the target about');
+  const o = scene.bodies[0].q_offset;
+  const com = [drawn.q[o], drawn.q[o + 1], 0];
+  const pivot = scene.ground_points[0];
+  const a = Math.PI / 3;
+  const r = [com[0] - pivot[0], com[1] - pivot[1]];
+  const target = [pivot[0] + Math.cos(a) * r[0] - Math.sin(a) * r[1], pivot[1] + Math.sin(a) * r[0] + Math.cos(a) * r[1], 0];
+  const start = Math.hypot(com[0] - target[0], com[1] - target[1]);
+  // canvas pixels (view.project) to page coordinates
+  const box = await page.locator('#scene canvas').boundingBox();
+  const size = await page.evaluate(() => { const c = document.querySelector('#scene canvas'); return [c.width, c.height]; });
+  const toPage = ([x, y]) => [box.x + (x * box.width) / size[0], box.y + (y * box.height) / size[1]];
+  const [gx, gy] = toPage(await page.evaluate((p) => window.rtmbView.project(p), com));
+  const [tx, ty] = toPage(await page.evaluate((p) => window.rtmbView.project(p), target));
+  await page.mouse.move(gx, gy);
+  await page.mouse.down();
+  const grabbed = await page.evaluate(() => window.rtmbView.drag);
+  if (!grabbed || grabbed.body !== 0) fail(`drag: pressing on body 0's centre of mass did not grab it (${JSON.stringify(grabbed)})`);
+  await page.mouse.move(tx, ty, { steps: 3 });
+  const started = await controlCommand(control, '{"command":"start"}');
+  if (!started.ok) fail(`drag: start: ${JSON.stringify(started)}`);
+  let f;
+  let dist = start;
+  for (let waited = 0; waited < 10000 && !(dist < 0.25 * start); waited += 100) {
+    await page.waitForTimeout(100);
+    f = await frame();
+    dist = Math.hypot(f.q[o] - target[0], f.q[o + 1] - target[1]);
+  }
+  const held = await page.evaluate(() => ({ drag: window.rtmbView.drag, f: window.rtmbView.lastFrame }));
+  const pulling = Math.hypot(...f.drag.force);
+  console.log(`view_e2e: drag: centre of mass ${start.toFixed(3)} m -> ${dist.toFixed(3)} m from the cursor's target [${held.drag.target.map((v) => v.toFixed(3))}] (wanted [${target.map((v) => v.toFixed(3))}]), force ${pulling.toFixed(3)} N`);
+  if (!(Math.hypot(held.drag.target[0] - target[0], held.drag.target[1] - target[1]) < 0.05 * start)) fail('drag: the cursor\'s projection is not where the test put the cursor');
+  if (!(dist < 0.25 * start)) fail(`drag: the body did not move toward the cursor (${start} -> ${dist} m)`);
+  if (!(f.drag.active && pulling > 0)) fail(`drag: the frames show no spring force while dragging: ${JSON.stringify(f.drag)}`);
+  await page.mouse.up();
+  // every frame from the release on: once past the ramp (the server's release time in the frame)
+  // the force must be exactly zero
+  const ramp = 0.05;
+  let release = null;
+  let zeroAfter = 0;
+  let lateForce = null;
+  let last = null;
+  for (let waited = 0; waited < 10000 && zeroAfter < 3; waited += 10) {
+    await page.waitForTimeout(10);
+    const g = await frame();
+    if (last !== null && g.t === last) continue;
+    last = g.t;
+    if (g.drag.release_t === null) continue;
+    release = g.drag.release_t;
+    const force = Math.hypot(...g.drag.force);
+    if (g.t > release + ramp + 0.002) {
+      if (force !== 0 || g.drag.active) lateForce = { t: g.t, force, active: g.drag.active };
+      else ++zeroAfter;
+    }
+  }
+  console.log(`view_e2e: drag: released at t ${release} s; ${zeroAfter} frames after the ${ramp} s ramp, force in them: ${lateForce ? JSON.stringify(lateForce) : 'exactly 0'}`);
+  if (release === null) fail('drag: the frames never showed the release');
+  if (lateForce) fail(`drag: force after the release ramp: ${JSON.stringify(lateForce)}`);
+  if (zeroAfter < 3) fail('drag: fewer than three frames after the release ramp');
 }
 
 // ---- main --------------------------------------------------------------------------------------

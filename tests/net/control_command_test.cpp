@@ -93,6 +93,39 @@ TEST(ControlCommandParse, Set) {
   EXPECT_FALSE(std::get<bool>(flag.value));
 }
 
+TEST(ControlCommandParse, Drag) {
+  const auto grab = std::get<DragCommand>(
+      parsed(R"({"command":"drag","body":"rod","px":0.5,"py":-0.1,"x":1,"y":2.5,"z":-3})").body);
+  EXPECT_EQ(grab.body, "rod");
+  EXPECT_EQ(grab.px, 0.5);
+  EXPECT_EQ(grab.py, -0.1);
+  EXPECT_EQ(grab.pz, 0.0);  // absent: 0
+  EXPECT_EQ(grab.x, 1.0);
+  EXPECT_EQ(grab.y, 2.5);
+  EXPECT_EQ(grab.z, -3.0);
+  // no body: a release
+  EXPECT_EQ(std::get<DragCommand>(parsed(R"({"command":"drag"})").body), DragCommand{});
+  expect_error(R"({"command":"drag","x":1})",
+               "a drag without \"body\" releases the drag and takes no other key");
+  expect_error(R"({"command":"drag","body":"rod","x":"1"})", "\"x\" must be a number");
+  expect_error(R"({"command":"drag","body":"","x":1})", "\"body\" must be a non-empty string");
+  expect_error(R"({"command":"drag","body":"rod","w":1})",
+               "unknown key \"w\" (valid: body, px, py, pz, x, y, z)");
+}
+
+TEST(ControlCommandParse, Report) {
+  const auto r = std::get<ReportCommand>(
+      parsed(R"({"command":"report","rtt_p50_us":120.5,"rtt_p99_us":300,"samples":1000})").body);
+  EXPECT_EQ(r, (ReportCommand{120.5, 300.0, 1000}));
+  expect_error(R"({"command":"report","rtt_p50_us":1,"samples":3})", "missing key \"rtt_p99_us\"");
+  expect_error(R"({"command":"report","rtt_p50_us":5,"rtt_p99_us":4,"samples":3})",
+               "\"rtt_p99_us\" >= \"rtt_p50_us\"");
+  expect_error(R"({"command":"report","rtt_p50_us":-1,"rtt_p99_us":4,"samples":3})",
+               "\"rtt_p50_us\" must be >= 0");
+  expect_error(R"({"command":"report","rtt_p50_us":1,"rtt_p99_us":4,"samples":0})",
+               "\"samples\" must be an integer from 1");
+}
+
 TEST(ControlCommandParse, Load) {
   const auto c =
       std::get<LoadCommand>(parsed(R"({"command":"load","model":"configs/chain.yaml"})").body);
@@ -139,6 +172,8 @@ TEST(ControlCommandParse, NamesMatchTheVariant) {
   EXPECT_EQ(command_name(SubscribeCommand{}), "subscribe");
   EXPECT_EQ(command_name(UnsubscribeCommand{}), "unsubscribe");
   EXPECT_EQ(command_name(StatsCommand{}), "stats");
+  EXPECT_EQ(command_name(DragCommand{}), "drag");
+  EXPECT_EQ(command_name(ReportCommand{}), "report");
 }
 
 TEST(ControlCommandParse, ToJsonLineRoundTrips) {
@@ -160,6 +195,9 @@ TEST(ControlCommandParse, ToJsonLineRoundTrips) {
       {SubscribeCommand{std::nullopt, 9001, 1}, std::nullopt},
       {UnsubscribeCommand{std::nullopt, 9001}, std::nullopt},
       {StatsCommand{}, 3},
+      {DragCommand{}, 4},
+      {DragCommand{"rod", 0.5, -0.25, 0.0, 1e-3, -2.0, 7.0}, std::nullopt},
+      {ReportCommand{80.25, 1e3, 999}, 6},
   };
   for (const Command& c : commands) {
     const std::string line = to_json_line(c);
@@ -228,7 +266,7 @@ TEST(ControlCommandReject, WrongTypes) {
 TEST(ControlCommandReject, UnknownCommandOrKey) {
   expect_error(R"({"command":"jump"})",
                "unknown command \"jump\" (valid commands: hello, start, pause, step, reset, set, "
-               "load, subscribe, unsubscribe, stats)");
+               "load, subscribe, unsubscribe, stats, drag, report)");
   expect_error(R"({"command":"START"})", "unknown command \"START\"");
   expect_error(R"({"command":""})", "unknown command \"\"");
   expect_error(R"({"command":"start","count":3})",
@@ -357,10 +395,10 @@ TEST(ControlCommandReply, ShapeForKnownAndUnknownCommand) {
   EXPECT_EQ(error_reply(rejected("nonsense")),
             R"({"ok":false,"error":"invalid JSON: column 1: expected '{': a command is one JSON )"
             R"(object","command":null})");
-  EXPECT_EQ(
-      error_reply(rejected(R"({"command":"fly\n"})")),
-      R"x({"ok":false,"error":"unknown command \"fly\n\" (valid commands: hello, start, )x"
-      R"x(pause, step, reset, set, load, subscribe, unsubscribe, stats)","command":"fly\n"})x");
+  EXPECT_EQ(error_reply(rejected(R"({"command":"fly\n"})")),
+            R"x({"ok":false,"error":"unknown command \"fly\n\" (valid commands: hello, start, )x"
+            R"x(pause, step, reset, set, load, subscribe, unsubscribe, stats, drag, report)",)x"
+            R"x("command":"fly\n"})x");
 }
 
 TEST(ControlCommandReply, EchoesClippedCommandAndValidId) {

@@ -203,6 +203,46 @@ TEST_F(ViewServerControls, PauseStepResetStartActOnTheSimulation) {
   EXPECT_TRUE(testing::eventually([&] { return server_.stats().step > 20; }));
 }
 
+// issue 20: a `load` swaps the model; every page then gets the new model's scene (the view
+// builds it on its thread from ServerStats::model_file), so the page draws the new geometry.
+TEST_F(ViewServerControls, ALoadSendsEveryPageTheNewModelsScene) {
+  ASSERT_TRUE(command(R"({"command":"hello","token":"s3cret"})").starts_with(R"({"ok":true)"));
+  ws_.write(asio::buffer(std::string(R"({"command":"load","model":"four_bar"})")));
+  std::string scene;
+  bool loaded = false;
+  for (int i = 0; i < 1000 && (scene.empty() || !loaded); ++i) {
+    beast::flat_buffer buffer;
+    ws_.read(buffer);
+    const std::string m = beast::buffers_to_string(buffer.data());
+    if (m.starts_with(R"({"type":"scene")")) scene = m;
+    if (m.starts_with(R"({"ok":true,"command":"load")")) loaded = true;
+  }
+  EXPECT_TRUE(loaded);
+  EXPECT_EQ(scene, view_scene_json(builtin_model_file("four_bar")));
+  EXPECT_NE(scene.find(R"("model":"four_bar")"), std::string::npos);
+}
+
+// issue 20: a device's round-trip report reaches the page in the frames, for the chart; a built-in
+// mechanism (no bodies) cannot be dragged, and says so.
+TEST_F(ViewServerControls, FramesCarryTheDevicesReportedRoundTrip) {
+  ASSERT_TRUE(command(R"({"command":"hello","token":"s3cret"})").starts_with(R"({"ok":true)"));
+  EXPECT_EQ(command(R"({"command":"report","rtt_p50_us":120.5,"rtt_p99_us":300,"samples":7})"),
+            R"({"ok":true,"command":"report"})");
+  EXPECT_TRUE(testing::eventually([&] { return server_.stats().device_rtt_reports == 1; }));
+  bool seen = false;
+  for (int i = 0; i < 100 && !seen; ++i) {
+    beast::flat_buffer buffer;
+    ws_.read(buffer);
+    const std::string m = beast::buffers_to_string(buffer.data());
+    seen = m.find(R"("device_rtt_p50_us":120.5,"device_rtt_p99_us":300)") != std::string::npos;
+  }
+  EXPECT_TRUE(seen);
+  EXPECT_EQ(
+      command(R"({"command":"drag","body":"link","x":1})"),
+      R"x({"ok":false,"error":"drag needs a model with bodies (a built-in mechanism has none)",)x"
+      R"x("command":"drag"})x");
+}
+
 TEST(ViewServer, TheUrlCarriesThePercentEncodedToken) {
   EXPECT_EQ(view_url("127.0.0.1", 8080, ""), "http://127.0.0.1:8080/");
   EXPECT_EQ(view_url("0.0.0.0", 80, "a b&c"), "http://0.0.0.0:80/?token=a%20b%26c");

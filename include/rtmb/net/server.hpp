@@ -36,9 +36,11 @@
 // thread takes the new snapshot for stats and the live view at once instead of on its next
 // poll; a slow poll timer remains for housekeeping. The state's way out does not depend on it.
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -155,7 +157,18 @@ struct ServerStats {
   bool paused = false;                  ///< the simulation is paused
   bool state_finite = true;             ///< every channel of the newest snapshot is finite
   std::uint64_t loads = 0;              ///< models loaded by `load` since start
-  std::uint64_t insecure_warnings = 0;  ///< ServerConfig::insecure warnings logged so far
+  /// The newest `report` of a device client (issue 20 point 5): the input -> state round trip it
+  /// measured from the latency echo, p50 and p99 [us] (NaN: none yet), over how many round trips,
+  /// and when it came [ns, CLOCK_MONOTONIC]; reports so far.
+  double device_rtt_p50_us = std::numeric_limits<double>::quiet_NaN();
+  double device_rtt_p99_us = std::numeric_limits<double>::quiet_NaN();
+  std::uint64_t device_rtt_samples = 0;
+  std::int64_t device_rtt_reported_ns = 0;
+  std::uint64_t device_rtt_reports = 0;
+  /// The model that runs (the one given at construction, then each `load`'s), for the live
+  /// view's geometry; shared, never modified.
+  std::shared_ptr<const ModelFile> model_file;
+  std::uint64_t insecure_warnings = 0;         ///< ServerConfig::insecure warnings logged so far
   std::uint64_t plaintext_token_warnings = 0;  ///< "token in plain text" warnings (0 or 1)
   std::uint64_t tls_failed = 0;      ///< control connections closed by a failed or timed-out TLS
                                      ///< handshake (e.g. a plain-text client on a TLS port)
@@ -164,6 +177,14 @@ struct ServerStats {
                                      ///< incomplete and replay says so)
   std::vector<double> input_values;  ///< each input channel's value in the newest snapshot
   bool inputs_stale = false;         ///< the whole input stream is stale (watchdog active)
+  /// The live view's mouse spring (`drag`, net/mouse_spring.hpp): pulling or ramping out, its
+  /// force on the body [N, world] and the body point it acts at [m, world] in the newest snapshot.
+  bool drag_active = false;
+  std::array<double, 3> drag_force{};
+  std::array<double, 3> drag_point{};
+  double drag_release_t =
+      std::numeric_limits<double>::quiet_NaN();  ///< simulation time the drag was let go [s]; NaN:
+                                                 ///< not released
   /// Input arrival -> release D(k) of the tick that applied it, per applied input datagram: the
   /// fixed-rate loop's sampling delay, part of every input -> state round trip [ns].
   HistogramSummary input_wait;

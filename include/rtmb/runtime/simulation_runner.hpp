@@ -127,6 +127,9 @@ using SnapshotSlot = LatestValue<StateSnapshot>;
 /// Applies one input sample; called on the simulation thread, before the tick's step, in
 /// arrival order. Must be RT-safe (no allocation, lock, log or exception).
 using InputHook = void (*)(void* context, const QueuedInput& sample) noexcept;
+/// Adds a force of its own to the generalized applied force `applied` (n_v) of the tick's steps,
+/// evaluated at the state the tick starts from (SimulationRunner::set_force_hook). RT-safe.
+using ForceHook = void (*)(void* context, const State& state, VecRef applied) noexcept;
 
 /// Settings of a SimulationRunner.
 struct RunnerConfig {
@@ -167,6 +170,16 @@ class SimulationRunner {
   void set_input_hook(InputHook hook, void* context) noexcept {
     hook_ = hook;
     hook_context_ = context;
+  }
+
+  /// Calls hook every tick after the input channels are applied and before the steps, with the
+  /// tick's start state and the applied generalized force to add to (the live view's mouse
+  /// spring, net/mouse_spring.hpp): on top of the bank's generalized forces, or of zero when the
+  /// channels are the System's named inputs (or there is no bank). nullptr detaches. RT-safe
+  /// (a pointer store; the simulation thread installs it on each model it swaps in).
+  void set_force_hook(ForceHook hook, void* context) noexcept {
+    force_hook_ = hook;
+    force_hook_context_ = context;
   }
 
   /// Routes input samples into bank (its hook replaces any set_input_hook) and advances the bank
@@ -241,6 +254,8 @@ class SimulationRunner {
   Recorder* recorder_ = nullptr;     // set_recorder
   PhaseLock* phase_lock_ = nullptr;  // set_phase_lock
   InputHook hook_ = nullptr;
+  ForceHook force_hook_ = nullptr;
+  void* force_hook_context_ = nullptr;
   void* hook_context_ = nullptr;
   RunnerCounters counters_;
   StepStatus last_status_;

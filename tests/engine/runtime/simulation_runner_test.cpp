@@ -81,6 +81,38 @@ TEST(RuntimeSimulationRunner, SnapshotMatchesTheStateAfterEachTick) {
   EXPECT_EQ(rig.runner.counters().steps, 10);
 }
 
+// The force hook (the live view's mouse spring): called once per tick with the state the tick
+// starts from, its force acts in the tick's steps and starts from zero every tick (no bank here),
+// so a hook adding a constant torque steps exactly as a constant applied force does.
+struct ForceLog {
+  double times[8] = {};
+  int count = 0;
+};
+
+void add_torque(void* context, const State& state, VecRef applied) noexcept {
+  auto* log = static_cast<ForceLog*>(context);
+  if (log->count < 8) log->times[log->count] = state.t;
+  ++log->count;
+  applied[0] += 0.75;
+}
+
+TEST(RuntimeSimulationRunner, ForceHookAddsItsForceEveryTickFromTheTicksStartState) {
+  Rig hooked("pendulum");
+  ForceLog log;
+  hooked.runner.set_force_hook(add_torque, &log);
+  Rig constant("pendulum");
+  applied_force(constant.ws)[0] = 0.75;
+  ASSERT_EQ(hooked.run(8), StopReason::kMaxTicks);
+  ASSERT_EQ(constant.run(8), StopReason::kMaxTicks);
+  EXPECT_EQ(log.count, 8);
+  for (int k = 0; k < 8; ++k) EXPECT_DOUBLE_EQ(log.times[k], k * hooked.model.settings().dt);
+  EXPECT_EQ(hooked.state.q, constant.state.q);
+  EXPECT_EQ(hooked.state.v, constant.state.v);
+  Rig free("pendulum");
+  ASSERT_EQ(free.run(8), StopReason::kMaxTicks);
+  EXPECT_NE(hooked.state.v, free.state.v);  // the torque did act
+}
+
 TEST(RuntimeSimulationRunner, SubstepsAdvanceSeveralEngineStepsPerTick) {
   RunnerConfig config;
   config.substeps = 4;

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// The live view's mouse spring (net/mouse_spring.hpp): resolving a drag on the network thread,
+// the spring on the simulation thread.
+#include "net/mouse_spring.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "rtmb/models/planar_multibody.hpp"
+#include "rtmb/models/spatial_multibody.hpp"
+
+namespace rtmb {
+
+namespace {
+
+constexpr int kPlanarCoordinates = 3;  // (x, y, theta) per body
+
+}  // namespace
+
+DragResolution resolve_drag(const PlanarModelSpec* planar,
+                            const SpatialModelSpec* spatial,
+                            const std::string& body,
+                            const Eigen::Vector3d& point,
+                            const Eigen::Vector3d& target) {
+  DragResolution r;
+  if (planar == nullptr && spatial == nullptr) {
+    r.error = "drag needs a model with bodies (a built-in mechanism has none)";
+    return r;
+  }
+  if (!point.allFinite() || !target.allFinite()) {
+    r.error = "drag: the point and the target must be finite";
+    return r;
+  }
+  DragSpec& s = r.spec;
+  const double w = 2.0 * std::numbers::pi * kDragHz;
+  double effective_mass = 0.0;  // m_p, net/mouse_spring.hpp "Stiffness"
+  if (planar != nullptr) {
+    const auto& bodies = planar->bodies;
+    const auto it = std::find_if(bodies.begin(), bodies.end(),
+                                 [&](const PlanarBodySpec& b) { return b.name == body; });
+    if (it == bodies.end()) {
+      r.error = "drag: no body \"" + body.substr(0, 64) + "\" in this model";
+      return r;
+    }
+    const auto b = static_cast<int>(it - bodies.begin());
+    s.dimension = 2;
+    s.body = b;
+    s.q_offset = kPlanarCoordinates * b;
+    s.v_offset = s.q_offset;
+    s.point = {point.x(), point.y(), 0.0};
+    s.target = {target.x(), target.y(), 0.0};
+    // 1/m_p = 1/m + |s|^2 / J: a free planar body's inverse mass at a point, along the direction
+    // normal to s (the largest of the two principal values)
+    const double inverse = 1.0 / it->mass + point.head<2>().squaredNorm() / it->inertia;
+    effective_mass = 1.0 / inverse;
+  } else {
+    const auto& bodies = spatial->bodies;
+    const auto it = std::find_if(bodies.begin(), bodies.end(),
+                                 [&](const SpatialBodySpec& b) { return b.name == body; });
+    if (it == bodies.end()) {
+      r.error = "drag: no body \"" + body.substr(0, 64) + "\" in this model";
+      return r;
+    }
+    const auto b = static_cast<int>(it - bodies.begin());
+    s.dimension = 3;
+    s.body = b;
+    s.q_offset = 7 * b;  // (r, e) per body, v = q'
+    s.v_offset = s.q_offset;
+    s.point = {0.0, 0.0, 0.0};  // spatial drags pull the centre of mass
+    s.target = {target.x(), target.y(), target.z()};
+    effective_mass = it->mass;
+  }
+  s.stiffness = effective_mass * w * w;
+  s.damping = 2.0 * effective_mass * w;
+  s.max_force = s.stiffness * kDragMaxStretchM;
+  return r;
+}
+
+void MouseSpring::grab(const DragSpec& spec, std::int64_t now_ns) noexcept {
+  const bool same = mode_ == Mode::kHeld && spec.body == spec_.body &&
+                    spec.dimension == spec_.dimension && spec.point == spec_.point;
+  spec_ = spec;
+  refreshed_ns_ = now_ns;
+  if (same) return;  // a target move: the filter's ramp and rate limit carry on
+  ForceSafetyConfig safety;
+  safety.max_force = spec.max_force;
+  safety.max_rate = spec.max_force / kDragRateTime;
+  safety.engage_ramp_s = kDragEngageRamp;
+  filter_ = ForceOutputFilter(safety);
+  mode_ = Mode::kHeld;
+}
+
+void MouseSpring::release() noexcept {
+  if (mode_ != Mode::kHeld) return;
+  mode_ = Mode::kReleasing;
+  released_s_ = 0.0;
+}
+
+void MouseSpring::drop() noexcept {
+  mode_ = Mode::kIdle;
+  force_.setZero();
+}
+
+void MouseSpring::apply(const State& state,
+                        VecRef applied,
+                        std::int64_t now_ns,
+                        double dt) noexcept {
+  if (mode_ == Mode::kIdle) return;
+  if (mode_ == Mode::kHeld && now_ns - refreshed_ns_ > kDragLeaseNs) release();
+  const auto qo = static_cast<Eigen::Index>(spec_.q_offset);
+  const auto vo = static_cast<Eigen::Index>(spec_.v_offset);
+  if (qo + (spec_.dimension == 2 ? 3 : 7) > state.q.size() ||
+      vo + (spec_.dimension == 2 ? 3 : 7) > applied.size()) {
+    drop();  // not this model's body (cannot happen: load drops the drag)
+    return;
+  }
+  // the body point's world position p and velocity p' (planar: p = r + A(theta) s,
+  // p' = r' + theta' S A s with S the 90 degree rotation; docs/architecture.md body coordinates)
+  Eigen::Vector3d p;
+  Eigen::Vector3d pv;
+  Eigen::Vector3d arm = Eigen::Vector3d::Zero();  // A s, world
+  if (spec_.dimension == 2) {
+    const double th = state.q[qo + 2];
+    const double c = std::cos(th);
+    const double sn = std::sin(th);
+    const double sx = spec_.point[0];
+    const double sy = spec_.point[1];
+    arm = {c * sx - sn * sy, sn * sx + c * sy, 0.0};
+    const double w = state.v[vo + 2];
+    p = Eigen::Vector3d(state.q[qo], state.q[qo + 1], 0.0) + arm;
+    pv = Eigen::Vector3d(state.v[vo] - w * arm.y(), state.v[vo + 1] + w * arm.x(), 0.0);
+  } else {
+    p = state.q.segment<3>(qo);
+    pv = state.v.segment<3>(vo);
+  }
+  // the coupling force, F = k (p* - p) - c p' (docs/model-format.md `coupling`), filtered as a
+  // haptic coupling's is (engage ramp, clamp, rate limit)
+  const Eigen::Vector3d target(spec_.target[0], spec_.target[1], spec_.target[2]);
+  const Eigen::Vector3d raw = spec_.stiffness * (target - p) - spec_.damping * pv;
+  Eigen::Vector3d f = filter_.filter(raw, p, pv, dt).force;
+  if (mode_ == Mode::kReleasing) {
+    released_s_ += dt;  // this tick's share of the ramp: the force over [t, t + dt]
+    const double left = 1.0 - released_s_ / kDragReleaseS;
+    f *= std::clamp(left, 0.0, 1.0);
+    if (left <= 1e-9) {  // the end, within the rounding of the summed dt
+      f.setZero();
+      mode_ = Mode::kIdle;  // no force from the next tick on
+    }
+  }
+  force_ = f;
+  point_ = p;
+  // generalized force on the body: planar (F, (A s) x F) on (x, y, theta), spatial F on r
+  applied[vo] += f.x();
+  applied[vo + 1] += f.y();
+  applied[vo + 2] += spec_.dimension == 2 ? arm.x() * f.y() - arm.y() * f.x() : f.z();
+}
+
+}  // namespace rtmb
