@@ -13,27 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "apps/rtmb/round_trip_report.hpp"
 #include "rtmb/net/client.hpp"
 
 namespace rtmb::app {
-
-namespace {
-
-// The `report` command line for the round trips of one interval [us] (reorders them): p50 and
-// p99 as the values at ranks floor(q (n - 1)).
-std::string report_line(std::vector<double>& rtt_us) {
-  const auto at = [&](double q) {
-    const auto k = static_cast<std::ptrdiff_t>(q * static_cast<double>(rtt_us.size() - 1));
-    std::nth_element(rtt_us.begin(), rtt_us.begin() + k, rtt_us.end());
-    return rtt_us[static_cast<std::size_t>(k)];
-  };
-  const double p50 = at(0.5);
-  const double p99 = std::max(at(0.99), p50);
-  return R"({"command":"report","rtt_p50_us":)" + std::to_string(p50) + R"(,"rtt_p99_us":)" +
-         std::to_string(p99) + R"(,"samples":)" + std::to_string(rtt_us.size()) + "}";
-}
-
-}  // namespace
 
 DemoClient::DemoClient(double amplitude, double frequency_hz, double rate_hz)
     : amplitude_(amplitude), frequency_hz_(frequency_hz), rate_hz_(rate_hz) {}
@@ -84,7 +67,7 @@ void DemoClient::run(std::uint16_t tcp_port,
     while (!stop_.load(std::memory_order_relaxed)) {
       if (Clock::now() >= next_report && !window.empty()) {
         try {
-          (void)client.request(report_line(window));
+          (void)client.request(round_trip_report_line(window));
         } catch (const std::exception&) {
           // a lost report costs one point of the chart, never the demo's stream
         }

@@ -16,6 +16,9 @@
 // was dropped on the way, or a newer input reached the server within the same step (the echo
 // names only the last input applied).
 //
+// Once a second the receiver thread also sends the server a `report` of that second's round trips
+// (apps/rtmb/round_trip_report.hpp), which the live view charts.
+//
 // Impairment (--impair) emulates the network on the device side: datagrams wait in a local
 // queue for delay + uniform(-jitter, +jitter) ms (never less than zero, so jitter can reorder
 // them) and are dropped with probability loss, from a fixed RNG seed. The sender time is taken
@@ -43,6 +46,7 @@
 #include <thread>
 #include <vector>
 
+#include "apps/rtmb/round_trip_report.hpp"
 #include "rtmb/net/udp_socket.hpp"
 #include "rtmb/net/wire.hpp"
 
@@ -101,8 +105,24 @@ EngineResult run_engine(Client& client,
   std::thread receiver([&] {
     StateMessage m;
     std::optional<std::uint64_t> last_sequence;
+    // once a second the round trips of that second go to the server as a `report`, for the live
+    // view's round-trip chart (issue 20); a lost report costs one point of the chart
+    std::vector<double> window;  // each input's first echo, as in the result below
+    window.reserve(static_cast<std::size_t>(rate_hz) + 16);
+    std::uint64_t last_windowed = 0;
+    auto next_report = Clock::now() + std::chrono::seconds(1);
     try {
       while (!stop.load(std::memory_order_relaxed)) {
+        if (Clock::now() >= next_report) {
+          if (!window.empty()) {
+            try {
+              (void)client.request(round_trip_report_line(window));
+            } catch (const ClientError&) {
+            }
+            window.clear();
+          }
+          next_report += std::chrono::seconds(1);
+        }
         if (!client.receive_state(m, Client::Timeout{20})) continue;
         const std::int64_t t = now_ns();
         ++states;
@@ -112,6 +132,10 @@ EngineResult run_engine(Client& client,
         last_sequence = m.header.sequence;
         if (has_flag(m.header.flags, WireFlag::kEchoValid)) {
           echoes.push_back({m.echo.sequence, m.echo.sender_time_ns, t});
+          if (m.echo.sequence > last_windowed && window.size() < window.capacity()) {
+            last_windowed = m.echo.sequence;
+            window.push_back(static_cast<double>(t - m.echo.sender_time_ns) * 1e-3);
+          }
         }
       }
     } catch (const std::exception&) {
