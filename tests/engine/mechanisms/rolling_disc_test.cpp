@@ -135,6 +135,42 @@ TEST(RollingDisc, ForcesAreTheLagrangeTermsAndGravity) {
   }
 }
 
+TEST(RollingDisc, SteadyPrecessionIsAnEquilibriumOfTheAccelerations) {
+  // Closed form, derived from Chin's Lagrangian (4.30) by hand: along a motion with theta, phi' =
+  // W and psi' = w constant and x' = -r cos(phi) w, y' = -r sin(phi) w, the x' sin phi - y' cos phi
+  // terms vanish with their derivative, so the theta equation (no multiplier: A has no theta
+  // column) reduces to
+  //   (m r^2 - A) W^2 s c + m r^2 W w c + C (w + W s) W c + m g r s = 0,  s, c = sin, cos theta,
+  // linear in w. At that w the disc rolls on a circle at constant tilt: v' has no phi, theta or
+  // psi component, and x'', y'' are the centripetal turn of the contact velocity.
+  const RollingDisc disc;
+  const double m = RollingDisc::kMass;
+  const double a = RollingDisc::kDiametral;
+  const double c_polar = RollingDisc::kPolar;
+  const double g = RollingDisc::kGravity;
+  for (const double theta : {-0.6, 0.3, 1.0}) {
+    for (const double precession : {-2.0, 1.5}) {
+      const double s = std::sin(theta);
+      const double c = std::cos(theta);
+      const double spin =
+          -((m * kR * kR - a + c_polar) * precession * precession * s * c + m * g * kR * s) /
+          ((m * kR * kR + c_polar) * precession * c);
+      const double phi = 0.4;
+      Vec q(5);
+      Vec v(5);
+      q << 0.2, -0.1, phi, theta, 0.7;
+      v << -kR * std::cos(phi) * spin, -kR * std::sin(phi) * spin, precession, 0.0, spin;
+      const Accelerations acc = solve_kkt(disc, 0.0, q, v);
+      const double scale = 1.0 + v.cwiseAbs().maxCoeff() * v.cwiseAbs().maxCoeff();
+      EXPECT_LE(acc.a.segment<3>(2).cwiseAbs().maxCoeff(), 1e-12 * scale)
+          << "theta " << theta << ", phi' " << precession << ": v' = " << acc.a.transpose();
+      // x' = -r cos(phi) w with phi' = W: x'' = r sin(phi) W w, y'' = -r cos(phi) W w
+      EXPECT_NEAR(acc.a(0), kR * std::sin(phi) * precession * spin, 1e-12 * scale);
+      EXPECT_NEAR(acc.a(1), -kR * std::cos(phi) * precession * spin, 1e-12 * scale);
+    }
+  }
+}
+
 TEST(RollingDisc, StartsUprightOnItsRowsWithTwoNonholonomicRowsOnly) {
   const std::unique_ptr<System> sys = make_mechanism("rolling_disc");
   EXPECT_EQ(sys->n_lambda(), 2);
