@@ -20,7 +20,7 @@ namespace {
 
 // default_dt / default_t_end: small enough for the fixed-step integrators to resolve the motion
 // (Andrews oscillates at kHz rates: 5e-5 s over its customary 0.03 s window).
-constexpr std::array<MechanismInfo, 8> kMechanisms{{
+constexpr std::array<MechanismInfo, 9> kMechanisms{{
     {"pendulum", "Cartesian point-mass pendulum, x^2 + y^2 = l^2, 60 deg start", 1e-3, 10.0},
     {"double_pendulum",
      "double pendulum with singular M = diag(M1,M1,0,M2,M2,0) (Hoitink 2011 sec. 4.1)", 1e-3, 10.0},
@@ -36,6 +36,10 @@ constexpr std::array<MechanismInfo, 8> kMechanisms{{
      5.0},
     {"four_bar", "four-bar, relative coordinates, one cut pin (Zhang et al. 2023 Example 1)", 1e-3,
      20.0},
+    // 1.8 s: the disc has fallen flat (Chin Fig. 4.39); after that it would sink through the plane
+    {"rolling_disc",
+     "disc rolling without slip on a plane, nonholonomic (Chin 1995 sec. 4.6), falls flat by 1.7 s",
+     1e-3, 1.8},
 }};
 
 }  // namespace
@@ -80,6 +84,9 @@ std::unique_ptr<System> make_mechanism(std::string_view name, const MechanismOpt
   }
   if (name == "four_bar") {
     return std::make_unique<detail::FourBar>();
+  }
+  if (name == "rolling_disc") {
+    return std::make_unique<detail::RollingDisc>();
   }
   throw std::invalid_argument("unknown mechanism '" + std::string(name) +
                               "'; valid: " + mechanism_names());

@@ -203,4 +203,30 @@ class FourBar final : public System, public JointPoints {
   double ground_;  ///< ground-link length [m]
 };
 
+/// Chin's rolling disc (Chin 1995 §4.6; reference/post-stabilization-chin1995.md §3.11): a thin
+/// disc of radius r rolling without slip on the horizontal plane z = 0, q = (x, y, phi, theta,
+/// psi) with (x, y) the contact point [m], phi the heading of the contact line, theta the tilt
+/// from the vertical and psi the spin [rad]. No position constraint; two nonholonomic rows
+/// (System's convention, rtmb/system.hpp): x' + r cos(phi) psi' = 0, y' + r sin(phi) psi' = 0
+/// (eq. 4.29/4.31). q-dependent M from the Lagrangian (4.30), gravity. Energy T + m g r cos theta,
+/// conserved (rolling without slip does no work). The spatial points of the drawing are the
+/// contact point, the centre and eight rim points that turn with the spin.
+class RollingDisc final : public System, public JointPoints {
+ public:
+  RollingDisc() noexcept : System(5, 5, 2, 0) {}
+
+  // Chin gives r = 1 only through the initial data and Fig. 4.39; m, A, C and g are not given
+  // (reference §3.11 and pitfall 11): the reference's suggested assumptions, a uniform thin disc.
+  static constexpr double kRadius = 1.0;                                 ///< r [m]
+  static constexpr double kMass = 1.0;                                   ///< m [kg]
+  static constexpr double kDiametral = kMass * kRadius * kRadius / 4.0;  ///< A [kg m^2]
+  static constexpr double kPolar = kMass * kRadius * kRadius / 2.0;      ///< C [kg m^2]
+  static constexpr double kGravity = 9.81;                               ///< g [m/s^2]
+
+  [[nodiscard]] std::string_view name() const noexcept override { return "rolling_disc"; }
+  RTMB_SYSTEM_EVALUATION_OVERRIDES;
+  RTMB_SYSTEM_ENERGY_OVERRIDES;
+  RTMB_JOINT_POINTS_OVERRIDES;
+};
+
 }  // namespace rtmb::detail

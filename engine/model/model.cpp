@@ -134,6 +134,14 @@ Model::Model(std::shared_ptr<const System> system, const Settings& settings)
   require(settings_.starter_substeps >= 1, "starter substeps must be >= 1");
   if (is_implicit(settings_.method)) {
     const ImplicitSettings& im = settings_.implicit;
+    // the index-3 methods (and GGL's position row) enforce g = 0 in their Newton iteration; a
+    // nonholonomic row has g = 0 identically (system.hpp), so it would be a zero row of the
+    // iteration matrix and A v + a = 0 would never be imposed
+    require(system_->n_nonholonomic() == 0,
+            "the implicit method " + std::string(to_string(settings_.method)) +
+                " enforces position constraints only; system '" + std::string(system_->name()) +
+                "' has " + std::to_string(system_->n_nonholonomic()) +
+                " nonholonomic (velocity) constraint rows: use an explicit method");
     require(settings_.stabilizer == StabilizerKind::kNone,
             "the implicit index-3 methods keep g = 0 themselves by Newton iteration; use "
             "stabilizer none with method " +

@@ -49,9 +49,32 @@ struct SparsePattern {
 ///
 /// Coordinates: q' = v (n_q == n_v) for every system in this release; the interface keeps n_q
 /// and n_v apart so that quaternion bodies (q' = T(q) v) can be added without changing callers.
+///
+/// Nonholonomic rows (issue 16; Chin 1995 §4.6, eq. 3.72-3.76, reference
+/// post-stabilization-chin1995.md §1.6 and §3.11). The last n_lambda - n_holonomic rows are
+/// velocity-level constraints A(t,q) v + a(t,q) = 0 that are the derivative of no g(t,q) (a
+/// wheel rolling without slip, a knife edge). A System states them through the same methods, so
+/// that every consumer of G v + g_t and of the index-1 row G v' + L = 0 (the KKT solves, every
+/// explicit integrator, Baumgarte's velocity term, PStab's velocity pass, the velocity drift)
+/// handles them unchanged:
+///   constraints()      0 in those rows: they have no position-level residual;
+///   jacobian()         A(t,q) (the velocity Jacobian, not a derivative of g);
+///   constraint_rate()  a(t,q), so that G v + g_t = A v + a is the row's velocity residual;
+///   curvature()        L = d/dt(A v + a) - A v' = (dA/dq v + A_t) v + a_q v + a_t;
+///   velocity_constraint_jacobian()  d(A v + a)/dq.
+/// Why the zero rows: the position-level operations (PStab's position pass, the projections,
+/// Baumgarte's position term, the position drift) then see no residual there and change nothing
+/// for them, while they still share the one KKT matrix [M G^T; G 0] of the step: a position
+/// correction keeps A dq = 0 (it moves q only along directions the rolling constraints allow, to
+/// first order), and the factorization serves all four PStab solves (Chin Remark 4.2). PStab's
+/// velocity pass on these rows is exactly Chin's nonholonomic post-stabilization (3.75).
 class System {
  public:
-  System(int n_q, int n_v, int n_lambda) noexcept : n_q_(n_q), n_v_(n_v), n_lambda_(n_lambda) {}
+  System(int n_q, int n_v, int n_lambda) noexcept
+      : n_q_(n_q), n_v_(n_v), n_lambda_(n_lambda), n_holonomic_(n_lambda) {}
+  /// A system whose rows n_holonomic .. n_lambda - 1 are nonholonomic (see above).
+  System(int n_q, int n_v, int n_lambda, int n_holonomic) noexcept
+      : n_q_(n_q), n_v_(n_v), n_lambda_(n_lambda), n_holonomic_(n_holonomic) {}
   virtual ~System() = default;
   System(const System&) = delete;
   System& operator=(const System&) = delete;
@@ -59,6 +82,10 @@ class System {
   [[nodiscard]] int n_q() const noexcept { return n_q_; }
   [[nodiscard]] int n_v() const noexcept { return n_v_; }
   [[nodiscard]] int n_lambda() const noexcept { return n_lambda_; }
+  /// Rows 0 .. n_holonomic - 1 are position constraints g(t,q) = 0; n_lambda by default.
+  [[nodiscard]] int n_holonomic() const noexcept { return n_holonomic_; }
+  /// Rows n_holonomic .. n_lambda - 1: velocity constraints A(t,q) v + a(t,q) = 0 (see above).
+  [[nodiscard]] int n_nonholonomic() const noexcept { return n_lambda_ - n_holonomic_; }
 
   /// Short identifier, e.g. "andrews". Setup-only.
   [[nodiscard]] virtual std::string_view name() const noexcept = 0;
@@ -199,6 +226,7 @@ class System {
   int n_q_;
   int n_v_;
   int n_lambda_;
+  int n_holonomic_;
 };
 
 }  // namespace rtmb

@@ -82,7 +82,10 @@ TEST(JointPoints, EveryBuiltInMechanismHasValidPointsLinksAndGround) {
     for (const int g : d.geometry->ground_points()) EXPECT_TRUE(g >= 0 && g < n) << name;
     for (const Eigen::Vector3d& p : d.points) {
       EXPECT_TRUE(p.allFinite()) << name;
-      EXPECT_EQ(p.z(), 0.0) << name << ": planar";
+      // every built-in mechanism is planar but the rolling disc, which leans out of its plane
+      if (name != "rolling_disc") {
+        EXPECT_EQ(p.z(), 0.0) << name << ": planar";
+      }
     }
   }
 }

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Chin 1995 §4.6, the rolling disc (reference/post-stabilization-chin1995.md §3.11; issue 16,
+// acceptance 1): a disc released upright, rolling without slip, falls flat. The built-in
+// `rolling_disc` (r = 1, m = 1, A = m r^2/4, C = m r^2/2, g = 9.81: the reference's assumptions)
+// run over Chin's interval [0, 1.8] as the thesis does, RKSTAB (DOPRI5 with the stabilized FSAL
+// stage) at tolerance 1e-3, and with RK4 at a fixed step:
+//   * the nonholonomic drift |A v| stays at round-off with PStab, whose velocity pass on these rows
+//     is Chin's eq. 3.75 (I - HF = 0), and is far larger with Baumgarte gamma = 20 (Figs.
+//     4.36/4.37), worst where the disc comes down flat;
+//   * the centre height r cos(theta) falls from 1 to about 0 near t = 1.6 (Fig. 4.39: 1.6 .. 1.8);
+//   * rolling without slip does no work, so T + V stays at its initial value (PStab).
+// Near the lowest point the motion is the rolling disc's (Euler's disk's) near-singular passage:
+// the precession and spin rates grow from about 2 to 600 rad/s between t = 1.55 and 1.60 while
+// the height goes through its minimum of about 0.01 (this ideal disc turns back up instead of lying
+// flat; the thesis's figure is read up to the fall). A fixed 1 ms step cannot resolve that passage,
+// and neither does an error control at 1e-3, which bounds the local error, not the energy: the
+// energy is asserted to 1e-8 up to t = 1.5 with RK4 at 1 ms (measured 4e-12) and over the whole
+// run at tolerance 1e-10 (measured 9e-10). Printed, not asserted: at 1 ms the error is 0.4 over
+// the passage; at tolerance 1e-3 it is 2e-5 by t = 1.5 and 0.35 over the passage.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "rtmb/adaptive_dopri5.hpp"
+#include "rtmb/models/mechanisms.hpp"
+#include "rtmb/step.hpp"
+
+namespace rtmb {
+namespace {
+
+constexpr double kEnd = 1.8;            // Chin's interval [s]
+constexpr double kResolvedUntil = 1.5;  // before the near-singular passage [s]
+
+struct DiscRun {
+  double max_velocity_drift = 0.0;
+  double max_position_drift = 0.0;
+  double max_energy_error = 0.0;           ///< max |E - E0| / |E0| over the run
+  double max_energy_error_resolved = 0.0;  ///< the same for t <= kResolvedUntil
+  double height_at_1_4 = std::numeric_limits<double>::quiet_NaN();
+  double min_height = 1.0;
+  double min_height_time = 0.0;
+  long steps = 0;
+  std::uint32_t flags = 0;
+};
+
+void record(const StepStatus& st, const State& s, double e0, DiscRun& r) {
+  ++r.steps;
+  r.flags |= st.flags;
+  r.max_velocity_drift = std::max(r.max_velocity_drift, st.velocity_drift);
+  r.max_position_drift = std::max(r.max_position_drift, st.position_drift);
+  const double energy_error = std::abs(st.energy - e0) / std::abs(e0);
+  r.max_energy_error = std::max(r.max_energy_error, energy_error);
+  if (s.t <= kResolvedUntil + 1e-9) {
+    r.max_energy_error_resolved = std::max(r.max_energy_error_resolved, energy_error);
+  }
+  const double height = std::cos(s.q(3));  // r = 1
+  if (std::isnan(r.height_at_1_4) && s.t >= 1.4 - 1e-9) r.height_at_1_4 = height;
+  if (height < r.min_height) {
+    r.min_height = height;
+    r.min_height_time = s.t;
+  }
+}
+
+double initial_energy(const Model& model, const State& s) {
+  return model.system().energy(0.0, s.q, s.v, {});
+}
+
+DiscRun run_rk4(StabilizerKind stabilizer, double dt) {
+  Settings settings;
+  settings.method = Method::kRk4;
+  settings.stabilizer = stabilizer;
+  settings.dt = dt;
+  const Model model(make_mechanism("rolling_disc"), settings);
+  Workspace ws(model);
+  State s = initial_state(model);
+  const double e0 = initial_energy(model, s);
+  DiscRun r;
+  const long n = std::lround(kEnd / dt);
+  for (long i = 0; i < n; ++i) record(step(model, s, ws), s, e0, r);
+  return r;
+}
+
+// RKSTAB: DOPRI5 at rtol = tol, atol = tol / 10 (Chin p. 92), the model's stabilizer after every
+// step; Baumgarte's gain gamma1 is the rows' gamma (index-2 Baumgarte, reference pitfall 5)
+DiscRun run_rkstab(StabilizerKind stabilizer, double tol, double gamma1 = 0.0) {
+  Settings settings;
+  settings.method = Method::kDopri5;
+  settings.stabilizer = stabilizer;
+  settings.gamma1 = gamma1;
+  const Model model(make_mechanism("rolling_disc"), settings);
+  AdaptiveOptions options;
+  options.rtol = tol;
+  AdaptiveDopri5 dopri(model, options);
+  State s = initial_state(model);
+  const double e0 = initial_energy(model, s);
+  DiscRun r;
+  for (;;) {
+    StepStatus st;
+    if (!dopri.step(s, kEnd, st)) {
+      r.flags |= st.flags;
+      break;
+    }
+    record(st, s, e0, r);
+  }
+  return r;
+}
+
+void print(const char* label, const DiscRun& r) {
+  std::printf(
+      "%-30s steps %5ld  max|Av| %.2e  max|dE|/E0 %.2e (t <= 1.5: %.2e)  h(1.4) %.3f  "
+      "min h %.4f at t = %.4f\n",
+      label, r.steps, r.max_velocity_drift, r.max_energy_error, r.max_energy_error_resolved,
+      r.height_at_1_4, r.min_height, r.min_height_time);
+}
+
+// Fig. 4.39: the centre height starts at 1 and comes down to about 0 near t = 1.6 .. 1.8
+void expect_falls_as_fig_4_39(const DiscRun& r) {
+  EXPECT_GT(r.height_at_1_4, 0.5) << "still well up at t = 1.4";
+  EXPECT_LE(r.min_height, 0.02);
+  EXPECT_GE(r.min_height_time, 1.6);
+  EXPECT_LE(r.min_height_time, 1.8);
+}
+
+TEST(ChinRollingDisc, Rk4WithPStabKeepsRollingConservesEnergyAndFallsFlat) {
+  const DiscRun r = run_rk4(StabilizerKind::kPStab, 1e-3);
+  print("rk4 h=1e-3 pstab", r);
+  EXPECT_EQ(r.flags, 0u);
+  EXPECT_LE(r.max_velocity_drift, 1e-10);
+  EXPECT_EQ(r.max_position_drift, 0.0) << "no holonomic row";
+  EXPECT_LE(r.max_energy_error_resolved, 1e-8);
+  expect_falls_as_fig_4_39(r);
+}
+
+TEST(ChinRollingDisc, RkstabPStabDriftIsAHundredTimesBelowBaumgarte) {
+  const DiscRun pstab = run_rkstab(StabilizerKind::kPStab, 1e-3);
+  const DiscRun baum = run_rkstab(StabilizerKind::kBaumgarte, 1e-3, 20.0);
+  print("rkstab tol=1e-3 pstab", pstab);
+  print("rkstab tol=1e-3 baumgarte 20", baum);
+  EXPECT_EQ(pstab.flags, 0u);
+  EXPECT_EQ(baum.flags, 0u);
+  EXPECT_LE(pstab.max_velocity_drift, 1e-10);                            // Fig. 4.36
+  EXPECT_GE(baum.max_velocity_drift, 100.0 * pstab.max_velocity_drift);  // Fig. 4.37
+  expect_falls_as_fig_4_39(pstab);
+}
+
+TEST(ChinRollingDisc, RkstabPStabConservesEnergyThroughTheFallAtTightTolerance) {
+  const DiscRun r = run_rkstab(StabilizerKind::kPStab, 1e-10);
+  print("rkstab tol=1e-10 pstab", r);
+  EXPECT_EQ(r.flags, 0u);
+  EXPECT_LE(r.max_energy_error, 1e-8);
+  EXPECT_LE(r.max_velocity_drift, 1e-10);
+  expect_falls_as_fig_4_39(r);
+}
+
+}  // namespace
+}  // namespace rtmb
