@@ -90,8 +90,12 @@ template <int N>
     if (drop && j == n_v) {
       for (int k = n_v; k < n; ++k) ref[k - n_v] = std::abs(a[k + k * n]);
     }
+    // dependent on the rows before it, or a row that (nearly) vanished: its M^-1 norm at the
+    // round-off of the largest pivot (Chin §4.5: G -> 0 where the singular slider-crank's branches
+    // cross)
     if (drop && j >= n_v && std::isfinite(d) &&
-        std::abs(d) <= kDependentPivotRatio * ref[j - n_v]) {
+        (std::abs(d) <= kDependentPivotRatio * ref[j - n_v] ||
+         ref[j - n_v] <= kSingularPivotRatio * largest)) {
       for (int i = j + 1; i < n; ++i) col_j[i] = 0.0;
       col_j[j] = std::numeric_limits<double>::infinity();
       ++dropped;
