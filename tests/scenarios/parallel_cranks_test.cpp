@@ -52,7 +52,8 @@ CrankRun run(Method method, StabilizerKind stabilizer, KktSolver solver, double 
   for (long i = 0; i < n; ++i) {
     const StepStatus st = step(model, s, ws);
     r.flags |= st.flags;
-    if (has_flag(st.flags, StepFlag::kNonFinite)) break;
+    // a failed step ends the run (error inf): a known limitation stays cheap
+    if ((st.flags & ~static_cast<std::uint32_t>(StepFlag::kRankDeficient)) != 0u) break;
   }
   r.error = (s.q - testing::parallel_cranks_exact_q(s.t)).lpNorm<Eigen::Infinity>();
   if (std::abs(s.t - 1.0) > 1e-9) r.error = INFINITY;  // stopped early
@@ -112,11 +113,12 @@ TEST(ParallelCranks, EveryMethodPassesTheSingularPosesAtItsOrder) {
     for (int k = 0; k < 3; ++k) r[k] = run(c.method, c.stabilizer, c.solver, dts[k]);
     const double order = std::log2(r[1].error / r[2].error);
     std::printf(
-        "[ table ] %-12s %-8s %-6s p=%d  err(0.02) %.3e  err(0.01) %.3e  err(0.005) %.3e"
+        "%s %-12s %-8s %-6s p=%d  err(0.02) %.3e  err(0.01) %.3e  err(0.005) %.3e"
         "  observed order %.2f  flags %s\n",
-        std::string(to_string(c.method)).c_str(), std::string(to_string(c.stabilizer)).c_str(),
-        std::string(to_string(c.solver)).c_str(), c.order, r[0].error, r[1].error, r[2].error,
-        order, step_flag_names(r[0].flags | r[1].flags | r[2].flags).c_str());
+        c.asserted ? "[ table ]" : "[ known ]", std::string(to_string(c.method)).c_str(),
+        std::string(to_string(c.stabilizer)).c_str(), std::string(to_string(c.solver)).c_str(),
+        c.order, r[0].error, r[1].error, r[2].error, order,
+        step_flag_names(r[0].flags | r[1].flags | r[2].flags).c_str());
     const std::string what = std::string(to_string(c.method)) + " + " +
                              std::string(to_string(c.stabilizer)) + " (" +
                              std::string(to_string(c.solver)) + ")";
