@@ -49,6 +49,7 @@ void Dynamics::evaluate(
     status.set(StepFlag::kSingularKkt);
     return;
   }
+  if (kkt_.rank_deficient()) status.set(StepFlag::kRankDeficient);  // a singular position
   // stabilized vector field: v' = a - S c after the plain solve (Chin eq. 2.58, whose
   // multiplier row 0 = G(f + B y) + z carries no stabilization term), with the G just loaded
   if (svf_ != nullptr) svf_->correct(t, q, v, kkt_.dense_jacobian(), out_vdot, status);

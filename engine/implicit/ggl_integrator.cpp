@@ -107,6 +107,7 @@ bool GglIntegrator::step(const StepFrom& from, StepTo to, StepStatus& status) no
       status.newton_iterations = k;
       return false;
     }
+    if (lu_.dropped() > 0) status.set(StepFlag::kRankDeficient);  // a singular position
     lu_.solve_in_place(rhs_);
     x_ += rhs_;
     ++k;

@@ -160,6 +160,8 @@ bool GsssssIntegrator::build_and_factor(double t, StepStatus& status) noexcept {
   ++factorizations_;
   ++status.kkt_factorizations;
   factored_ = lu_.factor();
+  // dependent rows at a singular position: their multipliers move by 0 (DenseLu::factor)
+  if (factored_ && lu_.dropped() > 0) status.set(StepFlag::kRankDeficient);
   return factored_;
 }
 

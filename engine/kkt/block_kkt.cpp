@@ -121,11 +121,24 @@ template <int N>
 bool BlockKkt::invert_spd(const double* a, int n_rt, const double* ref, double* out) noexcept {
   // out = a^-1 for the symmetric n x n block a (column-major, lower triangle read), after
   // checking that its LDL^T pivots p_j are positive and not tiny: p_j > kPivotTol * ref[j], ref
-  // the diagonal of A before elimination (0 < p_j <= ref[j] in exact arithmetic for full-rank G;
-  // a redundant row leaves only round-off). Written so that NaN fails. out is full (symmetric).
+  // the diagonal of A before elimination (0 < p_j <= ref[j] in exact arithmetic for full-rank G).
+  // A pivot with |p_j| <= kPivotTol * ref[j] is a row dependent on those eliminated before it at
+  // this configuration (G lost rank, p_j = ref[j] sin^2 of its angle to their span): it is
+  // dropped (dropped_), and out is the inverse of the block without that row, padded with zeros,
+  // so L_IJ = A_IJ out and the Schur updates eliminate only the kept rows and the solves give the
+  // dropped row a zero multiplier (cholesky_dropping). Written so that NaN fails. out is full
+  // (symmetric).
   const int n = dim<N>(n_rt);
+  const auto negligible = [](double p, double r) {
+    return r >= 0.0 && std::abs(p) <= kPivotTol * r;
+  };
   if constexpr (N == 1) {
     const double d = a[0];
+    if (negligible(d, ref[0])) {
+      ++dropped_;
+      out[0] = 0.0;
+      return true;
+    }
     if (!(ref[0] > 0.0 && d > kPivotTol * ref[0])) return false;
     out[0] = 1.0 / d;
     return true;
@@ -134,8 +147,32 @@ bool BlockKkt::invert_spd(const double* a, int n_rt, const double* ref, double* 
     const double a00 = a[0];
     const double a10 = a[1];
     const double a11 = a[3];
+    if (negligible(a00, ref[0])) {
+      // row 0 dropped: the block is row 1 alone
+      ++dropped_;
+      out[0] = 0.0;
+      out[1] = 0.0;
+      out[2] = 0.0;
+      if (negligible(a11, ref[1])) {
+        ++dropped_;
+        out[3] = 0.0;
+        return true;
+      }
+      if (!(ref[1] > 0.0 && a11 > kPivotTol * ref[1])) return false;
+      out[3] = 1.0 / a11;
+      return true;
+    }
     const double det = a00 * a11 - a10 * a10;
     if (!(ref[0] > 0.0 && a00 > kPivotTol * ref[0])) return false;
+    if (negligible(det, ref[1] * a00)) {
+      // row 1 dropped: the inverse of the block without it
+      ++dropped_;
+      out[0] = 1.0 / a00;
+      out[1] = 0.0;
+      out[2] = 0.0;
+      out[3] = 0.0;
+      return true;
+    }
     if (!(ref[1] > 0.0 && det > kPivotTol * ref[1] * a00)) return false;
     const double inv = 1.0 / det;
     out[0] = a11 * inv;
@@ -144,10 +181,10 @@ bool BlockKkt::invert_spd(const double* a, int n_rt, const double* ref, double* 
     out[3] = a00 * inv;
     return true;
   } else {
-    // Cholesky a = C C^T (pivot test inside), then column e of a^-1 = C^-T C^-1 e_e
+    // Cholesky a = C C^T (pivot test and dropping inside), then column e of a^-1 = C^-T C^-1 e_e
     double* c = scratch_.data();
     std::copy(a, a + n * n, c);
-    if (!cholesky<N>(c, n, ref)) return false;
+    if (!cholesky_dropping<N>(c, n, ref, dropped_)) return false;
     double* z = scratch_.data() + n * n;
     for (int e = 0; e < n; ++e) {
       for (int j = 0; j < n; ++j) z[j] = j == e ? 1.0 : 0.0;
@@ -326,6 +363,7 @@ bool BlockKkt::factor_columns(double* x) noexcept {
 }
 
 bool BlockKkt::factor() noexcept {
+  dropped_ = 0;
   factored_ = factor_blocks(nullptr, nullptr) && factor_columns(nullptr);
   return factored_;
 }
@@ -336,6 +374,7 @@ bool BlockKkt::factor_solve(VecCRef f, VecCRef c, VecRef a_out, VecRef lambda_ou
   // bit-identical (BlockKkt.FactorSolveEqualsFactorThenSolveBitwise).
   const double* cp[1] = {c.data()};
   load_rhs<1>(cp);
+  dropped_ = 0;
   factored_ = factor_blocks(f.data(), x_.data()) && factor_columns(x_.data());
   if (!factored_) {
     a_out.setConstant(std::numeric_limits<double>::quiet_NaN());

@@ -38,7 +38,8 @@ namespace rtmb {
 ///  * a fill-reducing (AMD) order of the groups and the block structure of the Cholesky factor.
 ///
 /// What it cannot do (factor() returns false; use DenseKkt): M not positive definite (massless
-/// coordinate) even when K is invertible, and redundant constraints.
+/// coordinate) even when K is invertible. Rows of G that are dependent at the current
+/// configuration are dropped (zero multipliers, dropped_rows()), as in DenseKkt.
 class BlockKkt : public KktValues {
  public:
   /// Largest coordinate block made by merging (see above); blocks M itself couples are kept
@@ -50,8 +51,10 @@ class BlockKkt : public KktValues {
   BlockKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pattern);
 
   /// Factors M's blocks and A from the current values. false (the caller flags kSingularKkt)
-  /// when a pivot of M or A is not positive, is tiny relative to the diagonal it came from, or
-  /// is not finite. RT-safe: no allocation, no throw.
+  /// when a pivot of M is not positive or tiny, or a pivot of A is clearly negative or not
+  /// finite. A pivot of A tiny relative to the diagonal it came from is a dependent row at this
+  /// configuration: dropped with a zero multiplier (dropped_rows()), not a failure. RT-safe: no
+  /// allocation, no throw.
   [[nodiscard]] bool factor() noexcept;
 
   /// K [a; lambda] = [f; c] with the last factor(); NaN after a failed one. RT-safe.
@@ -63,6 +66,12 @@ class BlockKkt : public KktValues {
   void solve_correction(VecCRef r, VecRef dx_out) noexcept;
   /// solve_correction() of r1 and r2, bit-identical to two calls. RT-safe.
   void solve_correction2(VecCRef r1, VecCRef r2, VecRef dx1_out, VecRef dx2_out) noexcept;
+
+  /// Rows of G the last factorization found dependent at this configuration (G lost rank: a
+  /// singular position) and left out with zero multipliers (block_kkt.cpp invert_spd); the
+  /// other rows' equations hold exactly.
+  [[nodiscard]] int dropped_rows() const noexcept { return dropped_; }
+  [[nodiscard]] bool rank_deficient() const noexcept { return dropped_ > 0; }
 
   /// Diagnostics for tests and benchmarks.
   [[nodiscard]] int n_blocks() const noexcept { return static_cast<int>(blocks_.size()); }
@@ -193,6 +202,7 @@ class BlockKkt : public KktValues {
   std::vector<double> u_;  ///< L_b^-1 f_b of every block, width 2 (solves)
   std::vector<double> x_;  ///< permuted right-hand side / lambda, width 2 (solves)
   bool factored_ = false;
+  int dropped_ = 0;  ///< rows dropped by the last factorization
 };
 
 }  // namespace rtmb

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -14,6 +15,10 @@ namespace {
 // Mechanism data legitimately spans ~6 orders of magnitude between inertias and Jacobian entries
 // (Andrews: I2 = 4.4e-7 kg m^2 against lengths of 3e-2 m), so the threshold stays far below that.
 constexpr double kSingularPivotRatio = 1e-14;
+// A constraint pivot at most this fraction of its row's own M^-1 norm (ldlt_factor) marks the row
+// as dependent at this configuration: the threshold BlockKkt applies to the same pivots
+// (block_kkt_kernels.hpp kPivotTol), so the dense and the sparse path drop the same rows.
+constexpr double kDependentPivotRatio = 1e-12;
 
 // Small KKT matrices (Andrews: n = 13) spend their time in loop control around loops of a few
 // iterations, and the back substitution waits on one subtraction after another. The LDL^T kernels
@@ -56,21 +61,50 @@ void forward_unit_lower(const double* a, int n_rt, double* x) noexcept {
   }
 }
 
-// The LDL^T of DenseKkt::factor_ldlt on a (the copy of K, n x n column-major), n_v the size of M.
+// The LDL^T of DenseKkt::factor_ldlt on a (the copy of K, n x n column-major), n_v the size of M;
+// ref (n - n_v entries) is scratch for the constraint pivots' reference values; drop false keeps
+// the plain LDL^T (no dependency test). Returns the number of constraint rows dropped as
+// dependent, or -1 when the LDL^T does not apply.
 template <int N>
-[[nodiscard]] bool ldlt_factor(double* a, int n_rt, int n_v) noexcept {
+[[nodiscard]] int ldlt_factor(double* a, int n_rt, int n_v, double* ref, bool drop) noexcept {
   // right-looking LDL^T on the lower triangle: K = L D L^T with unit lower L stored below the
   // diagonal and D on it. Pivot j must be positive for j < n_v (the M block) and negative after
   // (the Schur complement -G M^-1 G^T); anything else means "use the pivoted LU".
+  //
+  // Rank loss of G (a singular position): once M is eliminated, the constraint block holds
+  // S = -G M^-1 G^T, and S_jj = -||G_j||^2 in the M^-1 metric (ref_j). Eliminating the constraint
+  // rows in turn leaves as pivot j minus the squared M^-1-distance of G_j from the span of the rows
+  // before it, so |d_j| / ref_j = sin^2 of the angle between G_j and that span: a relative pivot
+  // test decided per factorization, scale-free in each row's units. Below kDependentPivotRatio
+  // the row is dependent to working precision (sin <= 1e-6): it is dropped, i.e. K is factored
+  // without its row and column (no trailing update; its column of L zeroed) and D_j = inf, so the
+  // solves give it a zero multiplier and leave its equation out. The other rows' equations then
+  // hold exactly, and for a consistent right-hand side (c in range G, as at a singular position
+  // on the manifold) the dropped equation holds too.
   const int n = size_of<N>(n_rt);
   double largest = 0.0;
+  int dropped = 0;
   for (int j = 0; j < n; ++j) {
     double* col_j = a + j * n;
     const double d = col_j[j];
+    if (drop && j == n_v) {
+      for (int k = n_v; k < n; ++k) ref[k - n_v] = std::abs(a[k + k * n]);
+    }
+    // dependent on the rows before it, or a row that (nearly) vanished: its M^-1 norm at the
+    // round-off of the largest pivot (Chin §4.5: G -> 0 where the singular slider-crank's branches
+    // cross)
+    if (drop && j >= n_v && std::isfinite(d) &&
+        (std::abs(d) <= kDependentPivotRatio * ref[j - n_v] ||
+         ref[j - n_v] <= kSingularPivotRatio * largest)) {
+      for (int i = j + 1; i < n; ++i) col_j[i] = 0.0;
+      col_j[j] = std::numeric_limits<double>::infinity();
+      ++dropped;
+      continue;
+    }
     const bool sign_ok = j < n_v ? d > 0.0 : d < 0.0;
-    if (!sign_ok || !std::isfinite(d)) return false;
+    if (!sign_ok || !std::isfinite(d)) return -1;
     largest = std::max(largest, std::abs(d));
-    if (std::abs(d) <= kSingularPivotRatio * largest) return false;
+    if (std::abs(d) <= kSingularPivotRatio * largest) return -1;
 
     // trailing update with the unscaled column w = L(:,j) d, then scale it into L(:,j)
     for (int c = j + 1; c < n; ++c) {
@@ -84,18 +118,20 @@ template <int N>
     for (int i = j + 1; i < n; ++i) col_j[i] *= inv;
   }
   // early pivots were compared with the largest seen so far; compare all with the overall one
+  // (a dropped pivot holds inf)
   for (int j = 0; j < n; ++j) {
-    if (std::abs(a[j + j * n]) <= kSingularPivotRatio * largest) return false;
+    if (std::abs(a[j + j * n]) <= kSingularPivotRatio * largest) return -1;
   }
-  return true;
+  return dropped;
 }
 
 // K x = b in place with the LDL^T in a.
 template <int N>
 void ldlt_solve(const double* a, int n_rt, double* x) noexcept {
   const int n = size_of<N>(n_rt);
-  forward_unit_lower<N>(a, n, x);                    // L y = b
-  for (int j = 0; j < n; ++j) x[j] /= a[j + j * n];  // D z = y
+  forward_unit_lower<N>(a, n, x);  // L y = b
+  // D z = y; a dropped row's D_j = inf gives z_j = 0, its zero multiplier (ldlt_factor)
+  for (int j = 0; j < n; ++j) x[j] /= a[j + j * n];
   // L^T x = z
   for (int j = n - 1; j >= 0; --j) {
     const double* col = a + j * n;
@@ -141,20 +177,25 @@ void ldlt_solve2(const double* a, int n_rt, double* x, double* y) noexcept {
 }
 }  // namespace
 
-DenseKkt::DenseKkt(int n_v, int n_lambda)
+DenseKkt::DenseKkt(int n_v, int n_lambda, RankLoss rank_loss)
     : n_v_(n_v),
       n_lambda_(n_lambda),
       k_(Mat::Zero(n_v + n_lambda, n_v + n_lambda)),
       lu_(Mat::Zero(n_v + n_lambda, n_v + n_lambda)),
       perm_(Eigen::VectorXi::LinSpaced(n_v + n_lambda, 0, n_v + n_lambda - 1)),
       sol_(Vec::Zero(n_v + n_lambda)),
-      sol2_(Vec::Zero(n_v + n_lambda)) {}
+      sol2_(Vec::Zero(n_v + n_lambda)),
+      rank_loss_(rank_loss),
+      ref_(Vec::Zero(n_lambda)) {}
 
 bool DenseKkt::factor_at(const System& system, double t, VecCRef q, StepStatus& status) noexcept {
   system.mass(t, q, mass_block());
   system.jacobian(t, q, jacobian_block());
   ++status.kkt_factorizations;
-  if (factor()) return true;
+  if (factor()) {
+    if (rank_deficient()) status.set(StepFlag::kRankDeficient);
+    return true;
+  }
   status.set(StepFlag::kSingularKkt);
   return false;
 }
@@ -166,13 +207,18 @@ bool DenseKkt::factor() noexcept {
   pivoted_ = false;
   if (factor_ldlt()) return true;
   pivoted_ = true;
+  dropped_ = 0;
   return factor_lu();
 }
 
 bool DenseKkt::factor_ldlt() noexcept {
   const int n = n_v_ + n_lambda_;
   lu_ = k_;
-  return with_fixed_size(n, [&](auto nc) { return ldlt_factor<nc()>(lu_.data(), n, n_v_); });
+  const bool drop = rank_loss_ == RankLoss::kDropRows;
+  const int dropped = with_fixed_size(
+      n, [&](auto nc) { return ldlt_factor<nc()>(lu_.data(), n, n_v_, ref_.data(), drop); });
+  dropped_ = dropped > 0 ? dropped : 0;
+  return dropped >= 0;
 }
 
 bool DenseKkt::factor_lu() noexcept {

@@ -35,7 +35,13 @@ namespace rtmb {
 /// construction; factor() and solve() do not allocate (tests/alloc proves it).
 class DenseKkt {
  public:
-  DenseKkt(int n_v, int n_lambda);
+  /// What factor() does with rows of G that are dependent at the current configuration.
+  enum class RankLoss {
+    kDropRows,  ///< leave them out with zero multipliers (dropped_rows()); the default
+    kFail,      ///< report K singular (a caller with its own treatment: DirectCorrection)
+  };
+
+  DenseKkt(int n_v, int n_lambda, RankLoss rank_loss = RankLoss::kDropRows);
 
   [[nodiscard]] int n_v() const noexcept { return n_v_; }
   [[nodiscard]] int n_lambda() const noexcept { return n_lambda_; }
@@ -48,11 +54,13 @@ class DenseKkt {
   [[nodiscard]] auto jacobian() const noexcept { return k_.bottomLeftCorner(n_lambda_, n_v_); }
 
   /// Completes K (G^T block, zero block) and factors it. Returns false when K is numerically
-  /// singular or not finite; solve() results are then meaningless. RT-safe.
+  /// singular or not finite; solve() results are then meaningless. Rows of G dependent at this
+  /// configuration are not a failure when M is positive definite: they are dropped (zero
+  /// multipliers, dropped_rows()). RT-safe.
   [[nodiscard]] bool factor() noexcept;
 
   /// Writes M(t,q) and G(t,q) of the system into K and factors it, counting the factorization in
-  /// status and flagging kSingularKkt on failure. RT-safe.
+  /// status and flagging kSingularKkt on failure (kRankDeficient when rows were dropped). RT-safe.
   [[nodiscard]] bool factor_at(const System& system,
                                double t,
                                VecCRef q,
@@ -60,6 +68,12 @@ class DenseKkt {
 
   /// True when the last factor() needed the pivoted LU (M not positive definite).
   [[nodiscard]] bool used_pivoting() const noexcept { return pivoted_; }
+
+  /// Constraint rows the last factor() found dependent at this configuration (G lost rank) and
+  /// left out: zero multipliers, their equations dropped (dense_kkt.cpp ldlt_factor). Only the
+  /// LDL^T path (M positive definite) detects them; the pivoted LU still fails on a singular K.
+  [[nodiscard]] int dropped_rows() const noexcept { return dropped_; }
+  [[nodiscard]] bool rank_deficient() const noexcept { return dropped_ > 0; }
 
   /// Solves K [x; mu] = [a; b]. RT-safe. out_x has size n_v, out_mu size n_lambda.
   void solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept;
@@ -88,6 +102,9 @@ class DenseKkt {
   Eigen::VectorXi perm_;  ///< row i of P K is row perm_[i] of K
   Vec sol_;               ///< scratch right-hand side / solution, n_v + n_lambda
   Vec sol2_;              ///< the second one of solve_correction2, n_v + n_lambda
+  RankLoss rank_loss_;
+  Vec ref_;          ///< the constraint pivots' reference values -(G M^-1 G^T)_jj, n_lambda
+  int dropped_ = 0;  ///< rows dropped by the last factor()
 };
 
 }  // namespace rtmb

@@ -106,7 +106,10 @@ bool KktBackend::factor() noexcept {
 bool KktBackend::factor_at(double t, VecCRef q, StepStatus& status) noexcept {
   load(t, q);
   ++status.kkt_factorizations;
-  if (factor()) return true;
+  if (factor()) {
+    if (rank_deficient()) status.set(StepFlag::kRankDeficient);
+    return true;
+  }
   status.set(StepFlag::kSingularKkt);
   return false;
 }

@@ -39,7 +39,13 @@ class KktBackend {
   void load_with_constraints(double t, VecCRef q, VecRef out_g) noexcept;
   /// Factors the loaded K; false when singular (then solve() gives NaN or garbage). RT-safe.
   [[nodiscard]] bool factor() noexcept;
-  /// load(t, q), factor(), counting the factorization in status and flagging kSingularKkt.
+  /// True when the last factorization dropped rows of G found dependent at its configuration
+  /// (zero multipliers; DenseKkt / BlockKkt dropped_rows()): the caller flags kRankDeficient.
+  [[nodiscard]] bool rank_deficient() const noexcept {
+    return sparse_ ? sparse_->rank_deficient() : dense_->rank_deficient();
+  }
+  /// load(t, q), factor(), counting the factorization in status and flagging kSingularKkt
+  /// (kRankDeficient when rows were dropped).
   [[nodiscard]] bool factor_at(double t, VecCRef q, StepStatus& status) noexcept;
   /// factor() then solve(a, b, ...), bit-identical to the two calls, in one sweep on the sparse
   /// path (BlockKkt::factor_solve); false when singular. RT-safe.

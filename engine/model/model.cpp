@@ -177,12 +177,13 @@ Model::Model(std::shared_ptr<const System> system, const Settings& settings)
 }
 
 std::string step_flag_names(std::uint32_t flags, std::string_view separator) {
-  static constexpr std::array<std::pair<StepFlag, std::string_view>, 5> kNames{{
+  static constexpr std::array<std::pair<StepFlag, std::string_view>, 6> kNames{{
       {StepFlag::kSingularKkt, "singular_kkt"},
       {StepFlag::kStabilizerNotConverged, "stabilizer_not_converged"},
       {StepFlag::kNonFinite, "non_finite"},
       {StepFlag::kCorrectionSingular, "correction_singular"},
       {StepFlag::kNotConverged, "not_converged"},
+      {StepFlag::kRankDeficient, "rank_deficient"},
   }};
   std::string out;
   for (const auto& [flag, name] : kNames) {

@@ -34,8 +34,10 @@ DirectCorrection::DirectCorrection(const System& system,
       max_iterations_(max_iterations),
       has_energy_(system.has_energy()),
       channels_(channels),
-      kkt_pos_(system.n_v(), system.n_lambda()),
-      kkt_full_(2 * system.n_v(), full_rows(system, variant)),
+      // a singular stacked system is a change point with its own defined treatment (fallback
+      // to (b), kCorrectionSingular), so rank loss is reported, not dropped
+      kkt_pos_(system.n_v(), system.n_lambda(), DenseKkt::RankLoss::kFail),
+      kkt_full_(2 * system.n_v(), full_rows(system, variant), DenseKkt::RankLoss::kFail),
       m_(Mat::Zero(system.n_v(), system.n_v())),
       r_pos_(Vec::Zero(system.n_lambda())),
       dq_(Vec::Zero(system.n_v())),

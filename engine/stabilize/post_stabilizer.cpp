@@ -35,6 +35,7 @@ void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noe
     status.set(StepFlag::kSingularKkt);
     return;
   }
+  if (kkt_.rank_deficient()) status.set(StepFlag::kRankDeficient);  // dependent rows: dx = 0
 
   for (int pass = 0; pass < passes_; ++pass) {
     if (pass > 0) {

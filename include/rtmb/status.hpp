@@ -28,6 +28,12 @@ enum class StepFlag : std::uint32_t {
   /// restored the state to the start of the step. Reduce dt or raise newton_max_iterations /
   /// newton_tolerance (Settings::implicit).
   kNotConverged = 1u << 4,
+  /// G lost rank at the configuration of a KKT factorization (a singular position of the
+  /// mechanism, e.g. a parallelogram whose links all line up): the rows found dependent there by
+  /// the factorization's relative pivot test got zero multipliers and their equations were left
+  /// out (the others hold exactly). Expected while a mechanism passes a singular position; if it
+  /// persists, the model has redundant constraints (redundant_constraints: remove).
+  kRankDeficient = 1u << 5,
 };
 
 [[nodiscard]] constexpr std::uint32_t operator|(std::uint32_t a, StepFlag b) noexcept {
@@ -38,8 +44,8 @@ enum class StepFlag : std::uint32_t {
 }
 
 /// The names of the flags set in flags ("singular_kkt", "stabilizer_not_converged",
-/// "non_finite", "correction_singular", "not_converged"), joined by separator; "" for none.
-/// For reports, not for the real-time path (allocates).
+/// "non_finite", "correction_singular", "not_converged", "rank_deficient"), joined by separator; ""
+/// for none. For reports, not for the real-time path (allocates).
 [[nodiscard]] std::string step_flag_names(std::uint32_t flags, std::string_view separator = ",");
 
 /// Per-step report. Trivially copyable so it can cross the real-time boundary by value.

@@ -67,11 +67,84 @@ TEST(DenseKkt, SingularMassPositiveDefiniteOnKernelIsSolvable) {
   EXPECT_TRUE(kkt.factor());
 }
 
-TEST(DenseKkt, RedundantConstraintsAreReportedSingular) {
-  DenseKkt kkt(3, 2);
+TEST(DenseKkt, RedundantConstraintsAreReportedSingularWhenRankLossFails) {
+  DenseKkt kkt(3, 2, DenseKkt::RankLoss::kFail);
   kkt.mass_block() = Mat::Identity(3, 3);
   kkt.jacobian_block() << 1.0, 2.0, 3.0, 2.0, 4.0, 6.0;  // second row = 2 x first
   EXPECT_FALSE(kkt.factor());
+}
+
+// G with dependent rows (a singular position): the factorization drops them and the solution
+// is the KKT solution of the independent rows, which satisfies every row for a consistent c.
+TEST(DenseKkt, DependentRowsGetZeroMultipliersAndEveryConsistentRowHolds) {
+  std::srand(7);
+  const int n = 6;
+  const Mat A = Mat::Random(n, n);
+  const Mat M = A * A.transpose() + n * Mat::Identity(n, n);
+  Mat G(4, n);
+  G.row(0) = Vec::Random(n);
+  G.row(1) = Vec::Random(n);
+  G.row(2) = 2.0 * G.row(0) - 0.5 * G.row(1);  // dependent on the rows before it
+  G.row(3).setZero();                          // a row that vanished (Chin §4.5: G = 0)
+  DenseKkt kkt(n, 4);
+  kkt.mass_block() = M;
+  kkt.jacobian_block() = G;
+  ASSERT_TRUE(kkt.factor());
+  EXPECT_FALSE(kkt.used_pivoting());
+  EXPECT_EQ(kkt.dropped_rows(), 2);
+  EXPECT_TRUE(kkt.rank_deficient());
+
+  const Vec f = Vec::Random(n);
+  const Vec a_true = Vec::Random(n);
+  const Vec c = G * a_true;  // consistent: c in range(G)
+  Vec a(n), mu(4);
+  kkt.solve(f, c, a, mu);
+  EXPECT_EQ(mu[2], 0.0);
+  EXPECT_EQ(mu[3], 0.0);
+  EXPECT_LT((G * a - c).lpNorm<Eigen::Infinity>(), 1e-12);
+  EXPECT_LT((M * a + G.transpose() * mu - f).lpNorm<Eigen::Infinity>(), 1e-12);
+  // independent path: the KKT system of the two independent rows by Eigen's full-pivot LU
+  Mat k2 = Mat::Zero(n + 2, n + 2);
+  k2.topLeftCorner(n, n) = M;
+  k2.topRightCorner(n, 2) = G.topRows(2).transpose();
+  k2.bottomLeftCorner(2, n) = G.topRows(2);
+  Vec rhs(n + 2);
+  rhs << f, c.head(2);
+  const Vec ref = k2.fullPivLu().solve(rhs);
+  EXPECT_LT((a - ref.head(n)).lpNorm<Eigen::Infinity>(), 1e-12);
+  EXPECT_LT((mu.head(2) - ref.tail(2)).lpNorm<Eigen::Infinity>(), 1e-12);
+
+  // the correction (Chin eq. 4.15) removes a consistent residual with the minimum M-norm step
+  Vec dx(n);
+  kkt.solve_correction(c, dx);
+  EXPECT_LT((G * dx - c).lpNorm<Eigen::Infinity>(), 1e-12);
+  Vec dx1(n), dx2(n);
+  kkt.solve_correction2(c, 2.0 * c, dx1, dx2);
+  EXPECT_EQ(dx1, dx);
+  EXPECT_LT((dx2 - 2.0 * dx).lpNorm<Eigen::Infinity>(), 1e-14);
+
+  // a full-rank G on the same object afterwards: nothing dropped
+  kkt.jacobian_block() = G.topRows(4) + Mat::Random(4, n);
+  ASSERT_TRUE(kkt.factor());
+  EXPECT_EQ(kkt.dropped_rows(), 0);
+}
+
+TEST(DenseKkt, NearlyDependentRowsAboveThePivotThresholdAreKept) {
+  // sin of the angle between the rows 1e-5: pivot ratio 1e-10 > 1e-12, the row stays and the
+  // solve is the exact one (multiplier ~ 1/sin^2)
+  DenseKkt kkt(2, 2);
+  kkt.mass_block() = Mat::Identity(2, 2);
+  kkt.jacobian_block() << 1.0, 0.0, 1.0, 1e-5;
+  ASSERT_TRUE(kkt.factor());
+  EXPECT_EQ(kkt.dropped_rows(), 0);
+  Vec a(2), mu(2);
+  kkt.solve(Vec::Zero(2), Vec::Ones(2), a, mu);
+  EXPECT_NEAR(a[0], 1.0, 1e-9);
+  EXPECT_NEAR(a[1], 0.0, 1e-9);
+  // 1e-7: ratio 1e-14, dropped
+  kkt.jacobian_block() << 1.0, 0.0, 1.0, 1e-7;
+  ASSERT_TRUE(kkt.factor());
+  EXPECT_EQ(kkt.dropped_rows(), 1);
 }
 
 TEST(DenseKkt, MassSingularOnKernelIsReportedSingular) {

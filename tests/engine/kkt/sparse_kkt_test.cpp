@@ -425,25 +425,64 @@ TYPED_TEST(KktSolver, MassCoordinateMissingFromThePatternIsReported) {
 
 class KktSolverRedundant : public ::testing::TestWithParam<ChainOptions> {};
 
-template <class Kkt>
-void check_redundant(const ChainOptions& opt) {
+// SparseKkt (the scalar reference) reports dependent rows as a failed factorization.
+void check_redundant_fails(const ChainOptions& opt) {
   PlanarChainKkt chain(opt, 11);
   // the dense rank confirms the test data: G really is rank deficient
   Eigen::FullPivLU<Mat> lu_g(chain.jacobian_dense());
   ASSERT_LT(lu_g.rank(), chain.n_lambda());
 
-  Kkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
+  SparseKkt sparse(chain.mass_pattern(), chain.jacobian_pattern());
   chain.bind(sparse);
   for (unsigned seed = 11; seed < 16; ++seed) {
     chain.randomize(seed);
     chain.write_values(sparse);
-    EXPECT_FALSE(sparse.factor()) << solver_name<Kkt>() << " seed " << seed;
+    EXPECT_FALSE(sparse.factor()) << "SparseKkt seed " << seed;
   }
 }
 
-TEST_P(KktSolverRedundant, FactorReportsFailure) {
-  check_redundant<SparseKkt>(GetParam());
-  check_redundant<BlockKkt>(GetParam());
+// BlockKkt drops the dependent rows (zero multipliers) and solves the rest exactly: for a
+// consistent c = G a_true every row holds, and a and the constraint force G^T lambda (both unique
+// when M is positive definite, whichever dependent rows are dropped) equal DenseKkt's, which
+// drops rows by the same relative pivot test in its own order.
+void check_redundant_drops(const ChainOptions& opt) {
+  PlanarChainKkt chain(opt, 11);
+  BlockKkt block(chain.mass_pattern(), chain.jacobian_pattern());
+  chain.bind(block);
+  for (unsigned seed = 11; seed < 16; ++seed) {
+    chain.randomize(seed);
+    chain.write_values(block);
+    const Mat G = chain.jacobian_dense();
+    const int rank = static_cast<int>(Eigen::FullPivLU<Mat>(G).rank());
+    ASSERT_TRUE(block.factor()) << "seed " << seed;
+    EXPECT_EQ(block.dropped_rows(), chain.n_lambda() - rank) << "seed " << seed;
+    DenseKkt dense = dense_reference(chain);
+    ASSERT_TRUE(dense.factor());
+    EXPECT_EQ(dense.dropped_rows(), chain.n_lambda() - rank) << "seed " << seed;
+
+    std::srand(seed);
+    const Vec f = Vec::Random(chain.n_v());
+    const Vec c = G * Vec::Random(chain.n_v());
+    Vec a(chain.n_v()), lambda(chain.n_lambda()), a_ref(chain.n_v()), mu(chain.n_lambda());
+    block.solve(f, c, a, lambda);
+    dense.solve(f, c, a_ref, mu);
+    const double scale = a_ref.lpNorm<Eigen::Infinity>();
+    EXPECT_LE((G * a - c).lpNorm<Eigen::Infinity>(), 1e-11 * (1.0 + scale)) << "seed " << seed;
+    EXPECT_LE((a - a_ref).lpNorm<Eigen::Infinity>(), 1e-10 * scale) << "seed " << seed;
+    const Vec force = G.transpose() * lambda;
+    const Vec force_ref = G.transpose() * mu;
+    EXPECT_LE((force - force_ref).lpNorm<Eigen::Infinity>(),
+              1e-10 * force_ref.lpNorm<Eigen::Infinity>())
+        << "seed " << seed;
+    Vec dx(chain.n_v());
+    block.solve_correction(c, dx);
+    EXPECT_LE((G * dx - c).lpNorm<Eigen::Infinity>(), 1e-11 * (1.0 + scale)) << "seed " << seed;
+  }
+}
+
+TEST_P(KktSolverRedundant, SparseKktReportsFailureAndBlockKktDropsTheDependentRows) {
+  check_redundant_fails(GetParam());
+  check_redundant_drops(GetParam());
 }
 
 ChainOptions redundant(int n, bool pinned, std::vector<int> duplicates) {
@@ -478,7 +517,8 @@ TYPED_TEST(KktSolver, RecoversAfterAFailedFactorization) {
 
   chain.write_values(reused);
   const double saved = reused.jacobian_values()[7];
-  for (double& v : reused.jacobian_values()) v = 0.0;  // G = 0: first constraint pivot fails
+  // G not finite: the first constraint pivot fails (G = 0 is a rank loss BlockKkt drops)
+  for (double& v : reused.jacobian_values()) v = std::nan("");
   EXPECT_FALSE(reused.factor());
   std::fill(reused.jacobian_values().begin(), reused.jacobian_values().end(), 1.0);
   reused.mass_values()[0] = -1.0;  // negative mass: first coordinate pivot (or later) fails

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// The rank-deficient path keeps the step contract (issue 16, acceptance 5): the parallel-crank
+// linkage (tests/support/parallel_cranks.hpp) stepped through both singular poses of one turn,
+// where the KKT factorizations drop dependent rows (DenseKkt, BlockKkt), allocates nothing; each
+// run must actually have taken that path (kRankDeficient seen inside the count). The implicit
+// methods' Newton matrix fallback (DenseLu's complete pivoting) is counted on a singular matrix
+// directly: on this linkage their Newton iteration does not yet converge at the singular poses
+// (tests/scenarios/parallel_cranks_test.cpp), so no step run would reach it reliably.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "engine/implicit/dense_lu.hpp"
+#include "rtmb/models/model_file.hpp"
+#include "rtmb/status.hpp"
+#include "rtmb/step.hpp"
+#include "tests/support/alloc_counter.hpp"
+#include "tests/support/parallel_cranks.hpp"
+
+namespace rtmb {
+namespace {
+
+using testing::AllocationScope;
+
+using Combo = std::tuple<Method, StabilizerKind, KktSolver>;
+
+TEST(RankDeficientStepAllocations, SingularPosesAllocateNothing) {
+  const std::shared_ptr<const System> sys =
+      make_system(parse_model_file(testing::parallel_cranks_yaml(), "parallel_cranks.yaml"));
+  const Combo combos[] = {
+      {Method::kRk4, StabilizerKind::kPStab, KktSolver::kDense},
+      {Method::kRk4, StabilizerKind::kSBoth, KktSolver::kDense},
+      {Method::kRk4, StabilizerKind::kProject, KktSolver::kDense},
+      {Method::kRk4, StabilizerKind::kPStab, KktSolver::kSparse},
+      {Method::kRk4, StabilizerKind::kProject, KktSolver::kSparse},
+      {Method::kDopri5, StabilizerKind::kPStab, KktSolver::kDense},
+      {Method::kMampc4, StabilizerKind::kSBoth, KktSolver::kDense},
+  };
+  for (const auto& [method, stabilizer, solver] : combos) {
+    Settings settings;
+    settings.method = method;
+    settings.stabilizer = stabilizer;
+    settings.solver = solver;
+    settings.dt = 0.005;  // divides 1/4: step ends land on the singular poses
+    const Model model(sys, settings);
+    Workspace ws(model);
+    State s = initial_state(model);
+    (void)step(model, s, ws);  // warm-up outside the count
+    std::uint32_t flags = 0;
+    testing::AllocationCounts counts;
+    {
+      AllocationScope scope;
+      for (int i = 1; i < 200; ++i) flags |= step(model, s, ws).flags;
+      counts = scope.counts();
+    }
+    const std::string what = std::string(to_string(method)) + " + " +
+                             std::string(to_string(stabilizer)) + " (" +
+                             std::string(to_string(solver)) + ")";
+    EXPECT_EQ(counts.allocations, 0u) << what;
+    EXPECT_EQ(counts.deallocations, 0u) << what;
+    EXPECT_TRUE(has_flag(flags, StepFlag::kRankDeficient)) << what;
+    EXPECT_EQ(flags & ~static_cast<std::uint32_t>(StepFlag::kRankDeficient), 0u)
+        << what << ": " << step_flag_names(flags);
+  }
+}
+
+TEST(RankDeficientStepAllocations, NewtonMatrixCompletePivotingAllocatesNothing) {
+  // [A B^T; B 0] with B's third row the sum of the first two: singular
+  const int n = 4;
+  Mat j = Mat::Zero(n + 3, n + 3);
+  j.topLeftCorner(n, n) = 4.0 * Mat::Identity(n, n);
+  Mat b(3, n);
+  b << 1.0, 2.0, 0.0, 1.0, 0.0, 1.0, 3.0, -1.0, 1.0, 3.0, 3.0, 0.0;
+  j.topRightCorner(n, 3) = b.transpose();
+  j.bottomLeftCorner(3, n) = b;
+  DenseLu lu(n + 3);
+  Vec x = Vec::Ones(n + 3);
+  testing::AllocationCounts counts;
+  bool ok = true;
+  int dropped = 0;
+  {
+    AllocationScope scope;
+    for (int k = 0; k < 100; ++k) {
+      lu.matrix() = j;  // same size: no reallocation
+      ok = ok && lu.factor();
+      dropped = lu.dropped();
+      lu.solve_in_place(x);
+    }
+    counts = scope.counts();
+  }
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(dropped, 1);
+  EXPECT_EQ(counts.allocations, 0u);
+  EXPECT_EQ(counts.deallocations, 0u);
+}
+
+}  // namespace
+}  // namespace rtmb
