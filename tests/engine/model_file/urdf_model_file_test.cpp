@@ -326,7 +326,7 @@ TEST(UrdfModelFile, YamlRevoluteClosureOnAPlanarLoopNeedsRemove) {
                            "initial_positions: {shoulder: 0.3, elbow: -0.3, bar: 0.3}\n"
                            "joints:\n"
                            "  - {name: tip, type: revolute, link_i: parallel_bar, point_i: [0.4, "
-                           "0, 0], link_j: forearm, point_j: [0, 0, -0.2], axis_i: [0, 1, 0], "
+                           "0, 0], link_j: forearm, point_j: [-0.2, 0, 0], axis_i: [0, 1, 0], "
                            "axis_j: [0, 1, 0]}\n";
   EXPECT_NE(yaml_error_of(base).find("redundant constraints"), std::string::npos)
       << yaml_error_of(base);
