@@ -3,9 +3,10 @@
 #pragma once
 
 // Internal to the model-file loader: the rules every `outputs.channels` entry follows in planar
-// and spatial body models alike (docs/model-format.md, "Named channels"): its `unit`, names that
-// stay unique channel by channel and the snapshot's limit on scalar channels. OutputSpec is
-// PlanarOutputSpec or SpatialOutputSpec (output_channels found by ADL). Setup-only.
+// and spatial body models and URDF robots alike (docs/model-format.md, "Named channels"): its
+// `unit`, names that stay unique channel by channel and the snapshot's limit on scalar channels.
+// OutputSpec is PlanarOutputSpec, SpatialOutputSpec or JointSpaceOutputSpec (output_channels
+// found by ADL). Setup-only.
 
 #include <yaml-cpp/yaml.h>
 

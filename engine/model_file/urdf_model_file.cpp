@@ -11,9 +11,11 @@
 //   <axis xyz>: in the joint (= child) frame, default (1, 0, 0);
 //   <inertial><origin xyz rpy>: the centre of mass and the frame of <inertia>, so the link-frame
 //     inertia about the centre of mass is R I R^T;
-//   <dynamics damping>: a viscous damper on the joint coordinate.
-// revolute and continuous joints are the same here (<limit> is not enforced); floating and planar
-// joints are refused by name.
+//   <dynamics damping>: a viscous damper on the joint coordinate;
+//   <mimic joint multiplier offset>: the constraint row q = multiplier q_joint + offset.
+// Loop closures, forces and output channels come from the YAML file that names the URDF
+// (read_closures, read_tree_forces, read_urdf_outputs below). Revolute and continuous joints are
+// the same here (<limit> is not enforced); floating and planar joints are refused by name.
 
 #include "engine/model_file/urdf_model_file.hpp"
 

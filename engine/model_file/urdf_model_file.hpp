@@ -23,8 +23,9 @@ namespace rtmb::detail {
 [[nodiscard]] JointSpaceSpec parse_urdf(const std::string& text, const std::string& path);
 
 /// A ModelFile for a URDF file: its tree, gravity -9.81 m/s^2 along world z, the default
-/// integration settings at dt = 1 ms without a stabilizer (a tree has no constraint rows), one
-/// torque (or force) input channel per joint coordinate named after the joint. Setup-only.
+/// integration settings at dt = 1 ms without a stabilizer (a tree has no constraint rows; with
+/// <mimic> rows, PStab), one torque (or force) input channel per joint coordinate named after the
+/// joint. Setup-only.
 [[nodiscard]] ModelFile urdf_model_file(const std::string& text, const std::string& path);
 
 /// The tree of a YAML model file's `urdf: PATH` (relative to the YAML file's folder), with its
