@@ -237,8 +237,8 @@ void read_outputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_q, i
   r.check_keys(n, p, {"units", "channels"});
   const YAML::Node units = n["units"];
   if (n["channels"]) {
-    if (!f.bodies && !f.spatial) {
-      r.fail(n["channels"], p + ".channels", "only for body models ('bodies')");
+    if (!f.bodies && !f.spatial && !f.joint_space) {
+      r.fail(n["channels"], p + ".channels", "only for body models ('bodies') and URDF robots");
     }
     if (units) {
       r.fail(units, p + ".units",
@@ -271,6 +271,14 @@ std::function<std::string(int)> row_owner(const ModelFile& f) {
         if (r < sys.joint_row(k) + constraint_rows(f.spatial->joints[k].type)) {
           return "joint " + f.spatial->joints[k].name;
         }
+      }
+    } else if (f.joint_space) {
+      int first = 0;
+      for (const TreeClosureSpec& c : f.joint_space->closures) {
+        JointSpaceSpec one;
+        one.closures.push_back(c);
+        first += joint_space_constraint_rows(one);
+        if (r < first) return "joint " + c.name;
       }
     } else if (f.bodies) {
       const PlanarMultibody sys(*f.bodies);
@@ -379,17 +387,19 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
   }
   if (const YAML::Node urdf = root["urdf"]) {
     // a URDF robot in joint space (urdf_model_file.cpp); the robot's keys come from the URDF
-    for (const char* k : {"mechanism", "options", "name", "dimension", "bodies", "joints", "forces",
-                          "redundant_constraints"}) {
+    for (const char* k : {"mechanism", "options", "name", "dimension", "bodies"}) {
       if (const YAML::Node n = root[k]) {
         r.fail(n, k, "not with 'urdf' (the robot is the URDF file's)");
       }
     }
     f.joint_space = detail::read_urdf_model(r, root);
+    f.joint_space_outputs = detail::read_urdf_outputs(r, root, *f.joint_space);
     sys = std::make_shared<JointSpaceTree>(*f.joint_space);
     f.output_units = detail::urdf_output_units(*f.joint_space);
-    // a tree has no constraint rows: nothing for a stabilizer to correct
-    f.settings.stabilizer = StabilizerKind::kNone;
+    // a tree without closures has no constraint rows: nothing for a stabilizer to correct
+    f.settings.stabilizer = detail::joint_space_stabilizer(*f.joint_space);
+    f.kept_constraint_rows = detail::resolve_redundancy(*sys, root, path, row_owner(f), f.notes);
+    sys = make_system(f);
   } else if (root["bodies"]) {
     // a model described by its bodies; none of the built-in mechanism's keys apply
     for (const char* k : {"mechanism", "options"}) {
@@ -504,6 +514,15 @@ std::unique_ptr<System> make_system(const ModelFile& file) {
 }
 
 std::unique_ptr<OutputEvaluator> make_output_evaluator(const ModelFile& file, const System& sys) {
+  if (!file.joint_space_outputs.empty()) {
+    // the tree itself, or under the IndependentRowsSystem of `redundant_constraints: remove`
+    const auto* rows = dynamic_cast<const IndependentRowsSystem*>(&sys);
+    const auto* tree = dynamic_cast<const JointSpaceTree*>(rows != nullptr ? &rows->full() : &sys);
+    if (tree == nullptr) {
+      throw std::invalid_argument("output channels need the joint-space tree the file describes");
+    }
+    return std::make_unique<JointSpaceOutputs>(sys, *tree, file.joint_space_outputs);
+  }
   if (!file.spatial_outputs.empty()) {
     const auto* spatial = dynamic_cast<const SpatialMultibody*>(&sys);
     if (spatial == nullptr) {
@@ -520,6 +539,7 @@ std::unique_ptr<OutputEvaluator> make_output_evaluator(const ModelFile& file, co
 }
 
 std::vector<std::pair<std::string, std::string>> model_output_channels(const ModelFile& file) {
+  if (!file.joint_space_outputs.empty()) return output_channels(file.joint_space_outputs);
   return file.spatial_outputs.empty() ? output_channels(file.outputs)
                                       : output_channels(file.spatial_outputs);
 }

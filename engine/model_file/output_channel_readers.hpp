@@ -3,9 +3,10 @@
 #pragma once
 
 // Internal to the model-file loader: the rules every `outputs.channels` entry follows in planar
-// and spatial body models alike (docs/model-format.md, "Named channels"): its `unit`, names that
-// stay unique channel by channel and the snapshot's limit on scalar channels. OutputSpec is
-// PlanarOutputSpec or SpatialOutputSpec (output_channels found by ADL). Setup-only.
+// and spatial body models and URDF robots alike (docs/model-format.md, "Named channels"): its
+// `unit`, names that stay unique channel by channel and the snapshot's limit on scalar channels.
+// OutputSpec is PlanarOutputSpec, SpatialOutputSpec or JointSpaceOutputSpec (output_channels
+// found by ADL). Setup-only.
 
 #include <yaml-cpp/yaml.h>
 
@@ -105,11 +106,13 @@ void check_output_count(const YamlReader& r,
 /// reported by model_file.cpp's read_outputs): a non-empty list, each with a name that is
 /// non-empty and without commas, the keys of its `kind` read by read_kind(n, p, o) (which also
 /// sets o.units to the kind's defaults) and an optional `unit`; appended to `out`.
+/// `links`: the channels name URDF links (`link`) instead of bodies.
 template <class OutputSpec, class ReadKind>
 void read_output_list(const YamlReader& r,
                       const YAML::Node& outputs,
                       std::vector<OutputSpec>& out,
-                      ReadKind read_kind) {
+                      ReadKind read_kind,
+                      bool links = false) {
   if (!outputs.IsMap()) return;
   const YAML::Node channels = outputs["channels"];
   if (!channels) return;
@@ -120,7 +123,11 @@ void read_output_list(const YamlReader& r,
   for (std::size_t i = 0; i < channels.size(); ++i) {
     const YAML::Node n = channels[i];
     const std::string p = key + "[" + std::to_string(i) + "]";
-    r.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
+    if (links) {
+      r.check_keys(n, p, {"name", "kind", "link", "point", "joint", "unit"});
+    } else {
+      r.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
+    }
     OutputSpec o;
     o.name = r.string(r.required(n, p, "name", "the channel's name"), p + ".name");
     if (o.name.empty() || o.name.find(',') != std::string::npos) {

@@ -11,9 +11,11 @@
 //   <axis xyz>: in the joint (= child) frame, default (1, 0, 0);
 //   <inertial><origin xyz rpy>: the centre of mass and the frame of <inertia>, so the link-frame
 //     inertia about the centre of mass is R I R^T;
-//   <dynamics damping>: a viscous damper on the joint coordinate.
-// revolute and continuous joints are the same here (<limit> is not enforced); floating and planar
-// joints are refused by name.
+//   <dynamics damping>: a viscous damper on the joint coordinate;
+//   <mimic joint multiplier offset>: the constraint row q = multiplier q_joint + offset.
+// Loop closures, forces and output channels come from the YAML file that names the URDF
+// (read_closures, read_tree_forces, read_urdf_outputs below). Revolute and continuous joints are
+// the same here (<limit> is not enforced); floating and planar joints are refused by name.
 
 #include "engine/model_file/urdf_model_file.hpp"
 
@@ -29,6 +31,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <utility>
+
+#include "engine/model_file/output_channel_readers.hpp"
 
 namespace rtmb::detail {
 namespace {
@@ -182,6 +186,25 @@ JointSpaceSpec parse_urdf(const std::string& text, const std::string& path) {
   std::sort(joints.begin(), joints.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [child, j] : joints) spec.joints.push_back(std::move(j));
+  // <mimic joint multiplier offset>: q = multiplier q_joint + offset as a constraint row (the URDF
+  // specification's meaning), named after the mimicking joint
+  for (const auto& [name, joint] : robot->joints_) {
+    if (!joint->mimic) continue;
+    TreeClosureSpec c;
+    c.name = name;
+    c.type = TreeClosureType::kMimic;
+    for (std::size_t k = 0; k < spec.joints.size(); ++k) {
+      if (spec.joints[k].name == name) c.joint = static_cast<int>(k);
+      if (spec.joints[k].name == joint->mimic->joint_name) c.mimicked = static_cast<int>(k);
+    }
+    if (c.mimicked < 0) {
+      fail(text, path, "joint", name,
+           "<mimic> names joint '" + joint->mimic->joint_name + "', which is not in the robot");
+    }
+    c.multiplier = joint->mimic->multiplier;
+    c.offset = joint->mimic->offset;
+    spec.closures.push_back(std::move(c));
+  }
   std::unique_ptr<JointSpaceTree> probe;
   try {
     probe = std::make_unique<JointSpaceTree>(spec);
@@ -237,11 +260,206 @@ ModelFile urdf_model_file(const std::string& text, const std::string& path) {
   f.path = path;
   f.joint_space = std::make_shared<const JointSpaceSpec>(parse_urdf(text, path));
   f.settings.dt = kUrdfDefaultDt;
-  // a tree has no constraint rows: nothing for a stabilizer to correct
-  f.settings.stabilizer = StabilizerKind::kNone;
+  // a tree without <mimic> rows has nothing for a stabilizer to correct
+  f.settings.stabilizer = joint_space_stabilizer(*f.joint_space);
   f.inputs = urdf_input_channels(*f.joint_space);
   f.output_units = urdf_output_units(*f.joint_space);
   return f;
+}
+
+StabilizerKind joint_space_stabilizer(const JointSpaceSpec& spec) noexcept {
+  return joint_space_constraint_rows(spec) > 0 ? StabilizerKind::kPStab : StabilizerKind::kNone;
+}
+
+namespace {
+
+// A link of the robot by name; "world" is the world (URDF's usual name for it) unless the robot
+// has a link of that name, which is its root and so welded to the world anyway.
+int link_named(const YamlReader& r,
+               const JointSpaceSpec& spec,
+               const YAML::Node& n,
+               const std::string& key) {
+  const std::string name = r.string(n, key);
+  std::string links;
+  for (std::size_t l = 0; l < spec.links.size(); ++l) {
+    if (spec.links[l].name == name) return static_cast<int>(l);
+    links += (links.empty() ? "" : ", ") + spec.links[l].name;
+  }
+  if (name == "world") return -1;
+  r.fail(n, key, "no link '" + name + "' in the URDF (links: world, " + links + ")");
+}
+
+int moving_joint_named(const YamlReader& r,
+                       const JointSpaceSpec& spec,
+                       const YAML::Node& n,
+                       const std::string& key) {
+  const std::string name = r.string(n, key);
+  std::string moving;
+  for (std::size_t j = 0; j < spec.joints.size(); ++j) {
+    if (spec.joints[j].type == TreeJointType::kFixed) continue;
+    if (spec.joints[j].name == name) return static_cast<int>(j);
+    moving += (moving.empty() ? "" : ", ") + spec.joints[j].name;
+  }
+  r.fail(n, key, "no moving joint '" + name + "' in the URDF (joints: " + moving + ")");
+}
+
+// `joints:` of a YAML file with `urdf:`: loop closures between named links and mimic rows
+// (docs/model-format.md, "Loop closures").
+void read_closures(const YamlReader& r, const YAML::Node& list, JointSpaceSpec& spec) {
+  if (!list.IsSequence()) r.fail(list, "joints", "expected a list of closures");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node n = list[i];
+    const std::string at = "joints[" + std::to_string(i) + "]";
+    r.check_keys(n, at,
+                 {"name", "type", "link_i", "point_i", "link_j", "point_j", "axis_i", "axis_j",
+                  "normal", "joint", "mimics", "multiplier", "offset"});
+    TreeClosureSpec c;
+    c.name = r.string(r.required(n, at, "name", "the closure's name"), at + ".name");
+    const std::string key = "joints." + c.name;
+    const std::string type = r.string(r.required(n, key, "type", "closure type"), key + ".type");
+    auto allow = [&](std::initializer_list<std::string_view> keys) { r.check_keys(n, key, keys); };
+    if (type == "mimic") {
+      allow({"name", "type", "joint", "mimics", "multiplier", "offset"});
+      c.type = TreeClosureType::kMimic;
+      c.joint = moving_joint_named(r, spec, r.required(n, key, "joint", "the following joint"),
+                                   key + ".joint");
+      c.mimicked = moving_joint_named(r, spec, r.required(n, key, "mimics", "the joint it follows"),
+                                      key + ".mimics");
+      if (c.joint == c.mimicked)
+        r.fail(n["mimics"], key + ".mimics", "a joint cannot mimic itself");
+      if (const YAML::Node m = n["multiplier"]) c.multiplier = r.number(m, key + ".multiplier");
+      if (const YAML::Node o = n["offset"]) c.offset = r.number(o, key + ".offset");
+    } else {
+      if (type == "planar_revolute") {
+        allow({"name", "type", "link_i", "point_i", "link_j", "point_j", "normal"});
+        c.type = TreeClosureType::kPlanarRevolute;
+        if (const YAML::Node v = n["normal"]) c.normal = r.nonzero3(v, key + ".normal");
+      } else if (type == "spherical") {
+        allow({"name", "type", "link_i", "point_i", "link_j", "point_j"});
+        c.type = TreeClosureType::kSpherical;
+      } else if (type == "revolute") {
+        allow({"name", "type", "link_i", "point_i", "link_j", "point_j", "axis_i", "axis_j"});
+        c.type = TreeClosureType::kRevolute;
+        c.axis_a =
+            r.nonzero3(r.required(n, key, "axis_i", "the axis in link_i's frame"), key + ".axis_i");
+        c.axis_b =
+            r.nonzero3(r.required(n, key, "axis_j", "the axis in link_j's frame"), key + ".axis_j");
+      } else {
+        r.fail(n["type"], key + ".type",
+               "unknown closure type '" + type +
+                   "' (valid: revolute, spherical, planar_revolute, mimic)");
+      }
+      c.link_a = link_named(r, spec, r.required(n, key, "link_i", "a link name"), key + ".link_i");
+      c.link_b = link_named(r, spec, r.required(n, key, "link_j", "a link name"), key + ".link_j");
+      if (c.link_a == c.link_b) r.fail(n["link_j"], key + ".link_j", "joins a link to itself");
+      if (const YAML::Node p = n["point_i"]) c.point_a = r.vec3(p, key + ".point_i");
+      if (const YAML::Node p = n["point_j"]) c.point_b = r.vec3(p, key + ".point_j");
+    }
+    for (const TreeClosureSpec& other : spec.closures) {
+      if (other.name == c.name) r.fail(n["name"], key, "a closure of this name exists already");
+    }
+    spec.closures.push_back(std::move(c));
+  }
+}
+
+// `forces:` of a YAML file with `urdf:`: gravity, point springs between named links, joint
+// springs and constant efforts by joint name.
+void read_tree_forces(const YamlReader& r, const YAML::Node& list, JointSpaceSpec& spec) {
+  if (!list.IsSequence()) r.fail(list, "forces", "expected a list of forces");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node n = list[i];
+    const std::string at = "forces[" + std::to_string(i) + "]";
+    if (!n.IsMap()) r.fail(n, at, "expected a mapping");
+    const std::string type = r.string(r.required(n, at, "type", "force type"), at + ".type");
+    if (type == "gravity") {
+      r.check_keys(n, at, {"type", "vector"});
+      spec.gravity = r.vec3(r.required(n, at, "vector", "[gx, gy, gz] m/s^2"), at + ".vector");
+    } else if (type == "spring") {
+      r.check_keys(
+          n, at,
+          {"name", "type", "link_i", "point_i", "link_j", "point_j", "stiffness", "rest_length"});
+      TreePointSpringSpec sp;
+      if (const YAML::Node m = n["name"]) sp.name = r.string(m, at + ".name");
+      sp.link_a = link_named(r, spec, r.required(n, at, "link_i", "a link name"), at + ".link_i");
+      sp.link_b = link_named(r, spec, r.required(n, at, "link_j", "a link name"), at + ".link_j");
+      if (const YAML::Node p = n["point_i"]) sp.point_a = r.vec3(p, at + ".point_i");
+      if (const YAML::Node p = n["point_j"]) sp.point_b = r.vec3(p, at + ".point_j");
+      sp.stiffness = r.non_negative(r.required(n, at, "stiffness", "N/m"), at + ".stiffness");
+      if (const YAML::Node l = n["rest_length"]) {
+        sp.rest_length = r.non_negative(l, at + ".rest_length");
+      }
+      spec.springs.push_back(std::move(sp));
+    } else if (type == "joint_spring" || type == "effort") {
+      const bool spring = type == "joint_spring";
+      if (spring) {
+        r.check_keys(n, at, {"type", "joint", "stiffness", "rest_position"});
+      } else {
+        r.check_keys(n, at, {"type", "joint", "value"});
+      }
+      TreeJointSpec& j = spec.joints[static_cast<std::size_t>(
+          moving_joint_named(r, spec, r.required(n, at, "joint", "a joint name"), at + ".joint"))];
+      if (spring) {
+        j.stiffness =
+            r.non_negative(r.required(n, at, "stiffness", "N m/rad or N/m"), at + ".stiffness");
+        if (const YAML::Node p = n["rest_position"]) {
+          j.rest_position = r.number(p, at + ".rest_position");
+        }
+      } else {
+        j.effort = r.number(r.required(n, at, "value", "N m or N"), at + ".value");
+      }
+    } else {
+      r.fail(n["type"], at + ".type",
+             "unknown force type '" + type +
+                 "' for a URDF robot (valid: gravity, spring, joint_spring, effort)");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<JointSpaceOutputSpec> read_urdf_outputs(const YamlReader& r,
+                                                    const YAML::Node& root,
+                                                    const JointSpaceSpec& spec) {
+  std::vector<JointSpaceOutputSpec> out;
+  const YAML::Node outputs = root["outputs"];
+  if (!outputs) return out;
+  static const std::pair<const char*, JointSpaceOutputType> kKinds[] = {
+      {"joint_position", JointSpaceOutputType::kJointPosition},
+      {"joint_velocity", JointSpaceOutputType::kJointVelocity},
+      {"point_position", JointSpaceOutputType::kPointPosition},
+      {"point_velocity", JointSpaceOutputType::kPointVelocity},
+      {"pose", JointSpaceOutputType::kPose},
+      {"position_drift", JointSpaceOutputType::kPositionDrift},
+      {"velocity_drift", JointSpaceOutputType::kVelocityDrift},
+      {"energy", JointSpaceOutputType::kEnergy},
+  };
+  read_output_list(
+      r, outputs, out,
+      [&](const YAML::Node& n, const std::string& p, JointSpaceOutputSpec& o) {
+        o.type = read_output_kind(r, n, p, kKinds);
+        const bool joint_kind = o.type == JointSpaceOutputType::kJointPosition ||
+                                o.type == JointSpaceOutputType::kJointVelocity;
+        const bool point_kind = o.type == JointSpaceOutputType::kPointPosition ||
+                                o.type == JointSpaceOutputType::kPointVelocity;
+        const bool link_kind = point_kind || o.type == JointSpaceOutputType::kPose;
+        check_kind_key(r, n, p, "joint", joint_kind, "joint outputs");
+        check_kind_key(r, n, p, "link", link_kind, "link outputs");
+        check_kind_key(r, n, p, "point", point_kind, "point outputs");
+        bool prismatic = false;
+        if (joint_kind) {
+          o.joint = moving_joint_named(r, spec, n["joint"], p + ".joint");
+          prismatic =
+              spec.joints[static_cast<std::size_t>(o.joint)].type == TreeJointType::kPrismatic;
+        }
+        if (link_kind) {
+          o.link = link_named(r, spec, n["link"], p + ".link");
+          if (o.link < 0) r.fail(n["link"], p + ".link", "a link of the robot, not the world");
+        }
+        if (point_kind && n["point"]) o.point = r.vec3(n["point"], p + ".point");
+        o.units = default_output_units(o.type, prismatic);
+      },
+      true);
+  return out;
 }
 
 std::shared_ptr<const JointSpaceSpec> read_urdf_model(const YamlReader& r, const YAML::Node& root) {
@@ -278,6 +496,15 @@ std::shared_ptr<const JointSpaceSpec> read_urdf_model(const YamlReader& r, const
       const double value = r.number(kv.second, key);
       (which == "initial_positions" ? joint->initial_position : joint->initial_velocity) = value;
     }
+  }
+  if (const YAML::Node n = root["joints"]) read_closures(r, n, spec);
+  if (const YAML::Node n = root["forces"]) read_tree_forces(r, n, spec);
+  // the loop must close from the initial positions (assembly, JointSpaceTree::initial_state)
+  try {
+    State s;
+    JointSpaceTree(spec).initial_state(s);
+  } catch (const std::invalid_argument& e) {
+    r.fail(root["joints"] ? root["joints"] : root["urdf"], "joints", e.what());
   }
   return std::make_shared<const JointSpaceSpec>(std::move(spec));
 }

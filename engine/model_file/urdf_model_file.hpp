@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/model_file/yaml_reader.hpp"
+#include "rtmb/models/joint_space_outputs.hpp"
 #include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/model_file.hpp"
 
@@ -22,15 +23,26 @@ namespace rtmb::detail {
 [[nodiscard]] JointSpaceSpec parse_urdf(const std::string& text, const std::string& path);
 
 /// A ModelFile for a URDF file: its tree, gravity -9.81 m/s^2 along world z, the default
-/// integration settings at dt = 1 ms without a stabilizer (a tree has no constraint rows), one
-/// torque (or force) input channel per joint coordinate named after the joint. Setup-only.
+/// integration settings at dt = 1 ms without a stabilizer (a tree has no constraint rows; with
+/// <mimic> rows, PStab), one torque (or force) input channel per joint coordinate named after the
+/// joint. Setup-only.
 [[nodiscard]] ModelFile urdf_model_file(const std::string& text, const std::string& path);
 
 /// The tree of a YAML model file's `urdf: PATH` (relative to the YAML file's folder), with its
-/// `initial_positions` / `initial_velocities` mappings from joint name to value applied. Errors in
-/// the URDF name the URDF file; errors in the mappings the YAML key. Setup-only.
+/// `initial_positions` / `initial_velocities` mappings from joint name to value applied, its
+/// `joints` (loop closures between named links, mimic rows) and `forces` (gravity, springs,
+/// joint springs, efforts). Errors in the URDF name the URDF file; errors in the YAML the key.
+/// Setup-only.
 [[nodiscard]] std::shared_ptr<const JointSpaceSpec> read_urdf_model(const YamlReader& r,
                                                                     const YAML::Node& root);
+
+/// The `outputs.channels` of a YAML file with `urdf:` (joint and link names). Setup-only.
+[[nodiscard]] std::vector<JointSpaceOutputSpec> read_urdf_outputs(const YamlReader& r,
+                                                                  const YAML::Node& root,
+                                                                  const JointSpaceSpec& spec);
+
+/// PStab when the spec has constraint rows (closures, <mimic>), none for a plain tree.
+[[nodiscard]] StabilizerKind joint_space_stabilizer(const JointSpaceSpec& spec) noexcept;
 
 /// One generalized-force channel per joint coordinate, named after the joint (N*m or N).
 [[nodiscard]] std::vector<InputChannelSpec> urdf_input_channels(const JointSpaceSpec& spec);

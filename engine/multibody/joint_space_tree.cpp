@@ -71,7 +71,9 @@ int joint_space_coordinates(const JointSpaceSpec& spec) noexcept {
 }
 
 JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
-    : System(joint_space_coordinates(spec), joint_space_coordinates(spec), 0),
+    : System(joint_space_coordinates(spec),
+             joint_space_coordinates(spec),
+             joint_space_constraint_rows(spec)),
       spec_(std::move(spec)) {
   const int n_links = static_cast<int>(spec_.links.size());
   if (n_links == 0) refuse("no links");
@@ -110,14 +112,16 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
     if (parent_joint_[c] >= 0) {
       refuse(who + "link '" + spec_.links[c].name + "' is already the child of joint '" +
              spec_.joints[static_cast<std::size_t>(parent_joint_[c])].name +
-             "' (a tree gives each link one parent; loop closures are not supported yet)");
+             "' (a tree gives each link one parent; close a loop with a closure instead)");
     }
     if (!jt.origin_xyz.allFinite() || !jt.origin_rotation.allFinite() || !jt.axis.allFinite() ||
         !std::isfinite(jt.damping) || !std::isfinite(jt.initial_position) ||
-        !std::isfinite(jt.initial_velocity)) {
-      refuse(who + "origin, axis, damping and initial values must be finite");
+        !std::isfinite(jt.initial_velocity) || !std::isfinite(jt.stiffness) ||
+        !std::isfinite(jt.rest_position) || !std::isfinite(jt.effort)) {
+      refuse(who + "origin, axis, damping, stiffness, effort and initial values must be finite");
     }
     if (!(jt.damping >= 0.0)) refuse(who + "damping must be >= 0");
+    if (!(jt.stiffness >= 0.0)) refuse(who + "stiffness must be >= 0");
     parent_joint_[c] = static_cast<int>(j);
     parent_link_[c] = jt.parent;
     if (jt.type != TreeJointType::kFixed) {
@@ -155,24 +159,16 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
         refuse("joint '" +
                spec_.joints[static_cast<std::size_t>(parent_joint_[static_cast<std::size_t>(l)])]
                    .name +
-               "' is on a cycle of joints (a tree has none; loop closures are not supported yet)");
+               "' is on a cycle of joints (a tree has none; close a loop with a closure instead)");
       }
     }
   }
   state_.resize(static_cast<std::size_t>(n_links));
+  validate_closures();
 }
 
 std::unique_ptr<const System> JointSpaceTree::for_simulation() const {
   return std::make_unique<JointSpaceTree>(spec_);
-}
-
-void JointSpaceTree::initial_state(State& out) const {
-  out = State(n_q(), n_v());
-  for (std::size_t j = 0; j < spec_.joints.size(); ++j) {
-    if (coordinate_[j] < 0) continue;
-    out.q(coordinate_[j]) = spec_.joints[j].initial_position;
-    out.v(coordinate_[j]) = spec_.joints[j].initial_velocity;
-  }
 }
 
 // World pose, motion subspace and spatial inertia of every link at q (RBDA §4.4 joint models,
@@ -309,20 +305,11 @@ void JointSpaceTree::forces(
   for (std::size_t j = 0; j < spec_.joints.size(); ++j) {
     const int k = coordinate_[j];
     if (k < 0) continue;
-    out_f(k) = -out_f(k) - spec_.joints[j].damping * v(k);
+    const TreeJointSpec& jt = spec_.joints[j];
+    out_f(k) = -out_f(k) - jt.damping * v(k) - jt.stiffness * (q(k) - jt.rest_position) + jt.effort;
   }
+  add_spring_forces(out_f);
 }
-
-void JointSpaceTree::constraints(double /*t*/, VecCRef /*q*/, VecRef /*out_g*/) const noexcept {}
-void JointSpaceTree::jacobian(double /*t*/, VecCRef /*q*/, MatRef /*out_G*/) const noexcept {}
-void JointSpaceTree::curvature(double /*t*/,
-                               VecCRef /*q*/,
-                               VecCRef /*v*/,
-                               VecRef /*out_L*/) const noexcept {}
-void JointSpaceTree::velocity_constraint_jacobian(double /*t*/,
-                                                  VecCRef /*q*/,
-                                                  VecCRef /*v*/,
-                                                  MatRef /*out_Gv_q*/) const noexcept {}
 
 void JointSpaceTree::link_pose(VecCRef q,
                                int link,
@@ -352,6 +339,19 @@ double JointSpaceTree::energy(double /*t*/,
     if (k >= 0) s.velocity += s.motion_subspace * v(k);
     kinetic += 0.5 * s.velocity.dot(s.inertia * s.velocity);  // RBDA eq. 2.67
     potential -= spec_.links[static_cast<std::size_t>(l)].mass * spec_.gravity.dot(s.com);
+  }
+  for (std::size_t j = 0; j < spec_.joints.size(); ++j) {
+    const int k = coordinate_[j];
+    if (k < 0) continue;
+    const TreeJointSpec& jt = spec_.joints[j];
+    const double stretch = q(k) - jt.rest_position;
+    potential += 0.5 * jt.stiffness * stretch * stretch - jt.effort * q(k);
+  }
+  for (const TreePointSpringSpec& sp : spec_.springs) {
+    const double stretch =
+        (point_world(sp.link_b, sp.point_b) - point_world(sp.link_a, sp.point_a)).norm() -
+        sp.rest_length;
+    potential += 0.5 * sp.stiffness * stretch * stretch;
   }
   return kinetic + potential;
 }

@@ -17,16 +17,21 @@
 #include <string>
 #include <vector>
 
+#include "rtmb/models/joint_space_outputs.hpp"
 #include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/model_lookup.hpp"
 #include "tests/support/step_allocations.hpp"
 
 namespace rtmb {
 namespace {
 
 constexpr long kSteps = testing::kCountsViaSanitizerHooks ? 50 : 1000;
+// the closed loop's sweep: the WAM's above already runs every method 1000 steps, and CI time is
+// short; 200 steps per combination still step through every code path many times
+constexpr long kClosedLoopSteps = testing::kCountsViaSanitizerHooks ? 50 : 200;
 
 TEST(JointSpaceAllocations, WamEveryMethodAndStabilizerAllocatesNothing) {
   const ModelFile file = load_model_file("/usr/share/doc/dart/data/urdf/wam/wam.urdf");
@@ -70,6 +75,111 @@ TEST(JointSpaceAllocations, EvaluationsOfTheSimulationInstanceAllocateNothing) {
   EXPECT_EQ(counts.allocations, 0u);
   EXPECT_EQ(counts.deallocations, 0u);
   EXPECT_TRUE(std::isfinite(sink + m.sum() + out.sum()));
+}
+
+// Issue 19, acceptance 5 with loop closures: configs/urdf/parallelogram_arm.yaml (a URDF tree
+// closed by a planar revolute closure, 2 constraint rows) x every method x every stabilizer.
+TEST(JointSpaceAllocations, ClosedLoopEveryMethodAndStabilizerAllocatesNothing) {
+  const ModelFile file = load_model_file(testing::config_path("urdf/parallelogram_arm.yaml"));
+  const std::shared_ptr<const System> sys = make_system(file);
+  ASSERT_EQ(sys->n_lambda(), 2);
+  const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
+      sys, file.settings.dt, kClosedLoopSteps, "parallelogram_arm",
+      [](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
+        EXPECT_EQ(run.counts.allocations, 0u)
+            << to_string(method) << " + " << to_string(stabilizer);
+        EXPECT_EQ(run.counts.deallocations, 0u)
+            << to_string(method) << " + " << to_string(stabilizer);
+        EXPECT_EQ(run.flagged, 0) << to_string(method) << " + " << to_string(stabilizer);
+      });
+  std::printf(
+      "parallelogram arm (joint space + closure): %d method x stabilizer runs of %ld steps, %d "
+      "refused at setup\n",
+      sweep.ran, kClosedLoopSteps, sweep.refused);
+  EXPECT_GT(sweep.ran, 10 * sweep.refused);
+}
+
+// Every closure type's rows, the springs and the joint-named outputs evaluate without allocating.
+TEST(JointSpaceAllocations, ClosureRowsSpringsAndOutputsAllocateNothing) {
+  JointSpaceSpec spec;
+  for (int l = 0; l < 4; ++l) {
+    TreeLinkSpec link;
+    link.name = "l" + std::to_string(l);
+    link.mass = 1.0;
+    link.com = {0.2, 0.0, 0.0};
+    link.inertia = Eigen::Matrix3d::Identity() * 0.01;
+    spec.links.push_back(link);
+    TreeJointSpec j;
+    j.name = "j" + std::to_string(l);
+    j.parent = l - 1;
+    j.child = l;
+    j.origin_xyz = {0.4, 0.0, 0.0};
+    j.axis = l % 2 == 0 ? Eigen::Vector3d::UnitZ() : Eigen::Vector3d::UnitY();
+    spec.joints.push_back(j);
+  }
+  TreeClosureSpec c;
+  c.type = TreeClosureType::kSpherical;
+  c.link_b = 3;
+  spec.closures.push_back(c);
+  c.type = TreeClosureType::kRevolute;
+  c.link_a = 1;
+  spec.closures.push_back(c);
+  c.type = TreeClosureType::kPlanarRevolute;
+  c.link_a = 0;
+  spec.closures.push_back(c);
+  c.type = TreeClosureType::kMimic;
+  c.joint = 1;
+  c.mimicked = 0;
+  spec.closures.push_back(c);
+  TreePointSpringSpec sp;
+  sp.link_b = 2;
+  sp.stiffness = 10.0;
+  spec.springs.push_back(sp);
+  const JointSpaceTree shared(spec);
+  const std::unique_ptr<const System> own = shared.for_simulation();
+  const auto& tree = dynamic_cast<const JointSpaceTree&>(*own);
+  std::vector<JointSpaceOutputSpec> outputs(4);
+  outputs[0].type = JointSpaceOutputType::kJointVelocity;
+  outputs[0].joint = 2;
+  outputs[1].type = JointSpaceOutputType::kPointVelocity;
+  outputs[1].link = 3;
+  outputs[2].type = JointSpaceOutputType::kPose;
+  outputs[2].link = 2;
+  outputs[3].type = JointSpaceOutputType::kVelocityDrift;
+  JointSpaceOutputs evaluator(shared, shared, outputs);
+  // a Workspace for the evaluator's input values: the open tree's (11 rows on 4 coordinates are
+  // for evaluation only, they do not assemble)
+  JointSpaceSpec open = spec;
+  open.closures.clear();
+  Settings settings = testing::rk4_pstab(1e-3);
+  settings.stabilizer = StabilizerKind::kNone;
+  const Model model(std::make_shared<JointSpaceTree>(open), settings);
+  const Workspace ws(model);
+  const int m = tree.n_lambda();
+  Vec q = Vec::Constant(4, 0.3);
+  Vec v = Vec::Constant(4, -0.5);
+  Vec f(4);
+  Vec g(m);
+  Mat jac(m, 4);
+  Mat gv_q(m, 4);
+  State s(4, 4);
+  s.q = q;
+  s.v = v;
+  std::vector<double> out(static_cast<std::size_t>(evaluator.count()));
+  testing::AllocationCounts counts;
+  {
+    testing::AllocationScope scope;
+    tree.constraints(0.0, q, g);
+    tree.jacobian(0.0, q, jac);
+    tree.curvature(0.0, q, v, g);
+    tree.velocity_constraint_jacobian(0.0, q, v, gv_q);
+    tree.forces(0.0, q, v, {}, f);
+    evaluator.evaluate(s, ws, out);
+    counts = scope.counts();
+  }
+  EXPECT_EQ(counts.allocations, 0u);
+  EXPECT_EQ(counts.deallocations, 0u);
+  EXPECT_TRUE(std::isfinite(g.sum() + jac.sum() + gv_q.sum() + f.sum() + out[0]));
 }
 
 }  // namespace

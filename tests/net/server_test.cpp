@@ -694,5 +694,41 @@ TEST_F(ServerLoopbackFile, SpatialArm6TipFollowsItsCouplingTarget) {
   EXPECT_TRUE(moved) << "tip y " << m.channels[1];
 }
 
+TEST_F(ServerLoopbackFile, ClosedLoopUrdfArmStreamsJointNamedChannels) {
+  // configs/urdf/parallelogram_arm.yaml (issue 19, acceptance 6): a URDF tree closed in YAML,
+  // served with joint-named inputs and joint- and link-named outputs. The loop makes the forearm
+  // keep its orientation whatever the shoulder does (elbow = -shoulder, the forearm's pose
+  // quaternion stays (1, 0, 0, 0)); a shoulder torque sent by its channel index moves the tool
+  // point.
+  serve("urdf/parallelogram_arm.yaml");
+  const auto& schema = server->schema();
+  ASSERT_EQ(schema.inputs.size(), 3u);
+  // one torque per joint coordinate, in the tree's order (links depth first from the root)
+  EXPECT_EQ(schema.inputs[0].name + " " + schema.inputs[1].name + " " + schema.inputs[2].name,
+            "bar shoulder elbow");
+  ASSERT_EQ(schema.outputs.size(), 14u);
+  std::string names;
+  for (std::size_t k : {0, 2, 3, 6, 9, 13}) names += " " + schema.outputs[k].name;
+  EXPECT_EQ(names, " shoulder shoulder_rate tool.x forearm.x forearm.e0 drift");
+  EXPECT_EQ(schema.outputs[0].unit + " " + schema.outputs[2].unit + " " + schema.outputs[3].unit,
+            "rad rad/s m");
+  ASSERT_TRUE(receive(20));
+  ASSERT_EQ(m.channel_count, 14);
+  const double tool_z0 = m.channels[5];
+  const std::array<InputSample, 1> torque{InputSample{0, -3.0}};  // lifts the arm (about +y)
+  EXPECT_TRUE(
+      drive_until(torque, 3000,
+                  [&](const StateMessage& s) { return std::abs(s.channels[5] - tool_z0) > 1e-3; }))
+      << "tool z " << m.channels[5];
+  for (int i = 0; i < 20 && receive(1); ++i) {
+    EXPECT_NEAR(m.channels[0] + m.channels[1], 0.0, 1e-9);  // elbow = -shoulder
+    EXPECT_NEAR(m.channels[9], 1.0, 1e-9);                  // forearm e0
+    EXPECT_NEAR(m.channels[11], 0.0, 1e-9);                 // forearm e2 (the turn about y)
+    EXPECT_LE(m.channels[13], 1e-10);                       // the closure's drift
+  }
+  std::printf("parallelogram arm served: shoulder %.4f rad, tool (%.4f, %.4f, %.4f) m\n",
+              m.channels[0], m.channels[3], m.channels[4], m.channels[5]);
+}
+
 }  // namespace
 }  // namespace rtmb

@@ -9,9 +9,13 @@
 // Newton-Euler algorithm (R. Featherstone, Rigid Body Dynamics Algorithms, Springer 2008,
 // ch. 5 and 6), both written in world (base) coordinates (Featherstone §5.3 "base coordinates").
 // What URDF files (engine/model_file/urdf_model_file.cpp) and `formulation: joint_space` compile
-// to. A tree has no constraint rows (n_lambda = 0); loop closures as rows g(q) are future work.
+// to. Loop closures and mimic joints are constraint rows g(q) between named links
+// (engine/multibody/joint_space_closures.cpp): point coincidence and axis alignment, with G from
+// the link Jacobians and L from the links' velocity-product accelerations, so every integrator and
+// stabilizer runs on a closed-loop mechanism in joint space unchanged (Chin 1995's setting).
 
 #include <Eigen/Core>
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -50,20 +54,64 @@ struct TreeJointSpec {
   Eigen::Matrix3d origin_rotation = Eigen::Matrix3d::Identity();
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();  ///< joint frame, non-zero (normalized)
   double damping = 0.0;           ///< viscous joint damper, torque -damping q' [N m s/rad | N s/m]
+  double stiffness = 0.0;         ///< joint spring, torque -stiffness (q - rest_position), >= 0
+  double rest_position = 0.0;     ///< the joint spring's unstretched q [rad | m]
+  double effort = 0.0;            ///< constant generalized force on q (a drive torque) [N m | N]
   double initial_position = 0.0;  ///< q at t = 0
   double initial_velocity = 0.0;  ///< q' at t = 0
+};
+
+enum class TreeClosureType {
+  kPlanarRevolute,  ///< 2 rows: point_a and point_b coincide in the plane normal to `normal`
+  kSpherical,       ///< 3 rows: point_a and point_b coincide
+  kRevolute,        ///< 5 rows: the points coincide and axis_b stays parallel to axis_a
+  kMimic,           ///< 1 row: q(joint) = multiplier q(mimicked) + offset (URDF <mimic>)
+};
+
+/// A constraint that is not a tree joint: a loop closure between two links (link -1: the world),
+/// or a mimic joint. Points and axes are given in their link's frame (the world's for -1).
+struct TreeClosureSpec {
+  std::string name;
+  TreeClosureType type = TreeClosureType::kSpherical;
+  int link_a = -1;
+  int link_b = -1;
+  Eigen::Vector3d point_a = Eigen::Vector3d::Zero();
+  Eigen::Vector3d point_b = Eigen::Vector3d::Zero();
+  Eigen::Vector3d axis_a = Eigen::Vector3d::UnitZ();  ///< revolute: link a's frame, non-zero
+  Eigen::Vector3d axis_b = Eigen::Vector3d::UnitZ();  ///< revolute: link b's frame, non-zero
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();  ///< planar: world, non-zero
+  int joint = -1;           ///< mimic: the following joint (index into joints)
+  int mimicked = -1;        ///< mimic: the joint it follows
+  double multiplier = 1.0;  ///< mimic
+  double offset = 0.0;      ///< mimic [rad | m]
+};
+
+/// A linear spring between a point of link_a and a point of link_b (-1: the world), force
+/// stiffness (l - rest_length) along the line, l the points' distance.
+struct TreePointSpringSpec {
+  std::string name;
+  int link_a = -1;
+  int link_b = -1;
+  Eigen::Vector3d point_a = Eigen::Vector3d::Zero();
+  Eigen::Vector3d point_b = Eigen::Vector3d::Zero();
+  double stiffness = 0.0;    ///< [N/m], >= 0
+  double rest_length = 0.0;  ///< [m], >= 0
 };
 
 struct JointSpaceSpec {
   std::string name = "joint_space";
   std::vector<TreeLinkSpec> links;
   std::vector<TreeJointSpec> joints;
+  std::vector<TreeClosureSpec> closures;
+  std::vector<TreePointSpringSpec> springs;
   Eigen::Vector3d gravity{0.0, 0.0, -9.81};  ///< world [m/s^2]
 };
 
 /// The joint-space System of a tree. Coordinate k belongs to the k-th non-fixed joint of
 /// spec.joints. A link that is the child of no joint is welded to the world at the origin.
-/// Construction validates the spec (throws std::invalid_argument naming the link or joint).
+/// Constraint rows: each closure's, in the order of spec.closures (2, 3, 5 or 1 rows by type).
+/// Construction validates the spec (throws std::invalid_argument naming the link, joint or
+/// closure).
 class JointSpaceTree final : public System {
  public:
   explicit JointSpaceTree(JointSpaceSpec spec);
@@ -73,11 +121,13 @@ class JointSpaceTree final : public System {
   /// Coordinate index of joint j (index into spec().joints); -1 for a fixed joint.
   [[nodiscard]] int coordinate(int joint) const noexcept { return coordinate_[joint]; }
 
+  /// The joints' initial values; with closures, q projected onto g(q) = 0 by Gauss-Newton steps
+  /// of minimum norm and then v onto G v = 0 (the given values where they are consistent).
   void initial_state(State& out) const override;
   /// M(q) by the composite-rigid-body algorithm (Featherstone Table 6.2). RT-safe.
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  /// f = -(C(q, v) v + g(q)) - D v + u (bias by recursive Newton-Euler, Featherstone Table 5.1;
-  /// D the joint dampers). RT-safe.
+  /// f = -(C(q, v) v + g(q)) - D v - K (q - q_rest) + effort + springs (bias by recursive
+  /// Newton-Euler, Featherstone Table 5.1; D the joint dampers, K the joint springs). RT-safe.
   void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
@@ -97,8 +147,19 @@ class JointSpaceTree final : public System {
                  Eigen::Matrix3d& rotation,
                  Eigen::Vector3d& origin) const noexcept;
 
+  /// World position of a point given in link l's frame (l = -1: the world) at q. RT-safe.
+  [[nodiscard]] Eigen::Vector3d point_position(VecCRef q,
+                                               int link,
+                                               const Eigen::Vector3d& point) const noexcept;
+  /// World velocity of that point at (q, v). RT-safe.
+  [[nodiscard]] Eigen::Vector3d point_velocity(VecCRef q,
+                                               VecCRef v,
+                                               int link,
+                                               const Eigen::Vector3d& point) const noexcept;
+
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
-  /// T + V: sum over links of v_i^T I_i v_i / 2 (Featherstone eq. 2.67) and -m_i g . c_i. RT-safe.
+  /// T + V: sum over links of v_i^T I_i v_i / 2 (Featherstone eq. 2.67), -m_i g . c_i, and the
+  /// joint and point springs' and the efforts' potentials. RT-safe.
   [[nodiscard]] double energy(double t,
                               VecCRef q,
                               VecCRef v,
@@ -125,7 +186,41 @@ class JointSpaceTree final : public System {
     Vec6 force;                // f_i (RNEA)
   };
 
+  // A point or a direction fixed in a link, in world coordinates, with its time derivative and the
+  // velocity-product part of its second derivative (what is left at q'' = 0).
+  struct Attachment {
+    Eigen::Vector3d value;
+    Eigen::Vector3d rate;
+    Eigen::Vector3d bias;
+  };
+
   void kinematics(VecCRef q) const noexcept;
+  // after kinematics(q): each link's spatial velocity v_i and its velocity-product acceleration
+  // (RNEA's forward pass at q'' = 0 without gravity, RBDA eqs. 5.7-5.8)
+  void link_velocities(VecCRef v) const noexcept;
+  [[nodiscard]] Attachment point_attachment(int link, const Eigen::Vector3d& point) const noexcept;
+  [[nodiscard]] Attachment direction_attachment(int link,
+                                                const Eigen::Vector3d& direction) const noexcept;
+  // a row of G or of d(G v)/dq, or f^T: out(k) += weight . d(value)/dq_k for every coordinate k
+  // that moves the link
+  using RowRef = Eigen::Ref<Eigen::RowVectorXd, 0, Eigen::InnerStride<>>;
+  [[nodiscard]] Eigen::Vector3d point_world(int link, const Eigen::Vector3d& point) const noexcept;
+  void add_point_jacobian(int link,
+                          const Eigen::Vector3d& point_world,
+                          const Eigen::Vector3d& weight,
+                          RowRef out) const noexcept;
+  void add_direction_jacobian(int link,
+                              const Eigen::Vector3d& direction_world,
+                              const Eigen::Vector3d& weight,
+                              RowRef out) const noexcept;
+  // out(k) += weight . d(value')/dq_k at fixed v, value the attachment's point or direction
+  void add_rate_jacobian(int link,
+                         const Attachment& at,
+                         bool is_point,
+                         const Eigen::Vector3d& weight,
+                         RowRef out) const noexcept;
+  void add_spring_forces(VecRef out_f) const noexcept;
+  void validate_closures();
 
   JointSpaceSpec spec_;
   std::vector<int> order_;                  // links, each after its parent
@@ -135,10 +230,17 @@ class JointSpaceTree final : public System {
   std::vector<int> link_coordinate_;        // per link: its parent joint's coordinate, or -1
   std::vector<int> link_of_coordinate_;     // per coordinate: the joint's child link
   std::vector<Eigen::Vector3d> unit_axis_;  // per joint: axis / |axis|
-  mutable std::vector<LinkState> state_;    // scratch (for_simulation gives each its own)
+  // per closure: its first row, and the world (point rows) or link-a (axis rows) unit vectors
+  // its rows project on
+  std::vector<int> closure_row_;
+  std::vector<std::array<Eigen::Vector3d, 3>> closure_basis_;
+  mutable std::vector<LinkState> state_;  // scratch (for_simulation gives each its own)
 };
 
 /// The number of coordinates (non-fixed joints) of a spec.
 [[nodiscard]] int joint_space_coordinates(const JointSpaceSpec& spec) noexcept;
+
+/// The number of constraint rows of a spec's closures.
+[[nodiscard]] int joint_space_constraint_rows(const JointSpaceSpec& spec) noexcept;
 
 }  // namespace rtmb

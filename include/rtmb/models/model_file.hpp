@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "rtmb/model.hpp"
+#include "rtmb/models/joint_space_outputs.hpp"
 #include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/planar_multibody.hpp"
@@ -96,6 +97,8 @@ struct ModelFile {
   std::vector<PlanarOutputSpec> outputs;
   /// Named output channels of a spatial model (`outputs.channels` with `dimension: spatial`).
   std::vector<SpatialOutputSpec> spatial_outputs;
+  /// Named output channels of a URDF robot (`outputs.channels` with `urdf`), by joint and link.
+  std::vector<JointSpaceOutputSpec> joint_space_outputs;
   InputBankConfig input_bank;  ///< staleness threshold and watchdog ramp (period: serve's)
 };
 

@@ -10,12 +10,16 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/step.hpp"
 
@@ -225,6 +229,142 @@ TEST(UrdfModelFile, YamlErrorsNameTheKey) {
       << yaml_error_of("urdf: missing.urdf\n");
   EXPECT_NE(yaml_error_of("urdf: /dev/zero\n").find("key 'urdf': cannot open the URDF file"),
             std::string::npos);
+}
+
+const char* const kMimic = R"(<?xml version="1.0"?>
+<robot name="mimic">
+  <link name="base"/>
+  <link name="a">
+    <inertial><origin xyz="0.3 0 0"/><mass value="1"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+  </link>
+  <link name="b">
+    <inertial><origin xyz="0.2 0 0"/><mass value="0.5"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+  </link>
+  <joint name="driver" type="revolute">
+    <parent link="base"/><child link="a"/><axis xyz="0 1 0"/>
+    <limit effort="1" lower="-2" upper="2" velocity="1"/>
+  </joint>
+  <joint name="follower" type="revolute">
+    <parent link="a"/><child link="b"/><origin xyz="0.6 0 0"/><axis xyz="0 1 0"/>
+    <limit effort="1" lower="-2" upper="2" velocity="1"/>
+    <mimic joint="driver" multiplier="-2" offset="0.1"/>
+  </joint>
+</robot>
+)";
+
+TEST(UrdfModelFile, MimicIsAConstraintRowThatHoldsUnderPStab) {
+  const ModelFile f = detail::urdf_model_file(kMimic, "mimic.urdf");
+  EXPECT_EQ(f.settings.stabilizer, StabilizerKind::kPStab);  // a row to keep
+  const std::shared_ptr<const System> sys = make_system(f);
+  ASSERT_EQ(sys->n_lambda(), 1);
+  const Model model(sys, f.settings);
+  State s = initial_state(model);
+  // assembled: follower = -2 driver + 0.1 from both at 0, g = q1 + 2 q0 - 0.1 = -0.1: the
+  // minimum-norm correction -G^T (G G^T)^-1 g with G = [2, 1] gives driver 0.04, follower 0.02
+  EXPECT_NEAR(s.q(0), 0.04, 1e-15);
+  EXPECT_NEAR(s.q(1), 0.02, 1e-15);
+  Workspace ws(model);
+  double worst = 0.0;
+  for (int k = 0; k < 500; ++k) {
+    ASSERT_TRUE(step(model, s, ws).ok());
+    worst = std::max(worst, std::abs(s.q(1) - (-2.0 * s.q(0) + 0.1)));
+  }
+  EXPECT_GT(std::abs(s.q(0) - 0.04), 0.1);  // it swung under gravity
+  EXPECT_LE(worst, 1e-12);
+}
+
+TEST(UrdfModelFile, YamlClosesTheParallelogramArmAndNamesItsChannels) {
+  const std::string path = std::string(RTMB_SOURCE_DIR) + "/configs/urdf/parallelogram_arm.yaml";
+  const ModelFile f = load_model_file(path);
+  EXPECT_EQ(f.settings.stabilizer, StabilizerKind::kPStab);
+  const std::vector<std::pair<std::string, std::string>> channels = model_output_channels(f);
+  ASSERT_EQ(channels.size(), 14u);
+  EXPECT_EQ(channels[3].first + " " + channels[13].first, "tool.x drift");
+  const std::shared_ptr<const System> sys = make_system(f);
+  ASSERT_EQ(sys->n_lambda(), 2);
+  const Model model(sys, f.settings);
+  const std::unique_ptr<OutputEvaluator> outputs = make_output_evaluator(f, *sys);
+  ASSERT_TRUE(outputs);
+  // coordinates in the tree's order (links depth first from the root): bar, shoulder, elbow
+  const JointSpaceTree& tree = dynamic_cast<const JointSpaceTree&>(*sys);
+  int bar = -1;
+  int shoulder = -1;
+  for (std::size_t j = 0; j < f.joint_space->joints.size(); ++j) {
+    const std::string& name = f.joint_space->joints[j].name;
+    if (name == "bar") bar = tree.coordinate(static_cast<int>(j));
+    if (name == "shoulder") shoulder = tree.coordinate(static_cast<int>(j));
+  }
+  ASSERT_GE(bar, 0);
+  ASSERT_GE(shoulder, 0);
+  State s = initial_state(model);
+  Workspace ws(model);
+  std::vector<double> out(14);
+  double worst = 0.0;
+  for (int k = 0; k < 300; ++k) {
+    ASSERT_TRUE(step(model, s, ws).ok());
+    outputs->evaluate(s, ws, out);
+    // the parallelogram keeps the forearm level: elbow = -shoulder, bar = shoulder
+    worst = std::max({worst, std::abs(out[0] + out[1]), std::abs(s.q(bar) - s.q(shoulder))});
+    EXPECT_EQ(out[0], s.q(shoulder));
+    EXPECT_LE(out[13], 1e-10);
+  }
+  EXPECT_GT(std::abs(out[0] - 0.3), 0.05);  // it moved
+  EXPECT_LE(worst, 1e-9);
+  // the tool point by hand: elbow at (0, 0, 0.5) + R_y(shoulder) (0.4, 0, 0), the forearm level
+  const double c = std::cos(out[0]);
+  const double sn = std::sin(out[0]);
+  EXPECT_NEAR(out[3], 0.4 * c + 0.3, 1e-9);
+  EXPECT_NEAR(out[5], 0.5 - 0.4 * sn - 0.1, 1e-9);
+}
+
+TEST(UrdfModelFile, YamlRevoluteClosureOnAPlanarLoopNeedsRemove) {
+  const std::string dir = std::string(RTMB_SOURCE_DIR) + "/configs/urdf/";
+  const std::string base = "urdf: " + dir +
+                           "parallelogram_arm.urdf\n"
+                           "initial_positions: {shoulder: 0.3, elbow: -0.3, bar: 0.3}\n"
+                           "joints:\n"
+                           "  - {name: tip, type: revolute, link_i: parallel_bar, point_i: [0.4, "
+                           "0, 0], link_j: forearm, point_j: [-0.2, 0, 0], axis_i: [0, 1, 0], "
+                           "axis_j: [0, 1, 0]}\n";
+  EXPECT_NE(yaml_error_of(base).find("redundant constraints"), std::string::npos)
+      << yaml_error_of(base);
+  EXPECT_NE(yaml_error_of(base).find("joint tip"), std::string::npos) << yaml_error_of(base);
+  const ModelFile f = parse_model_file(base + "redundant_constraints: remove\n", "arm.yaml");
+  EXPECT_EQ(make_system(f)->n_lambda(), 2);  // 5 rows, 3 of them identically zero here
+}
+
+TEST(UrdfModelFile, YamlClosureAndForceErrorsNameTheKey) {
+  const std::string arm =
+      "urdf: " + std::string(RTMB_SOURCE_DIR) + "/configs/urdf/parallelogram_arm.urdf\n";
+  auto expect = [&](const std::string& extra, const std::string& needle) {
+    const std::string e = yaml_error_of(arm + extra);
+    EXPECT_NE(e.find(needle), std::string::npos) << e;
+  };
+  expect("joints:\n  - {name: c, type: spherical, link_i: hand, link_j: forearm}\n",
+         "key 'joints.c.link_i': no link 'hand' in the URDF (links: world, base, ");
+  expect("joints:\n  - {name: c, type: hinge, link_i: base, link_j: forearm}\n",
+         "key 'joints.c.type': unknown closure type 'hinge'");
+  expect("joints:\n  - {name: c, type: spherical, link_i: forearm, link_j: forearm}\n",
+         "key 'joints.c.link_j': joins a link to itself");
+  expect("joints:\n  - {name: c, type: mimic, joint: elbow, mimics: wrist}\n",
+         "key 'joints.c.mimics': no moving joint 'wrist'");
+  expect(
+      "joints:\n  - {name: c, type: spherical, link_i: base, link_j: forearm, normal: [0, 1, "
+      "0]}\n",
+      "key 'joints.c.normal': unknown key");
+  expect(
+      "joints:\n  - {name: c, type: spherical, link_i: world, point_i: [5, 0, 0], link_j: "
+      "forearm}\n",
+      "closure 'c' cannot be closed from the initial positions");
+  expect("forces:\n  - {type: joint_spring, joint: bar, stiffness: -1}\n",
+         "key 'forces[0].stiffness': must be >= 0");
+  expect("forces:\n  - {type: magnet}\n", "unknown force type 'magnet'");
+  expect("outputs:\n  channels:\n    - {name: x, kind: pose, link: world}\n",
+         "key 'outputs.channels[0].link': a link of the robot, not the world");
+  expect("outputs:\n  channels:\n    - {name: x, kind: joint_position, joint: bar, link: base}\n",
+         "key 'outputs.channels[0].link': only for link outputs");
 }
 
 }  // namespace
