@@ -65,13 +65,31 @@ template <class F>
 // 1 / L(j, j) stored on the diagonal. ref[j] is the diagonal entry the pivot came from (nullptr:
 // the block's own diagonal, read before it is overwritten): a pivot must be positive and above
 // kPivotTol * ref[j] (0 < pivot <= ref[j] in exact arithmetic for a positive definite matrix).
-template <int N>
-[[gnu::always_inline]] inline bool cholesky(double* l, int n_rt, const double* ref) noexcept {
+//
+// kDropDependent (cholesky_dropping): a block of the Schur complement A = G M^-1 G^T (ref
+// non-null), where a pivot at most kPivotTol * ref[j] in magnitude means row j depends on the
+// rows eliminated before it at this configuration (G lost rank; 0 <= pivot <= ref[j] in exact
+// arithmetic for A positive semidefinite, and the pivot is ref[j] sin^2 of the angle between the
+// row and their span): the row is dropped, its 1 / L(j, j) and its column below the diagonal set
+// to 0, so the later pivots are the Cholesky of the block without it and the substitutions give
+// it 0. Counts the dropped rows in dropped; false only for a non-finite or clearly negative pivot.
+template <int N, bool kDropDependent>
+[[gnu::always_inline]] inline bool cholesky_factor(double* l,
+                                                   int n_rt,
+                                                   const double* ref,
+                                                   int& dropped) noexcept {
   const int n = dim<N>(n_rt);
   for (int j = 0; j < n; ++j) {
     const double r = ref != nullptr ? ref[j] : l[j + j * n];
     double d = l[j + j * n];
     for (int k = 0; k < j; ++k) d -= l[j + k * n] * l[j + k * n];
+    if constexpr (kDropDependent) {
+      if (r >= 0.0 && std::abs(d) <= kPivotTol * r) {
+        ++dropped;
+        for (int i = j; i < n; ++i) l[i + j * n] = 0.0;
+        continue;
+      }
+    }
     if (!(r > 0.0 && d > kPivotTol * r)) return false;  // NaN fails too
     const double inv = 1.0 / std::sqrt(d);
     l[j + j * n] = inv;
@@ -84,38 +102,18 @@ template <int N>
   return true;
 }
 
-// cholesky() of a block of the Schur complement A = G M^-1 G^T (ref non-null), where a pivot at
-// most kPivotTol * ref[j] in magnitude means row j depends on the rows eliminated before it at
-// this configuration (G lost rank; 0 <= pivot <= ref[j] in exact arithmetic for A positive
-// semidefinite, and the pivot is ref[j] sin^2 of the angle between the row and their span): the
-// row is dropped, its 1 / L(j, j) and its column below the diagonal set to 0, so the later pivots
-// are the Cholesky of the block without it and the substitutions give it 0. Counts the dropped
-// rows in dropped; false only for a non-finite or clearly negative pivot.
+template <int N>
+[[gnu::always_inline]] inline bool cholesky(double* l, int n_rt, const double* ref) noexcept {
+  int dropped = 0;
+  return cholesky_factor<N, false>(l, n_rt, ref, dropped);
+}
+
 template <int N>
 [[gnu::always_inline]] inline bool cholesky_dropping(double* l,
                                                      int n_rt,
                                                      const double* ref,
                                                      int& dropped) noexcept {
-  const int n = dim<N>(n_rt);
-  for (int j = 0; j < n; ++j) {
-    const double r = ref[j];
-    double d = l[j + j * n];
-    for (int k = 0; k < j; ++k) d -= l[j + k * n] * l[j + k * n];
-    if (r >= 0.0 && std::abs(d) <= kPivotTol * r) {
-      ++dropped;
-      for (int i = j; i < n; ++i) l[i + j * n] = 0.0;
-      continue;
-    }
-    if (!(r > 0.0 && d > kPivotTol * r)) return false;  // NaN fails too
-    const double inv = 1.0 / std::sqrt(d);
-    l[j + j * n] = inv;
-    for (int i = j + 1; i < n; ++i) {
-      double x = l[i + j * n];
-      for (int k = 0; k < j; ++k) x -= l[i + k * n] * l[j + k * n];
-      l[i + j * n] = x * inv;
-    }
-  }
-  return true;
+  return cholesky_factor<N, true>(l, n_rt, ref, dropped);
 }
 
 // X <- X L^-T for X (rows x n, column-major) and L from cholesky(): row by row L x = x.

@@ -33,6 +33,7 @@
 #include <string>
 
 #include "rtmb/types.hpp"
+#include "tests/support/redundant_models.hpp"
 
 namespace rtmb::testing {
 
@@ -59,14 +60,7 @@ inline std::string parallel_cranks_yaml() {
                 "0.0], velocity: [%.17g, %.17g, 0.0]}\n",
                 1.0 + c, s, -w * s, w * c);
   text += line;
-  text += R"(joints:
-  - {name: A1, type: revolute, body_i: ground, point_i: [0, 0], body_j: crank1, point_j: [-0.5, 0]}
-  - {name: A2, type: revolute, body_i: ground, point_i: [1, 0], body_j: crank2, point_j: [-0.5, 0]}
-  - {name: A3, type: revolute, body_i: ground, point_i: [2, 0], body_j: crank3, point_j: [-0.5, 0]}
-  - {name: B1, type: revolute, body_i: crank1, point_i: [0.5, 0], body_j: coupler, point_j: [-1, 0]}
-  - {name: B2, type: revolute, body_i: crank2, point_i: [0.5, 0], body_j: coupler, point_j: [0, 0]}
-  - {name: B3, type: revolute, body_i: crank3, point_i: [0.5, 0], body_j: coupler, point_j: [1, 0]}
-)";
+  text += kThreeParallelCranksJoints;
   return text;
 }
 

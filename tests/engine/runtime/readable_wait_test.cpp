@@ -73,6 +73,14 @@ TEST(ReadableWait, DatagramSentWhileWaitingWakesItBeforeTheDeadline) {
 constexpr std::int64_t kPeriodNs = 1'000'000;  // 1 kHz master
 constexpr std::int64_t kSpinNs = 200'000;
 
+// One input through the wait and read: it opens the first spin window.
+bool take_one_input(const SocketPair& pair, PeriodicInputWait& wait, MonotonicClock& clock) {
+  pair.send();
+  if (!wait.wait_until(clock.now() + 1'000'000'000, [&] { return clock.now(); })) return false;
+  char byte = 0;
+  return ::recv(pair.fd[0], &byte, 1, 0) == 1;
+}
+
 TEST(PeriodicInputWait, BeforeTheFirstInputItIsThePlainWait) {
   SocketPair pair;
   MonotonicClock clock;
@@ -101,10 +109,8 @@ TEST(PeriodicInputWait, InputsBeforeInAndAfterTheWindowAllWakeIt) {
   MonotonicClock clock;
   PeriodicInputWait wait(pair.fd[0], kPeriodNs, kSpinNs);
   const auto now = [&] { return clock.now(); };
-  pair.send();
-  ASSERT_TRUE(wait.wait_until(clock.now() + 1'000'000'000, now));
+  ASSERT_TRUE(take_one_input(pair, wait, clock));
   char byte = 0;
-  ASSERT_EQ(::recv(pair.fd[0], &byte, 1, 0), 1);
   // sent after 0.1 ms (before the window), 1 ms (in it) and 5 ms (after it): each wakes the wait
   // long before its far deadline, and only once it is there
   for (const int delay_us : {100, 1000, 5000}) {
@@ -127,10 +133,7 @@ TEST(PeriodicInputWait, WithoutAnInputItTimesOutAtTheDeadlineInsideOrPastTheWind
   MonotonicClock clock;
   PeriodicInputWait wait(pair.fd[0], kPeriodNs, kSpinNs);
   const auto now = [&] { return clock.now(); };
-  pair.send();
-  ASSERT_TRUE(wait.wait_until(clock.now() + 1'000'000'000, now));
-  char byte = 0;
-  ASSERT_EQ(::recv(pair.fd[0], &byte, 1, 0), 1);
+  ASSERT_TRUE(take_one_input(pair, wait, clock));
   const std::int64_t expected = wait.expected_ns();
   // a deadline inside the window ends the spin there; one past it ends the kernel wait
   for (const std::int64_t deadline : {expected + kSpinNs / 2, expected + 3 * kSpinNs}) {
