@@ -251,12 +251,6 @@ bool IndependentRowsSystem::force_jacobians(
   return full_->force_jacobians(t, q, v, out_fq, out_fv);
 }
 
-// forces do not depend on which constraint rows are kept
-bool IndependentRowsSystem::discrete_gradient_forces(
-    double t, VecCRef q0, VecCRef q1, VecCRef v, InputValues u, VecRef out_f) const noexcept {
-  return full_->discrete_gradient_forces(t, q0, q1, v, u, out_f);
-}
-
 bool IndependentRowsSystem::constraint_force_jacobian(double t,
                                                       VecCRef q,
                                                       VecCRef lambda,

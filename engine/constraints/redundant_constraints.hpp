@@ -63,12 +63,6 @@ class IndependentRowsSystem final : public System {
   RTMB_SYSTEM_EVALUATION_OVERRIDES;
   void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept override;
   RTMB_SYSTEM_ITERATION_BLOCK_OVERRIDES;
-  bool discrete_gradient_forces(double t,
-                                VecCRef q0,
-                                VecCRef q1,
-                                VecCRef v,
-                                InputValues u,
-                                VecRef out_f) const noexcept override;
   // the fused evaluations make the full system's fused call, then select the kept entries and rows
   RTMB_SYSTEM_SPARSE_OVERRIDES;
   /// A new IndependentRowsSystem over the same full system and rows, with its own scratch.

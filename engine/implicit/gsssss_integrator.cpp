@@ -32,7 +32,7 @@ GsssssIntegrator::GsssssIntegrator(const System& system,
       lambda_(Vec::Zero(m_)),
       a_prev_(Vec::Zero(n_)),
       lambda_prev_(Vec::Zero(m_)),
-      midpoint_family_(parameters.W1 == 0.5),
+      discrete_gradient_(parameters.W1 == 0.5 ? discrete_gradient_of(system) : nullptr),
       an_(Vec::Zero(n_)),
       ln_(Vec::Zero(m_)),
       qn_(Vec::Zero(n_)),
@@ -89,10 +89,12 @@ void GsssssIntegrator::evaluate_point(double t_tilde, double t_end) noexcept {
   at_ = an_ + p_.W1L6 * (a_it_ - an_);
   sys_.mass(t_tilde, ut_, M_);
   // W1 = 1/2: u~ is the midpoint of u_n and u_{n+1} (reference §7.3), and a system with
-  // nonlinear internal forces gives their discrete gradient between the two (system.hpp), so that
+  // nonlinear internal forces gives their discrete gradient between the two
+  // (rtmb/discrete_gradient.hpp), so that
   // the step's energy balance E_{n+1} - E_n = du^T [F - grad_d V - B(u~)^T lambda] (reference §3)
   // closes to round-off
-  if (midpoint_family_ && sys_.discrete_gradient_forces(t_tilde, qn_, u1_, vt_, channels_, f_)) {
+  if (discrete_gradient_ != nullptr) {
+    discrete_gradient_->discrete_gradient_forces(t_tilde, qn_, u1_, vt_, channels_, f_);
     if (applied_ != nullptr) f_ += *applied_;
   } else {
     total_forces(sys_, t_tilde, ut_, vt_, f_);

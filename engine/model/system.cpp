@@ -35,16 +35,6 @@ bool System::inertia_jacobian(double /*t*/,
   return false;
 }
 
-// No discrete gradient by default: the midpoint-family methods use forces() at the midpoint.
-bool System::discrete_gradient_forces(double /*t*/,
-                                      VecCRef /*q0*/,
-                                      VecCRef /*q1*/,
-                                      VecCRef /*v*/,
-                                      InputValues /*u*/,
-                                      VecRef /*out_f*/) const noexcept {
-  return false;
-}
-
 // No sparse description by default: the engine uses the dense path (system.hpp).
 bool System::sparse_structure(SparsePattern& /*mass_lower*/, SparsePattern& /*jacobian*/) const {
   return false;

@@ -99,7 +99,33 @@ ParticleSystem::ParticleSystem(ParticleModelSpec spec)
     : System(spec.dimension * static_cast<int>(spec.particles.size()),
              spec.dimension * static_cast<int>(spec.particles.size()),
              static_cast<int>(spec.rods.size())),
-      spec_(validated(std::move(spec))) {}
+      spec_(validated(std::move(spec))) {
+  const auto n = static_cast<int>(spec_.particles.size());
+  for (const ParticleRodSpec& r : spec_.rods) {
+    int i = r.i;
+    if (i == kFixedPoint) {
+      i = n + static_cast<int>(ground_.size());
+      ground_.push_back(i);
+    }
+    links_.push_back({i, r.j});
+  }
+  for (const TrussSpec& t : spec_.trusses) links_.push_back({t.i, t.j});
+  for (const BendingSpec& b : spec_.bendings) {
+    links_.push_back({b.a, b.c});
+    links_.push_back({b.b, b.c});
+  }
+}
+
+void ParticleSystem::joint_points(double /*t*/,
+                                  VecCRef q,
+                                  std::span<Eigen::Vector3d> out) const noexcept {
+  const auto n = static_cast<int>(spec_.particles.size());
+  for (int p = 0; p < n; ++p) out[static_cast<std::size_t>(p)] = position(q, p);
+  std::size_t k = static_cast<std::size_t>(n);
+  for (const ParticleRodSpec& r : spec_.rods) {
+    if (r.i == kFixedPoint) out[k++] = r.anchor;
+  }
+}
 
 Vec3 ParticleSystem::position(VecCRef q, int particle) const noexcept {
   const int d = spec_.dimension;
@@ -160,7 +186,7 @@ void ParticleSystem::forces(
   }
 }
 
-bool ParticleSystem::discrete_gradient_forces(double /*t*/,
+void ParticleSystem::discrete_gradient_forces(double /*t*/,
                                               VecCRef q0,
                                               VecCRef q1,
                                               VecCRef /*v*/,
@@ -186,7 +212,6 @@ bool ParticleSystem::discrete_gradient_forces(double /*t*/,
     add(out_f, b.b, -g.d2);
     add(out_f, b.c, g.d1 + g.d2);
   }
-  return true;
 }
 
 bool ParticleSystem::force_jacobians(

@@ -121,25 +121,6 @@ class System {
   /// mass matrix. Returns false when not provided. RT-safe.
   virtual bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept;
 
-  // ---- energy-consistent forces of the midpoint-family implicit methods (issue 17) ----------
-  // The implicit midpoint family (the GSSSS members with W1 = 1/2, V0(1,1,0) among them) evaluates
-  // f at the midpoint u~ = (q_n + q_{n+1})/2. For a potential V that is at most quadratic in q
-  // that force satisfies -f . (q_{n+1} - q_n) = V(q_{n+1}) - V(q_n), so the step conserves energy;
-  // for a nonlinear internal force (Green-strain trusses, bending elements) it does not. A
-  // discrete gradient (LaBudde-Greenspan; Hoitink 2011 eq. 4.44-4.45, reference
-  // gsssss-hoitink2011.md §3, §4.3) restores it: a force built from both end points with
-  // P . (q_{n+1} - q_n) = V(q_{n+1}) - V(q_n) exactly, which tends to the midpoint gradient as
-  // q_{n+1} -> q_n.
-
-  /// The generalized force for one midpoint-family step from q0 = q_n to q1 = q_{n+1}: the
-  /// conservative internal forces as discrete gradients between q0 and q1, everything else as
-  /// forces() would give it at (t, (q0 + q1)/2, v, u). Returns false (the default, outputs
-  /// untouched) when the system has none: the integrator then uses forces() at its midpoint.
-  /// The Newton matrix keeps df/dq at the midpoint (force_jacobians), an approximation of the
-  /// derivative of the discrete gradient that changes the iteration count only. RT-safe.
-  virtual bool discrete_gradient_forces(
-      double t, VecCRef q0, VecCRef q1, VecCRef v, InputValues u, VecRef out_f) const noexcept;
-
   // ---- sparse structure (body-coordinate models, issue 4) ------------------------------------
   // In absolute coordinates M is block diagonal and each joint's rows of G touch two bodies, so
   // a model of N bodies has O(N) non-zeros. A System that knows its structure describes it once

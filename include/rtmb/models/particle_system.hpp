@@ -11,14 +11,17 @@
 // order, and, being quadratic, exactly energy-consistent under the midpoint rule (the row's
 // B(u_{n+1/2}) du = g(u_{n+1}) - g(u_n), reference §3). The elements' forces are analytic with
 // their Jacobians (force_jacobians), and the midpoint-family implicit methods get them as discrete
-// gradients (System::discrete_gradient_forces), so V0(1,1,0) conserves T + V to round-off.
-// Dense only (no sparse structure).
+// gradients (DiscreteGradientForces, rtmb/discrete_gradient.hpp), so V0(1,1,0) conserves T + V to
+// round-off. Dense only (no sparse structure).
 
 #include <Eigen/Core>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "rtmb/discrete_gradient.hpp"
+#include "rtmb/models/joint_points.hpp"
 #include "rtmb/models/strain_measure.hpp"
 #include "rtmb/system.hpp"
 #include "rtmb/system_overrides.hpp"
@@ -77,7 +80,9 @@ struct ParticleModelSpec {
 /// The System of a ParticleModelSpec. Construction validates the spec (throws
 /// std::invalid_argument naming the element) and preallocates nothing further: every evaluation
 /// is allocation-free. initial_state() returns the spec's positions and velocities as given.
-class ParticleSystem final : public System {
+/// Drawn by the live view through JointPoints: the particles, then each rod's fixed anchor (a
+/// ground point); the rods, trusses and the two arms of each bending element as links.
+class ParticleSystem final : public System, public JointPoints, public DiscreteGradientForces {
  public:
   explicit ParticleSystem(ParticleModelSpec spec);
 
@@ -89,7 +94,7 @@ class ParticleSystem final : public System {
   RTMB_SYSTEM_ITERATION_BLOCK_OVERRIDES;
   /// Gravity at the midpoint (its potential is linear: the midpoint force is its exact discrete
   /// gradient), trusses and bending elements by their discrete gradients between q0 and q1.
-  bool discrete_gradient_forces(double t,
+  void discrete_gradient_forces(double t,
                                 VecCRef q0,
                                 VecCRef q1,
                                 VecCRef v,
@@ -103,12 +108,21 @@ class ParticleSystem final : public System {
   /// Total linear momentum sum m_i x_i' [kg m/s] (z = 0 in a planar model). RT-safe.
   [[nodiscard]] Eigen::Vector3d linear_momentum(VecCRef v) const noexcept;
 
+  [[nodiscard]] int n_joint_points() const noexcept override {
+    return static_cast<int>(spec_.particles.size() + ground_.size());
+  }
+  [[nodiscard]] std::span<const JointLink> joint_links() const noexcept override { return links_; }
+  [[nodiscard]] std::span<const int> ground_points() const noexcept override { return ground_; }
+  void joint_points(double t, VecCRef q, std::span<Eigen::Vector3d> out) const noexcept override;
+
  private:
   [[nodiscard]] Eigen::Vector3d position(VecCRef q, int particle) const noexcept;
   void add(VecRef f, int particle, const Eigen::Vector3d& force) const noexcept;
   void add_block(MatRef K, int pi, int pj, const Eigen::Matrix3d& block) const noexcept;
 
   ParticleModelSpec spec_;
+  std::vector<JointLink> links_;  // drawing: rods, trusses, bending arms
+  std::vector<int> ground_;       // drawing: the anchor points, after the particles
 };
 
 }  // namespace rtmb
