@@ -242,7 +242,8 @@ std::string view_scene_json(const ModelFile& file) {
 }
 
 std::unique_ptr<const System> view_geometry(const ModelFile& file) {
-  if (file.mechanism.empty()) return nullptr;
+  // built-in mechanisms and particle models (ParticleSystem) carry their drawing as JointPoints
+  if (file.mechanism.empty() && !file.particles) return nullptr;
   std::unique_ptr<const System> system = make_system(file);
   return joint_points_of(*system) != nullptr ? std::move(system) : nullptr;
 }

@@ -32,8 +32,10 @@ GsssssIntegrator::GsssssIntegrator(const System& system,
       lambda_(Vec::Zero(m_)),
       a_prev_(Vec::Zero(n_)),
       lambda_prev_(Vec::Zero(m_)),
+      discrete_gradient_(parameters.W1 == 0.5 ? discrete_gradient_of(system) : nullptr),
       an_(Vec::Zero(n_)),
       ln_(Vec::Zero(m_)),
+      qn_(Vec::Zero(n_)),
       u1_0_(Vec::Zero(n_)),
       ut_0_(Vec::Zero(n_)),
       vt_0_(Vec::Zero(n_)),
@@ -86,7 +88,17 @@ void GsssssIntegrator::evaluate_point(double t_tilde, double t_end) noexcept {
   vt_ = vt_0_ + c_vt * (a_it_ - an_);
   at_ = an_ + p_.W1L6 * (a_it_ - an_);
   sys_.mass(t_tilde, ut_, M_);
-  total_forces(sys_, t_tilde, ut_, vt_, f_);
+  // W1 = 1/2: u~ is the midpoint of u_n and u_{n+1} (reference §7.3), and a system with
+  // nonlinear internal forces gives their discrete gradient between the two
+  // (rtmb/discrete_gradient.hpp), so that
+  // the step's energy balance E_{n+1} - E_n = du^T [F - grad_d V - B(u~)^T lambda] (reference §3)
+  // closes to round-off
+  if (discrete_gradient_ != nullptr) {
+    discrete_gradient_->discrete_gradient_forces(t_tilde, qn_, u1_, vt_, channels_, f_);
+    if (applied_ != nullptr) f_ += *applied_;
+  } else {
+    total_forces(sys_, t_tilde, ut_, vt_, f_);
+  }
   sys_.constraints(t_end, u1_, g1_);
   sys_.jacobian(t_end, u1_, G1_);
   if (settings_.option == 2 || settings_.option == 4) sys_.jacobian(t_tilde, ut_, Gt_);
@@ -181,6 +193,7 @@ bool GsssssIntegrator::step(const StepFrom& from, StepTo to, StepStatus& status)
   // predictor (Table 2.2 a-form): dA = 0, lambda = lambda_n (eq. 3.18)
   an_ = a_;
   ln_ = lambda_;
+  qn_ = from.q;
   u1_0_ = from.q + (p_.l1 * from.h) * from.v + (p_.l2 * dt2_) * an_;
   ut_0_ = from.q + (p_.W1L1 * from.h) * from.v + (p_.W2L2 * dt2_) * an_;
   vt_0_ = from.v + (p_.W1L4 * from.h) * an_;

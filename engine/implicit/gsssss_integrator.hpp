@@ -7,6 +7,7 @@
 #include "engine/implicit/implicit_integrator.hpp"
 #include "engine/implicit/iteration_blocks.hpp"
 #include "engine/kkt/dense_kkt.hpp"
+#include "rtmb/discrete_gradient.hpp"
 #include "rtmb/model.hpp"
 #include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
@@ -26,7 +27,11 @@ namespace rtmb {
 ///     [ W1L6 M + W3L3 dt^2 (dMa/dq - df/dq) - W2L5 dt df/dv + c_o H   d e1/d lambda ]
 ///     [ B(u_{n+1})                                                     0             ]
 /// where H = d(B^T mu)/dq and the option-dependent constraint parts are those of reference §2.4.
-/// Forces are evaluated "parameters inside" at (t~, u~, v~) (seed eq. 3.7).
+/// Forces are evaluated "parameters inside" at (t~, u~, v~) (seed eq. 3.7); for the members with
+/// W1 = 1/2, where u~ is the midpoint of u_n and u_{n+1}, a System that derives from
+/// DiscreteGradientForces gives its nonlinear internal forces as discrete gradients between
+/// u_n and u_{n+1} instead (rtmb/discrete_gradient.hpp; Hoitink eq. 4.44-4.45), which makes the
+/// step conserve their energy.
 ///
 /// The method carries a_n and lambda_n from step to step. They are (re)initialized from the
 /// consistent KKT solve [M G^T; G 0][a0; l0] = [f; -L] whenever the state handed to step() is not
@@ -91,10 +96,15 @@ class GsssssIntegrator final : public ImplicitIntegrator {
   Vec a_, lambda_;            ///< a_{n+1}, lambda_{n+1} of the last step
   Vec a_prev_, lambda_prev_;  ///< the values one step earlier (for the eq. 3.31 alignment)
 
+  // the system's discrete-gradient forces when W1 == 1/2 exactly (V0(1,1,0), U0/V0(1,1,1)) and
+  // it has them, else nullptr (forces() at u~)
+  const DiscreteGradientForces* discrete_gradient_ = nullptr;
+
   // per step
   double h_ = 0.0;
   double dt2_ = 0.0;
   Vec an_, ln_;                ///< a_n, lambda_n at the start of the step
+  Vec qn_;                     ///< u_n (the discrete gradient's first end point)
   Vec u1_0_, ut_0_, vt_0_;     ///< predictors of u_{n+1}, u~, v~ with dA = 0
   Vec a_it_, l_it_;            ///< Newton iterates
   Vec u1_, ut_, vt_, at_;      ///< u_{n+1}, u~, v~, a~ of the iterate

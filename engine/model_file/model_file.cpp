@@ -27,6 +27,7 @@
 #include "engine/constraints/redundant_constraints.hpp"
 #include "engine/model_file/driven_channels.hpp"
 #include "engine/model_file/model_overrides.hpp"
+#include "engine/model_file/particle_model_file.hpp"
 #include "engine/model_file/planar_model_file.hpp"
 #include "engine/model_file/spatial_model_file.hpp"
 #include "engine/model_file/urdf_model_file.hpp"
@@ -371,9 +372,26 @@ namespace {
 ModelFile read_model(const YAML::Node& root, const std::string& path) {
   const Reader r(path);
   r.check_keys(root, "",
-               {"mechanism", "options", "name", "dimension", "bodies", "joints", "forces",
-                "redundant_constraints", "integration", "serve", "inputs", "outputs", "urdf",
-                "initial_positions", "initial_velocities"});
+               {"mechanism",
+                "options",
+                "name",
+                "dimension",
+                "bodies",
+                "joints",
+                "forces",
+                "redundant_constraints",
+                "integration",
+                "serve",
+                "inputs",
+                "outputs",
+                "urdf",
+                "initial_positions",
+                "initial_velocities",
+                "particles",
+                "rods",
+                "trusses",
+                "bendings",
+                "gravity"});
 
   ModelFile f;
   f.path = path;
@@ -385,7 +403,24 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
       if (const YAML::Node n = root[k]) r.fail(n, k, "only with 'urdf' (joint names of the robot)");
     }
   }
-  if (const YAML::Node urdf = root["urdf"]) {
+  if (!root["particles"]) {
+    for (const char* k : detail::kParticleModelKeys) {
+      if (const YAML::Node n = root[k]) r.fail(n, k, "only with 'particles'");
+    }
+  }
+  if (root["particles"]) {
+    // point masses (particle_model_file.cpp): none of the body or mechanism keys apply
+    for (const char* k :
+         {"mechanism", "options", "bodies", "joints", "forces", "redundant_constraints", "urdf"}) {
+      if (const YAML::Node n = root[k]) r.fail(n, k, "not with 'particles'");
+    }
+    f.particles = detail::read_particle_model(root, path);
+    sys = std::make_shared<ParticleSystem>(*f.particles);
+    const int dim = f.particles->dimension;
+    f.output_units.assign(static_cast<std::size_t>(sys->n_q()), "m");
+    f.output_units.insert(f.output_units.end(),
+                          static_cast<std::size_t>(dim) * f.particles->particles.size(), "m/s");
+  } else if (const YAML::Node urdf = root["urdf"]) {
     // a URDF robot in joint space (urdf_model_file.cpp); the robot's keys come from the URDF
     for (const char* k : {"mechanism", "options", "name", "dimension", "bodies"}) {
       if (const YAML::Node n = root[k]) {
@@ -505,6 +540,8 @@ std::unique_ptr<System> make_system(const ModelFile& file) {
     sys = std::make_unique<SpatialMultibody>(*file.spatial);
   } else if (file.bodies) {
     sys = std::make_unique<PlanarMultibody>(*file.bodies);
+  } else if (file.particles) {
+    sys = std::make_unique<ParticleSystem>(*file.particles);
   } else {
     sys = make_mechanism(file.mechanism, file.options);
   }
@@ -546,6 +583,7 @@ std::vector<std::pair<std::string, std::string>> model_output_channels(const Mod
 
 std::string model_name(const ModelFile& file) {
   if (file.joint_space) return file.joint_space->name;
+  if (file.particles) return file.particles->name;
   return file.spatial ? file.spatial->name : file.bodies ? file.bodies->name : file.mechanism;
 }
 

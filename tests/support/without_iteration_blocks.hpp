@@ -4,7 +4,9 @@
 
 // Test-only: wraps a System and hides its analytic iteration-matrix blocks (force_jacobians,
 // constraint_force_jacobian, inertia_jacobian keep the "not provided" defaults), so the implicit
-// methods take their finite-difference fallback (engine/implicit/iteration_blocks.cpp).
+// methods take their finite-difference fallback (engine/implicit/iteration_blocks.cpp). It hides
+// discrete_gradient_forces too, so a midpoint-family method evaluates the inner system's forces at
+// the midpoint (the contrast in tests/scenarios/hoitink_four_mass_test.cpp).
 
 #include <memory>
 #include <string_view>

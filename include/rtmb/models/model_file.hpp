@@ -7,7 +7,8 @@
 // reference mechanisms (`mechanism:`) or describes planar bodies, joints and forces (`bodies:`,
 // `joints:`, `forces:`), compiled to a PlanarMultibody (rtmb/models/planar_multibody.hpp), or, with
 // `dimension: spatial`, spatial ones compiled to a SpatialMultibody
-// (rtmb/models/spatial_multibody.hpp); redundant joint rows are refused or removed
+// (rtmb/models/spatial_multibody.hpp), or point masses (`particles:`) compiled to a
+// ParticleSystem (rtmb/models/particle_system.hpp); redundant joint rows are refused or removed
 // (engine/constraints/redundant_constraints.hpp).
 //
 // Errors. A bad file must never start anything and must say exactly where it is wrong: every
@@ -27,6 +28,7 @@
 #include "rtmb/models/joint_space_outputs.hpp"
 #include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/mechanisms.hpp"
+#include "rtmb/models/particle_system.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/models/planar_outputs.hpp"
 #include "rtmb/models/spatial_multibody.hpp"
@@ -78,6 +80,9 @@ struct ModelFile {
   /// Non-null for a URDF robot (a path ending in `.urdf`; then `bodies` and `spatial` are null):
   /// its joint-space tree (rtmb/models/joint_space_tree.hpp).
   std::shared_ptr<const JointSpaceSpec> joint_space;
+  /// Non-null for a point-mass model (`particles:`; the others are null): particles, rods,
+  /// trusses and bending elements (rtmb/models/particle_system.hpp).
+  std::shared_ptr<const ParticleModelSpec> particles;
   /// Empty: every constraint row. Otherwise the independent rows kept after
   /// `redundant_constraints: remove` (make_system wraps the model in an IndependentRowsSystem).
   std::vector<int> kept_constraint_rows;

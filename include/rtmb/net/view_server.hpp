@@ -53,8 +53,8 @@ struct ViewConfig {
 /// (rtmb/models/joint_points.hpp), whose positions come with every frame. Setup-only.
 [[nodiscard]] std::string view_scene_json(const ModelFile& file);
 
-/// What the view evaluates the joint points of, per frame: for a built-in mechanism an instance
-/// of its own (make_system(file)), else nullptr. Setup-only.
+/// What the view evaluates the joint points of, per frame: for a built-in mechanism or a particle
+/// model an instance of its own (make_system(file)), else nullptr. Setup-only.
 [[nodiscard]] std::unique_ptr<const System> view_geometry(const ModelFile& file);
 
 /// The page's URL, http://HOST:PORT/, with `?token=` (percent-encoded) when `token` is not empty.
