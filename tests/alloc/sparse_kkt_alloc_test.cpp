@@ -3,12 +3,13 @@
 //
 // The sparse KKT solvers' contract (SparseKkt, and BlockKkt, the one the step uses): after setup,
 // writing new values, factor(), solve() and solve_correction() / solve_correction2() never
-// allocate.
+// allocate, also when rows are dropped as dependent and when the factorization fails.
 // Counted by the malloc-family interposer (tests/support/alloc_counter.cpp) over thousands of
 // factor + solve calls on pinned planar chains, with values changing every call as in a step.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "engine/kkt/block_kkt.hpp"
@@ -52,8 +53,19 @@ void check_no_allocation(int n) {
       kkt.solve_correction2(c, c, dx, dx2);
       checksum += a[0] + lambda[0] + dx[0] + dx2[0];
     }
-    // the failure path too: a zero Jacobian fails at the first constraint pivot
+    // a zero Jacobian: BlockKkt drops every row as dependent (the rank-deficient path, issue
+    // 16), the scalar reference SparseKkt fails at the first constraint pivot
     for (double& v : kkt.jacobian_values()) v = 0.0;
+    if constexpr (std::is_same_v<Kkt, BlockKkt>) {
+      if (!kkt.factor() || kkt.dropped_rows() != kkt.n_lambda()) ++failures;
+    } else {
+      if (kkt.factor()) ++failures;
+    }
+    kkt.solve(f, c, a, lambda);
+    kkt.solve_correction(c, dx);
+    kkt.solve_correction2(c, c, dx, dx2);
+    // the failure path: a non-finite Jacobian fails the factorization
+    for (double& v : kkt.jacobian_values()) v = std::nan("");
     if (kkt.factor()) ++failures;
     kkt.solve(f, c, a, lambda);
     kkt.solve_correction(c, dx);
