@@ -34,13 +34,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/multibody/spatial_vector_algebra.hpp"
 #include "rtmb/models/joint_space_tree.hpp"
 
 namespace rtmb {
 namespace {
 
 using Vec3 = Eigen::Vector3d;
-using Vec6 = Eigen::Matrix<double, 6, 1>;
+using spatial::cross_motion;
+using spatial::Vec6;
 
 constexpr double kClosedTolerance = 1e-14;  // |g| below which initial_state leaves q alone
 constexpr double kAcceptTolerance = 1e-10;  // |g| initial_state must reach, or it refuses q0
@@ -68,14 +70,6 @@ std::array<Vec3, 3> plane_basis(const Vec3& n) {
   Vec3 e1 = Vec3::Unit(least);
   e1 = (e1 - e1.dot(n) * n).normalized();
   return {e1, n.cross(e1), n};
-}
-
-// S x V (RBDA eq. 2.31)
-Vec6 cross_motion(const Vec6& s, const Vec6& v) {
-  Vec6 r;
-  r.head<3>() = s.head<3>().cross(v.head<3>());
-  r.tail<3>() = s.head<3>().cross(v.tail<3>()) + s.tail<3>().cross(v.head<3>());
-  return r;
 }
 
 [[noreturn]] void refuse(const std::string& what) {

@@ -30,33 +30,16 @@
 #include <string>
 #include <utility>
 
+#include "engine/multibody/spatial_vector_algebra.hpp"
+
 namespace rtmb {
 namespace {
 
-using Vec6 = Eigen::Matrix<double, 6, 1>;
-using Mat6 = Eigen::Matrix<double, 6, 6>;
-
-Eigen::Matrix3d skew(const Eigen::Vector3d& x) {
-  Eigen::Matrix3d m;
-  m << 0.0, -x.z(), x.y(), x.z(), 0.0, -x.x(), -x.y(), x.x(), 0.0;
-  return m;
-}
-
-// v x m (RBDA eq. 2.31)
-Vec6 cross_motion(const Vec6& v, const Vec6& m) {
-  Vec6 r;
-  r.head<3>() = v.head<3>().cross(m.head<3>());
-  r.tail<3>() = v.head<3>().cross(m.tail<3>()) + v.tail<3>().cross(m.head<3>());
-  return r;
-}
-
-// v x* f (RBDA eq. 2.32)
-Vec6 cross_force(const Vec6& v, const Vec6& f) {
-  Vec6 r;
-  r.head<3>() = v.head<3>().cross(f.head<3>()) + v.tail<3>().cross(f.tail<3>());
-  r.tail<3>() = v.head<3>().cross(f.tail<3>());
-  return r;
-}
+using spatial::cross_force;
+using spatial::cross_motion;
+using spatial::Mat6;
+using spatial::skew;
+using spatial::Vec6;
 
 [[noreturn]] void refuse(const std::string& what) {
   throw std::invalid_argument("joint-space tree: " + what);
