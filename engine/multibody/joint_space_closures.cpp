@@ -150,24 +150,7 @@ Vec3 JointSpaceTree::point_velocity(VecCRef q,
 }
 
 void JointSpaceTree::link_velocities(VecCRef v) const noexcept {
-  for (int l : order_) {
-    LinkState& s = state_[static_cast<std::size_t>(l)];
-    const int p = parent_link_[static_cast<std::size_t>(l)];
-    const int k = link_coordinate_[static_cast<std::size_t>(l)];
-    if (p >= 0) {
-      s.velocity = state_[static_cast<std::size_t>(p)].velocity;
-      s.acceleration = state_[static_cast<std::size_t>(p)].acceleration;
-    } else {
-      s.velocity.setZero();
-      s.acceleration.setZero();
-    }
-    if (k >= 0) {
-      // RBDA eqs. 5.7 and 5.8 at q'' = 0: a_i = a_p + v_i x S_i q'_i
-      const Vec6 joint_velocity = s.motion_subspace * v(k);
-      s.velocity += joint_velocity;
-      s.acceleration += cross_motion(s.velocity, joint_velocity);
-    }
-  }
+  forward_pass(v, nullptr, Vec6::Zero());
 }
 
 JointSpaceTree::Attachment JointSpaceTree::point_attachment(int link,

@@ -243,13 +243,9 @@ void JointSpaceTree::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept 
 //   a_i = a_p + S_i q''_i + v_i x S_i q'_i                            (RBDA eq. 5.8, c_J = 0)
 //   f_i = I_i a_i + v_i x* I_i v_i                                    (RBDA eq. 5.9)
 //   tau_i = S_i^T f_i,  f_p += f_i                                    (RBDA eqs. 5.10, 5.11)
-void JointSpaceTree::inverse_dynamics(VecCRef q,
-                                      VecCRef v,
-                                      VecCRef a,
-                                      VecRef out_tau) const noexcept {
-  kinematics(q);
-  Vec6 base_acceleration;
-  base_acceleration << Eigen::Vector3d::Zero(), -spec_.gravity;
+void JointSpaceTree::forward_pass(VecCRef v,
+                                  const VecCRef* a,
+                                  const Vec6& base_acceleration) const noexcept {
   for (int l : order_) {
     LinkState& s = state_[static_cast<std::size_t>(l)];
     const int p = parent_link_[static_cast<std::size_t>(l)];
@@ -264,8 +260,25 @@ void JointSpaceTree::inverse_dynamics(VecCRef q,
     if (k >= 0) {
       const Vec6 joint_velocity = s.motion_subspace * v(k);
       s.velocity += joint_velocity;
-      s.acceleration += s.motion_subspace * a(k) + cross_motion(s.velocity, joint_velocity);
+      if (a != nullptr) {
+        s.acceleration += s.motion_subspace * (*a)(k) + cross_motion(s.velocity, joint_velocity);
+      } else {
+        s.acceleration += cross_motion(s.velocity, joint_velocity);
+      }
     }
+  }
+}
+
+void JointSpaceTree::inverse_dynamics(VecCRef q,
+                                      VecCRef v,
+                                      VecCRef a,
+                                      VecRef out_tau) const noexcept {
+  kinematics(q);
+  Vec6 base_acceleration;
+  base_acceleration << Eigen::Vector3d::Zero(), -spec_.gravity;
+  forward_pass(v, &a, base_acceleration);
+  for (int l : order_) {
+    LinkState& s = state_[static_cast<std::size_t>(l)];
     const Vec6 momentum = s.inertia * s.velocity;
     s.force = s.inertia * s.acceleration + cross_force(s.velocity, momentum);
   }
@@ -308,18 +321,11 @@ double JointSpaceTree::energy(double /*t*/,
                               VecCRef v,
                               InputValues /*u*/) const noexcept {
   kinematics(q);
+  link_velocities(v);  // their accelerations are not needed, but cost only a cross product
   double kinetic = 0.0;
   double potential = 0.0;
   for (int l : order_) {
-    LinkState& s = state_[static_cast<std::size_t>(l)];
-    const int p = parent_link_[static_cast<std::size_t>(l)];
-    const int k = link_coordinate_[static_cast<std::size_t>(l)];
-    if (p >= 0) {
-      s.velocity = state_[static_cast<std::size_t>(p)].velocity;
-    } else {
-      s.velocity.setZero();
-    }
-    if (k >= 0) s.velocity += s.motion_subspace * v(k);
+    const LinkState& s = state_[static_cast<std::size_t>(l)];
     kinetic += 0.5 * s.velocity.dot(s.inertia * s.velocity);  // RBDA eq. 2.67
     potential -= spec_.links[static_cast<std::size_t>(l)].mass * spec_.gravity.dot(s.com);
   }

@@ -195,8 +195,11 @@ class JointSpaceTree final : public System {
   };
 
   void kinematics(VecCRef q) const noexcept;
-  // after kinematics(q): each link's spatial velocity v_i and its velocity-product acceleration
-  // (RNEA's forward pass at q'' = 0 without gravity, RBDA eqs. 5.7-5.8)
+  // after kinematics(q): RNEA's forward pass (RBDA eqs. 5.7-5.8), each link's spatial velocity
+  // v_i = v_p + S_i q'_i and acceleration a_i = a_p + S_i q''_i + v_i x S_i q'_i from the base's
+  // (0, base_acceleration); a == nullptr: q'' = 0
+  void forward_pass(VecCRef v, const VecCRef* a, const Vec6& base_acceleration) const noexcept;
+  // forward_pass at q'' = 0 without gravity: the velocities and velocity-product accelerations
   void link_velocities(VecCRef v) const noexcept;
   [[nodiscard]] Attachment point_attachment(int link, const Eigen::Vector3d& point) const noexcept;
   [[nodiscard]] Attachment direction_attachment(int link,
