@@ -11,12 +11,12 @@
 #include <cmath>
 #include <type_traits>
 
+#include "engine/kkt/pivot_tolerance.hpp"
+
 namespace rtmb::block_kkt_kernels {
 
-// Pivots below this fraction of the diagonal they come from are rejected: the same threshold
-// and reasoning as SparseKkt (sparse_kkt.cpp kPivotTol): for a redundant constraint the exact
-// pivot is 0 and the computed one is the round-off of cancelling terms, a few eps relative.
-inline constexpr double kPivotTol = 1e-12;
+// Pivots below kPivotTol (engine/kkt/pivot_tolerance.hpp) of the diagonal they come from are
+// rejected.
 
 // The kernels below are templates on the sizes of the blocks they work on (a body's coordinates
 // S and rows NR, a group's rows N) so that their loops have compile-time trip counts and become

@@ -11,19 +11,9 @@
 #include <string>
 #include <utility>
 
+#include "engine/kkt/pivot_tolerance.hpp"
+
 namespace rtmb {
-
-namespace {
-
-// A pivot is rejected when it is smaller than this fraction of the terms it was computed from.
-// Why relative to the terms: for a redundant constraint the exact pivot is 0 and the computed one
-// is the roundoff left by cancelling terms of size `scale`, i.e. a few eps * scale (1e-16 ..
-// 1e-14 relative, growing slowly with the number of terms). 1e-12 leaves a margin of 100 above
-// that and still accepts every configuration whose solution would carry more than ~4 correct
-// digits (the relative pivot is roughly 1/cond of the leading block it completes).
-constexpr double kPivotTol = 1e-12;
-
-}  // namespace
 
 SparseKkt::SparseKkt(const Pattern& mass_lower_pattern, const Pattern& jacobian_pattern)
     : KktValues("SparseKkt", mass_lower_pattern, jacobian_pattern, 1), n_(n_v_ + n_lambda_) {
