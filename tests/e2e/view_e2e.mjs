@@ -223,8 +223,10 @@ async function checkDrawing(page, model) {
   console.log(`view_e2e: ${model}: ${segments.length} links, ${balls.length} balls, ${check.hits}/${check.samples} samples on drawn pixels (${(100 * hitRate).toFixed(1)} %), ${check.offCanvas} off the canvas, ${(100 * check.share).toFixed(2)} % of the canvas drawn`);
   if (check.offCanvas > 0) fail(`${check.offCanvas} link samples project outside the canvas`);
   if (!(hitRate >= 0.95)) fail(`only ${(100 * hitRate).toFixed(1)} % of the link samples are drawn; misses at ${JSON.stringify(check.misses)}`);
-  // a control that can fail: a canvas drawn all over would pass any sample
-  if (!(check.share > 0.002 && check.share < 0.4)) fail(`${(100 * check.share).toFixed(2)} % of the canvas drawn`);
+  // a control that can fail: a canvas drawn all over would pass any sample. The lower bound only
+  // says something is drawn (a blank canvas is 0 %): the slider-crank of configs/default.yaml
+  // covers 0.19-0.25 % depending on the pose it is held at, so 0.2 % failed CI on one pose.
+  if (!(check.share > 0.0005 && check.share < 0.4)) fail(`${(100 * check.share).toFixed(2)} % of the canvas drawn`);
   return held;
 }
 
