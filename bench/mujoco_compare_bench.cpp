@@ -48,7 +48,6 @@
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -56,8 +55,8 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
+#include "bench/side_by_side.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/planar_chain_spec.hpp"
@@ -214,23 +213,9 @@ class RtmbLoop {
   State start_;
 };
 
-template <class Loop>
-void run_batches(benchmark::State& bs, Loop& loop) {
-  int since_restart = 0;
-  while (bs.KeepRunningBatch(kBatch)) {
-    if (since_restart >= kRestartSteps) {
-      loop.restart();
-      since_restart = 0;
-    }
-    for (int i = 0; i < kBatch; ++i) loop.step();
-    since_restart += kBatch;
-  }
-  bs.SetItemsProcessed(bs.iterations());
-}
-
 void BM_RtmbStep(benchmark::State& bs, bool monitor) {
   RtmbLoop loop(monitor);
-  run_batches(bs, loop);
+  bench::run_batches(bs, loop, kBatch, kRestartSteps);
   bs.counters["tip_error_m"] = loop.tip_error();
 }
 BENCHMARK_CAPTURE(BM_RtmbStep, four_link_loop, true)->Name("BM_RtmbStep/four_link_loop");
@@ -239,53 +224,18 @@ BENCHMARK_CAPTURE(BM_RtmbStep, four_link_loop_nomonitor, false)
 
 void BM_MujocoStep(benchmark::State& bs, const char* integrator) {
   MujocoLoop loop(integrator);
-  run_batches(bs, loop);
+  bench::run_batches(bs, loop, kBatch, kRestartSteps);
   bs.counters["tip_error_m"] = loop.tip_error();
 }
 BENCHMARK_CAPTURE(BM_MujocoStep, four_link_loop, "Euler")->Name("BM_MujocoStep/four_link_loop");
 BENCHMARK_CAPTURE(BM_MujocoStep, four_link_loop_rk4, "RK4")
     ->Name("BM_MujocoStep/four_link_loop_rk4");
 
-// Both engines in one benchmark, a batch of each in turn, timed with steady_clock into buffers
-// sized before the loop; the ratio is of the medians of the per-batch times.
+// Both engines in one benchmark, a batch of each in turn (bench/side_by_side.hpp).
 void BM_StepRatio(benchmark::State& bs) {
   RtmbLoop rtmb_loop;
   MujocoLoop mujoco_loop("Euler");
-  std::vector<double> rtmb_ns;
-  std::vector<double> mujoco_ns;
-  constexpr std::size_t kMaxBatches = 1 << 16;
-  rtmb_ns.reserve(kMaxBatches);
-  mujoco_ns.reserve(kMaxBatches);
-  using Clock = std::chrono::steady_clock;
-  int since_restart = 0;
-  while (bs.KeepRunningBatch(2 * kBatch)) {
-    if (since_restart >= kRestartSteps) {
-      rtmb_loop.restart();
-      mujoco_loop.restart();
-      since_restart = 0;
-    }
-    const auto t0 = Clock::now();
-    for (int i = 0; i < kBatch; ++i) rtmb_loop.step();
-    const auto t1 = Clock::now();
-    for (int i = 0; i < kBatch; ++i) mujoco_loop.step();
-    const auto t2 = Clock::now();
-    since_restart += kBatch;
-    if (rtmb_ns.size() < kMaxBatches) {
-      rtmb_ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kBatch);
-      mujoco_ns.push_back(std::chrono::duration<double, std::nano>(t2 - t1).count() / kBatch);
-    }
-  }
-  auto median = [](std::vector<double>& v) {
-    if (v.empty()) return 0.0;
-    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    return *mid;
-  };
-  const double r = median(rtmb_ns);
-  const double m = median(mujoco_ns);
-  bs.counters["rtmb_ns"] = r;
-  bs.counters["mujoco_ns"] = m;
-  bs.counters["rtmb_per_mujoco"] = m > 0.0 ? r / m : 0.0;
+  bench::step_ratio(bs, rtmb_loop, mujoco_loop, kBatch, kRestartSteps);
 }
 BENCHMARK(BM_StepRatio)->Name("BM_StepRatio/four_link_loop");
 

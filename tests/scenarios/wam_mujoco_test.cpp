@@ -24,17 +24,11 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/Geometry>
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,134 +36,18 @@
 #include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/mujoco_urdf.hpp"
 
 namespace rtmb {
 namespace {
 
 const char* const kWam = "/usr/share/doc/dart/data/urdf/wam/wam.urdf";
 
-std::string without_collisions(std::string text) {
-  for (std::size_t at = text.find("<collision"); at != std::string::npos;
-       at = text.find("<collision", at)) {
-    const std::size_t end = text.find("</collision>", at);
-    if (end == std::string::npos) throw std::runtime_error("unterminated <collision>");
-    text.erase(at, end + std::strlen("</collision>") - at);
-  }
-  return text;
-}
-
-// The value of attribute `name` in `tag` ("" when absent).
-std::string attribute(const std::string& tag, const std::string& name) {
-  // attributes may sit on lines of their own (KR5): any white space before the name
-  const std::string key = name + "=\"";
-  for (std::size_t at = tag.find(key); at != std::string::npos; at = tag.find(key, at + 1)) {
-    if (at == 0 || std::isspace(static_cast<unsigned char>(tag[at - 1])) == 0) continue;
-    const std::size_t start = at + key.size();
-    return tag.substr(start, tag.find('"', start) - start);
-  }
-  return "";
-}
-
-std::string element(const std::string& block, const std::string& name) {
-  const std::string open = "<" + name;
-  for (std::size_t at = block.find(open); at != std::string::npos; at = block.find(open, at + 1)) {
-    const char next = block[at + open.size()];
-    if (std::isspace(static_cast<unsigned char>(next)) == 0 && next != '/' && next != '>') continue;
-    return block.substr(at, block.find('>', at) - at);
-  }
-  return "";
-}
-
-Eigen::Vector3d triple(const std::string& text) {
-  Eigen::Vector3d v = Eigen::Vector3d::Zero();
-  std::istringstream in(text);
-  in >> v.x() >> v.y() >> v.z();
-  return v;
-}
-
-double number(const std::string& text) {
-  return text.empty() ? 0.0 : std::stod(text);
-}
-
-// Every <inertial> rewritten in its principal axes: the same inertia tensor I = R diag(l) R^T
-// (Eigen's self-adjoint solver, accurate to round-off), so that MuJoCo's own diagonalization meets
-// a diagonal matrix (see the file comment).
-std::string in_principal_axes(std::string text) {
-  for (std::size_t at = text.find("<inertial>"); at != std::string::npos;
-       at = text.find("<inertial>", at + 1)) {
-    const std::size_t end = text.find("</inertial>", at) + std::strlen("</inertial>");
-    const std::string block = text.substr(at, end - at);
-    const std::string origin = element(block, "origin");
-    const std::string inertia = element(block, "inertia");
-    const Eigen::Vector3d rpy = triple(attribute(origin, "rpy"));
-    const Eigen::Matrix3d r = (Eigen::AngleAxisd(rpy.z(), Eigen::Vector3d::UnitZ()) *
-                               Eigen::AngleAxisd(rpy.y(), Eigen::Vector3d::UnitY()) *
-                               Eigen::AngleAxisd(rpy.x(), Eigen::Vector3d::UnitX()))
-                                  .toRotationMatrix();
-    Eigen::Matrix3d i;
-    const double ixx = number(attribute(inertia, "ixx"));
-    const double ixy = number(attribute(inertia, "ixy"));
-    const double ixz = number(attribute(inertia, "ixz"));
-    const double iyy = number(attribute(inertia, "iyy"));
-    const double iyz = number(attribute(inertia, "iyz"));
-    const double izz = number(attribute(inertia, "izz"));
-    i << ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz;
-    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(i);
-    Eigen::Matrix3d v = eig.eigenvectors();
-    if (v.determinant() < 0.0) v.col(2) = -v.col(2);
-    const Eigen::Matrix3d p = r * v;  // principal frame in the link frame
-    // URDF rpy of p: p = Rz(yaw) Ry(pitch) Rx(roll)
-    const double roll = std::atan2(p(2, 1), p(2, 2));
-    const double pitch = std::asin(-p(2, 0));
-    const double yaw = std::atan2(p(1, 0), p(0, 0));
-    char out[1024];
-    std::snprintf(out, sizeof out,
-                  "<inertial><origin xyz=\"%s\" rpy=\"%.17g %.17g %.17g\"/>"
-                  "<mass value=\"%s\"/><inertia ixx=\"%.17g\" ixy=\"0\" ixz=\"0\" iyy=\"%.17g\" "
-                  "iyz=\"0\" izz=\"%.17g\"/></inertial>",
-                  attribute(origin, "xyz").c_str(), roll, pitch, yaw,
-                  attribute(element(block, "mass"), "value").c_str(), eig.eigenvalues()(0),
-                  eig.eigenvalues()(1), eig.eigenvalues()(2));
-    text.replace(at, end - at, out);
-  }
-  return text;
-}
-
-class Mujoco {
- public:
-  Mujoco(const std::string& urdf_path, bool principal_axes) {
-    std::ifstream in(urdf_path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string xml = principal_axes ? in_principal_axes(without_collisions(text.str()))
-                                           : without_collisions(text.str());
-    auto vfs = std::make_unique<mjVFS>();  // ~2 MB: heap, not stack
-    mj_defaultVFS(vfs.get());
-    constexpr const char* kName = "robot.urdf";
-    if (mj_makeEmptyFileVFS(vfs.get(), kName, static_cast<int>(xml.size())) != 0) {
-      throw std::runtime_error("mujoco: cannot make the VFS file");
-    }
-    std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), kName)], xml.data(), xml.size());
-    char error[1000] = "";
-    model = mj_loadXML(kName, vfs.get(), error, sizeof(error));
-    mj_deleteVFS(vfs.get());
-    if (model == nullptr) throw std::runtime_error(std::string("mujoco: ") + error);
-    data = mj_makeData(model);
-  }
-  ~Mujoco() {
-    mj_deleteData(data);
-    mj_deleteModel(model);
-  }
-  Mujoco(const Mujoco&) = delete;
-  Mujoco& operator=(const Mujoco&) = delete;
-
-  mjModel* model = nullptr;
-  mjData* data = nullptr;
-};
+using testing::MujocoUrdf;
 
 struct Pair {
   std::shared_ptr<const JointSpaceTree> rtmb;
-  std::unique_ptr<Mujoco> mujoco;
+  std::unique_ptr<MujocoUrdf> mujoco;
   std::vector<int> qpos;  // per rtmb coordinate: MuJoCo's qpos address (= dof address here)
   std::vector<int> dof;
 };
@@ -178,7 +56,7 @@ Pair load_pair(const std::string& path = kWam, bool principal_axes = true) {
   Pair p;
   const ModelFile f = load_model_file(path);
   p.rtmb = std::make_shared<JointSpaceTree>(*f.joint_space);
-  p.mujoco = std::make_unique<Mujoco>(path, principal_axes);
+  p.mujoco = std::make_unique<MujocoUrdf>(path, principal_axes);
   const JointSpaceSpec& spec = p.rtmb->spec();
   for (std::size_t j = 0; j < spec.joints.size(); ++j) {
     if (p.rtmb->coordinate(static_cast<int>(j)) < 0) continue;
