@@ -147,6 +147,7 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
     }
   }
   state_.resize(static_cast<std::size_t>(n_links));
+  kinematics_q_ = Vec::Zero(n_q());
   validate_closures();
 }
 
@@ -157,6 +158,10 @@ std::unique_ptr<const System> JointSpaceTree::for_simulation() const {
 // World pose, motion subspace and spatial inertia of every link at q (RBDA §4.4 joint models,
 // composed along the tree from the world).
 void JointSpaceTree::kinematics(VecCRef q) const noexcept {
+  // bit-equal q (a NaN never compares equal, so it is recomputed): state_ holds it already
+  if (kinematics_valid_ && (q.array() == kinematics_q_.array()).all()) return;
+  kinematics_q_ = q;
+  kinematics_valid_ = true;
   for (int l : order_) {
     LinkState& s = state_[static_cast<std::size_t>(l)];
     const int j = parent_joint_[static_cast<std::size_t>(l)];

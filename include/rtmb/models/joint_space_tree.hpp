@@ -238,6 +238,11 @@ class JointSpaceTree final : public System {
   std::vector<int> closure_row_;
   std::vector<std::array<Eigen::Vector3d, 3>> closure_basis_;
   mutable std::vector<LinkState> state_;  // scratch (for_simulation gives each its own)
+  // the q that state_'s poses, motion subspaces and inertias were computed at: a step asks for
+  // M(q), the bias forces, G(q) and the energy at the same q, and kinematics() is half the
+  // step's time on the WAM (perf, 2026-11-27), so it runs once per q
+  mutable Vec kinematics_q_;
+  mutable bool kinematics_valid_ = false;
 };
 
 /// The number of coordinates (non-fixed joints) of a spec.
