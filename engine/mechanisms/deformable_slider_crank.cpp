@@ -72,7 +72,8 @@ void DeformableSliderCrank::forces(
   // Q of (5.13) for the rod: quadratic-velocity terms, gravity, -K_ff q_f
   rod_.generalized_forces(q.head(n), v.head(n), Eigen::Vector2d(0.0, -spec_.gravity),
                           out_f.head(n));
-  out_f(n) = std::sin(t) - v(n);  // tau = sin(t) - phi' on the crank (§3.12)
+  // tau = sin(t) - phi' on the crank (§3.12)
+  out_f(n) = spec_.driven ? std::sin(t) - v(n) : 0.0;
 }
 
 void DeformableSliderCrank::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {

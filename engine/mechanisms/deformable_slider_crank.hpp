@@ -42,6 +42,8 @@ struct DeformableSliderCrankSpec {
   int elements = 2;              ///< Chin's two equal elements (§3.12)
   double gravity = 386.4;        ///< [in/s^2] along -y (not stated; see above)
   double crank_speed = 180.0;    ///< phi'(0) [rad/s]: 180, 120 or 60 in Chin's runs
+  /// false: no torque on the crank, so T + U + V is conserved (the energy test)
+  bool driven = true;
 };
 
 class DeformableSliderCrank final : public System {
