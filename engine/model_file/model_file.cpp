@@ -387,6 +387,7 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
                 "urdf",
                 "initial_positions",
                 "initial_velocities",
+                "floating_base",
                 "particles",
                 "rods",
                 "trusses",
@@ -399,7 +400,7 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
   std::shared_ptr<const System> sys;
   double default_dt = kBodyModelDefaultDt;
   if (!root["urdf"]) {
-    for (const char* k : {"initial_positions", "initial_velocities"}) {
+    for (const char* k : {"initial_positions", "initial_velocities", "floating_base"}) {
       if (const YAML::Node n = root[k]) r.fail(n, k, "only with 'urdf' (joint names of the robot)");
     }
   }

@@ -15,7 +15,11 @@
 //   <mimic joint multiplier offset>: the constraint row q = multiplier q_joint + offset.
 // Loop closures, forces and output channels come from the YAML file that names the URDF
 // (read_closures, read_tree_forces, read_urdf_outputs below). Revolute and continuous joints are
-// the same here (<limit> is not enforced); floating and planar joints are refused by name.
+// the same here (<limit> is not enforced). A planar joint moves in the plane normal to its axis
+// (coordinates x, y, angle), a floating joint freely (translation, then Euler parameters e0..e3):
+// rtmb/models/joint_space_tree.hpp. `floating_base: true` in the YAML file puts a floating joint
+// named "floating_base" between the world and the root link (a URDF's root is otherwise welded to
+// the world).
 
 #include "engine/model_file/urdf_model_file.hpp"
 
@@ -165,19 +169,31 @@ JointSpaceSpec parse_urdf(const std::string& text, const std::string& path) {
       case urdf::Joint::FIXED:
         j.type = TreeJointType::kFixed;
         break;
+      case urdf::Joint::PLANAR:
+        j.type = TreeJointType::kPlanar;
+        break;
+      case urdf::Joint::FLOATING:
+        j.type = TreeJointType::kFloating;
+        break;
       default:
         fail(text, path, "joint", name,
-             "this joint type is not supported yet (revolute, continuous, prismatic, fixed)");
+             "this joint type is not supported (revolute, continuous, prismatic, fixed, planar, "
+             "floating)");
     }
     j.parent = index.at(joint->parent_link_name);
     j.child = index.at(joint->child_link_name);
     j.origin_xyz = vector_of(joint->parent_to_joint_origin_transform.position);
     j.origin_rotation = rotation_of(joint->parent_to_joint_origin_transform.rotation);
     j.axis = vector_of(joint->axis);
-    if (j.type != TreeJointType::kFixed && !(j.axis.norm() > 0.0)) {
+    if (j.type != TreeJointType::kFixed && j.type != TreeJointType::kFloating &&
+        !(j.axis.norm() > 0.0)) {
       fail(text, path, "joint", name, "axis must be non-zero");
     }
-    if (joint->dynamics) {
+    if (joint->dynamics && tree_joint_coordinates(j.type) > 1 && joint->dynamics->damping != 0.0) {
+      fail(text, path, "joint", name,
+           "<dynamics damping> is not supported on a planar or floating joint");
+    }
+    if (joint->dynamics && tree_joint_coordinates(j.type) == 1) {
       j.damping = joint->dynamics->damping;
       if (!(j.damping >= 0.0)) fail(text, path, "joint", name, "dynamics damping must be >= 0");
     }
@@ -229,16 +245,48 @@ JointSpaceSpec parse_urdf(const std::string& text, const std::string& path) {
   return spec;
 }
 
+namespace {
+
+// Per coordinate of joint j: its channel name (the joint's name; a planar or floating joint's
+// coordinates get /x, /y, /angle or /x, /y, /z, /e0 .. /e3) and whether it is an angle-like
+// coordinate (rad, N m) rather than a length (m, N). Euler parameters are dimensionless: their
+// conjugate generalized force is a torque.
+struct CoordinateName {
+  std::string name;
+  bool angular;
+};
+
+std::vector<CoordinateName> coordinate_names(const TreeJointSpec& j) {
+  switch (j.type) {
+    case TreeJointType::kRevolute:
+      return {{j.name, true}};
+    case TreeJointType::kPrismatic:
+      return {{j.name, false}};
+    case TreeJointType::kFixed:
+      return {};
+    case TreeJointType::kPlanar:
+      return {{j.name + "/x", false}, {j.name + "/y", false}, {j.name + "/angle", true}};
+    case TreeJointType::kFloating:
+      return {{j.name + "/x", false}, {j.name + "/y", false}, {j.name + "/z", false},
+              {j.name + "/e0", true}, {j.name + "/e1", true}, {j.name + "/e2", true},
+              {j.name + "/e3", true}};
+  }
+  return {};
+}
+
+}  // namespace
+
 std::vector<InputChannelSpec> urdf_input_channels(const JointSpaceSpec& spec) {
   std::vector<InputChannelSpec> out;
   for (const TreeJointSpec& j : spec.joints) {
-    if (j.type == TreeJointType::kFixed) continue;
-    InputChannelSpec c;
-    c.name = j.name;
-    c.unit = j.type == TreeJointType::kRevolute ? "N*m" : "N";
-    c.config.kind = InputKind::kForce;
-    c.config.policy = MissPolicy::kHold;
-    out.push_back(std::move(c));
+    for (const CoordinateName& n : coordinate_names(j)) {
+      InputChannelSpec c;
+      c.name = n.name;
+      c.unit = n.angular ? "N*m" : "N";
+      c.config.kind = InputKind::kForce;
+      c.config.policy = MissPolicy::kHold;
+      out.push_back(std::move(c));
+    }
   }
   return out;
 }
@@ -247,9 +295,14 @@ std::vector<std::string> urdf_output_units(const JointSpaceSpec& spec) {
   std::vector<std::string> out;
   for (const bool rate : {false, true}) {
     for (const TreeJointSpec& j : spec.joints) {
-      if (j.type == TreeJointType::kFixed) continue;
-      const bool revolute = j.type == TreeJointType::kRevolute;
-      out.emplace_back(revolute ? (rate ? "rad/s" : "rad") : (rate ? "m/s" : "m"));
+      for (const CoordinateName& n : coordinate_names(j)) {
+        const bool euler = j.type == TreeJointType::kFloating && n.angular;
+        if (euler) {
+          out.emplace_back(rate ? "1/s" : "1");
+        } else {
+          out.emplace_back(n.angular ? (rate ? "rad/s" : "rad") : (rate ? "m/s" : "m"));
+        }
+      }
     }
   }
   return out;
@@ -287,6 +340,32 @@ int link_named(const YamlReader& r,
   }
   if (name == "world") return -1;
   r.fail(n, key, "no link '" + name + "' in the URDF (links: world, " + links + ")");
+}
+
+// `floating_base: true`: a floating joint from the world to the root link (link 0, the root in
+// parse_urdf's order), placed first so that its 7 coordinates lead q.
+void add_floating_base(const YamlReader& r, const YAML::Node& n, JointSpaceSpec& spec) {
+  for (const TreeJointSpec& j : spec.joints) {
+    if (j.child == 0) {
+      r.fail(n, "floating_base",
+             "the root link '" + spec.links[0].name + "' already has joint '" + j.name +
+                 "' to the world");
+    }
+    if (j.name == "floating_base") {
+      r.fail(n, "floating_base", "the URDF already has a joint named 'floating_base'");
+    }
+  }
+  TreeJointSpec base;
+  base.name = "floating_base";
+  base.type = TreeJointType::kFloating;
+  base.parent = -1;
+  base.child = 0;
+  spec.joints.insert(spec.joints.begin(), std::move(base));
+  // the closures index joints: shift them past the new first joint
+  for (TreeClosureSpec& c : spec.closures) {
+    if (c.joint >= 0) ++c.joint;
+    if (c.mimicked >= 0) ++c.mimicked;
+  }
 }
 
 int moving_joint_named(const YamlReader& r,
@@ -448,6 +527,12 @@ std::vector<JointSpaceOutputSpec> read_urdf_outputs(const YamlReader& r,
         bool prismatic = false;
         if (joint_kind) {
           o.joint = moving_joint_named(r, spec, n["joint"], p + ".joint");
+          const TreeJointSpec& j = spec.joints[static_cast<std::size_t>(o.joint)];
+          if (tree_joint_coordinates(j.type) != 1) {
+            r.fail(
+                n["joint"], p + ".joint",
+                "joint '" + j.name + "' is planar or floating: read its child link's pose instead");
+          }
           prismatic =
               spec.joints[static_cast<std::size_t>(o.joint)].type == TreeJointType::kPrismatic;
         }
@@ -474,6 +559,9 @@ std::shared_ptr<const JointSpaceSpec> read_urdf_model(const YamlReader& r, const
   std::ostringstream text;
   text << in.rdbuf();
   JointSpaceSpec spec = parse_urdf(text.str(), file.string());
+  if (const YAML::Node n = root["floating_base"]; n && r.boolean(n, "floating_base")) {
+    add_floating_base(r, n, spec);
+  }
   for (const std::string which : {"initial_positions", "initial_velocities"}) {
     const YAML::Node map = root[which];
     if (!map) continue;
@@ -485,7 +573,7 @@ std::shared_ptr<const JointSpaceSpec> read_urdf_model(const YamlReader& r, const
       TreeJointSpec* joint = nullptr;
       std::string moving;
       for (TreeJointSpec& j : spec.joints) {
-        if (j.type == TreeJointType::kFixed) continue;
+        if (tree_joint_coordinates(j.type) != 1) continue;  // planar, floating: start at rest
         if (j.name == name) joint = &j;
         moving += (moving.empty() ? "" : ", ") + j.name;
       }

@@ -26,7 +26,12 @@
 // product; the subspaces are fixed in the links), so dV/dq_j = S_j x (V - V_p), and
 //   d(x')/dq_j = W_lin + W_ang x x + w x dx/dq_j,   d(d')/dq_j = W_ang x d + w x dd/dq_j
 // with W = S_j x (V - V_p). tests/engine/multibody/joint_space_closures_test.cpp checks G, L and
-// d(G v)/dq against central differences of g and of G v.
+// d(G v)/dq against central differences of g and of G v. A planar or floating joint's subspace
+// also moves with its own coordinates (joint_space_tree.cpp, c_J), which that formula does not
+// see: closures may not involve the links such a joint moves (validate_closures refuses them).
+// Normalization rows (one per floating joint, after the closures' rows, as the spatial bodies'
+// rows of engine/multibody/spatial_multibody.cpp): g = (e.e - 1)/2, G = [0, e^T] on the joint's
+// Euler-parameter columns, L = e'.e' (d^2 g/dt^2 = e.e'' + e'.e'), d(G v)/dq = [0, e'^T].
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -42,6 +47,7 @@ namespace {
 
 using Vec3 = Eigen::Vector3d;
 using spatial::cross_motion;
+using spatial::plane_basis;
 using spatial::Vec6;
 
 constexpr double kClosedTolerance = 1e-14;  // |g| below which initial_state leaves q alone
@@ -62,16 +68,6 @@ int rows_of(TreeClosureType type) noexcept {
   return 0;
 }
 
-// Two unit vectors spanning the plane normal to the unit vector n, and n: the coordinate axis
-// least aligned with n made orthogonal to it (so n = z gives x and y), then n x e1.
-std::array<Vec3, 3> plane_basis(const Vec3& n) {
-  int least = 0;
-  n.cwiseAbs().minCoeff(&least);
-  Vec3 e1 = Vec3::Unit(least);
-  e1 = (e1 - e1.dot(n) * n).normalized();
-  return {e1, n.cross(e1), n};
-}
-
 [[noreturn]] void refuse(const std::string& what) {
   throw std::invalid_argument("joint-space tree: " + what);
 }
@@ -81,12 +77,25 @@ std::array<Vec3, 3> plane_basis(const Vec3& n) {
 int joint_space_constraint_rows(const JointSpaceSpec& spec) noexcept {
   int m = 0;
   for (const TreeClosureSpec& c : spec.closures) m += rows_of(c.type);
+  for (const TreeJointSpec& j : spec.joints) m += j.type == TreeJointType::kFloating ? 1 : 0;
   return m;
 }
 
 void JointSpaceTree::validate_closures() {
   const int n_links = static_cast<int>(spec_.links.size());
   const int n_joints = static_cast<int>(spec_.joints.size());
+  // true for a link that a planar or floating joint moves (one among its ancestors' joints)
+  const auto under_multi_dof = [this](int link) {
+    for (int l = link; l >= 0; l = parent_link_[static_cast<std::size_t>(l)]) {
+      const int j = parent_joint_[static_cast<std::size_t>(l)];
+      if (j >= 0 && tree_joint_coordinates(spec_.joints[static_cast<std::size_t>(j)].type) > 1) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const std::string multi_dof =
+      "closures and mimic rows on links moved by a planar or floating joint are not supported";
   int row = 0;
   for (TreeClosureSpec& c : spec_.closures) {
     const std::string who = "closure '" + c.name + "': ";
@@ -100,6 +109,10 @@ void JointSpaceTree::validate_closures() {
         refuse(who + "a mimic joint and the joint it follows must both move (not fixed)");
       }
       if (c.joint == c.mimicked) refuse(who + "a joint cannot mimic itself");
+      if (under_multi_dof(spec_.joints[static_cast<std::size_t>(c.joint)].child) ||
+          under_multi_dof(spec_.joints[static_cast<std::size_t>(c.mimicked)].child)) {
+        refuse(who + multi_dof);
+      }
       if (!std::isfinite(c.multiplier) || !std::isfinite(c.offset)) {
         refuse(who + "multiplier and offset must be finite");
       }
@@ -108,6 +121,7 @@ void JointSpaceTree::validate_closures() {
         refuse(who + "link out of range");
       }
       if (c.link_a == c.link_b) refuse(who + "joins a link to itself");
+      if (under_multi_dof(c.link_a) || under_multi_dof(c.link_b)) refuse(who + multi_dof);
       if (!c.point_a.allFinite() || !c.point_b.allFinite() || !c.axis_a.allFinite() ||
           !c.axis_b.allFinite() || !c.normal.allFinite()) {
         refuse(who + "points, axes and normal must be finite");
@@ -127,6 +141,7 @@ void JointSpaceTree::validate_closures() {
     closure_basis_.push_back(basis);
     row += rows_of(c.type);
   }
+  closure_rows_ = row;
 }
 
 Vec3 JointSpaceTree::point_world(int link, const Vec3& point) const noexcept {
@@ -181,9 +196,11 @@ void JointSpaceTree::add_point_jacobian(int link,
                                         RowRef out) const noexcept {
   for (int l = link; l >= 0; l = parent_link_[static_cast<std::size_t>(l)]) {
     const int k = link_coordinate_[static_cast<std::size_t>(l)];
-    if (k < 0) continue;
-    const Vec6& s = state_[static_cast<std::size_t>(l)].motion_subspace;
-    out(k) += weight.dot(s.tail<3>() + s.head<3>().cross(point));
+    const LinkState& ls = state_[static_cast<std::size_t>(l)];
+    for (int c = 0; c < ls.dofs; ++c) {
+      const Vec6 s = ls.motion_subspace.col(c);
+      out(k + c) += weight.dot(s.tail<3>() + s.head<3>().cross(point));
+    }
   }
 }
 
@@ -193,9 +210,10 @@ void JointSpaceTree::add_direction_jacobian(int link,
                                             RowRef out) const noexcept {
   for (int l = link; l >= 0; l = parent_link_[static_cast<std::size_t>(l)]) {
     const int k = link_coordinate_[static_cast<std::size_t>(l)];
-    if (k < 0) continue;
-    const Vec6& s = state_[static_cast<std::size_t>(l)].motion_subspace;
-    out(k) += weight.dot(s.head<3>().cross(direction));
+    const LinkState& ls = state_[static_cast<std::size_t>(l)];
+    for (int c = 0; c < ls.dofs; ++c) {
+      out(k + c) += weight.dot(ls.motion_subspace.col(c).head<3>().cross(direction));
+    }
   }
 }
 
@@ -207,7 +225,8 @@ void JointSpaceTree::add_rate_jacobian(
   for (int l = link; l >= 0; l = parent_link_[static_cast<std::size_t>(l)]) {
     const int k = link_coordinate_[static_cast<std::size_t>(l)];
     if (k < 0) continue;
-    const Vec6& s = state_[static_cast<std::size_t>(l)].motion_subspace;
+    // one column: validate_closures keeps planar and floating joints out of closures
+    const Vec6 s = state_[static_cast<std::size_t>(l)].motion_subspace.col(0);
     const int p = parent_link_[static_cast<std::size_t>(l)];
     const Vec6 relative =
         p >= 0 ? Vec6(velocity - state_[static_cast<std::size_t>(p)].velocity) : velocity;
@@ -224,8 +243,33 @@ void JointSpaceTree::add_rate_jacobian(
   }
 }
 
+void JointSpaceTree::normalization_rows(VecCRef q, VecRef out_g) const noexcept {
+  int r = closure_rows_;
+  for (int k : floating_coordinate_) out_g(r++) = 0.5 * (q.segment<4>(k + 3).squaredNorm() - 1.0);
+}
+
+void JointSpaceTree::normalization_jacobian(VecCRef q, MatRef out_G) const noexcept {
+  int r = closure_rows_;
+  for (int k : floating_coordinate_)
+    out_G.block<1, 4>(r++, k + 3) = q.segment<4>(k + 3).transpose();
+}
+
+void JointSpaceTree::normalization_curvature(VecCRef v, VecRef out_L) const noexcept {
+  int r = closure_rows_;
+  for (int k : floating_coordinate_) out_L(r++) = v.segment<4>(k + 3).squaredNorm();
+}
+
+void JointSpaceTree::normalization_rate_jacobian(VecCRef v, MatRef out_Gv_q) const noexcept {
+  int r = closure_rows_;
+  for (int k : floating_coordinate_) {
+    out_Gv_q.block<1, 4>(r++, k + 3) = v.segment<4>(k + 3).transpose();
+  }
+}
+
 void JointSpaceTree::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
   if (n_lambda() == 0) return;
+  normalization_rows(q, out_g);
+  if (closure_rows_ == 0) return;
   kinematics(q);
   for (std::size_t c = 0; c < spec_.closures.size(); ++c) {
     const TreeClosureSpec& cl = spec_.closures[c];
@@ -254,8 +298,10 @@ void JointSpaceTree::constraints(double /*t*/, VecCRef q, VecRef out_g) const no
 
 void JointSpaceTree::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
   if (n_lambda() == 0) return;
-  kinematics(q);
   out_G.setZero();
+  normalization_jacobian(q, out_G);
+  if (closure_rows_ == 0) return;
+  kinematics(q);
   for (std::size_t c = 0; c < spec_.closures.size(); ++c) {
     const TreeClosureSpec& cl = spec_.closures[c];
     const auto& basis = closure_basis_[c];
@@ -287,6 +333,8 @@ void JointSpaceTree::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexc
 
 void JointSpaceTree::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
   if (n_lambda() == 0) return;
+  normalization_curvature(v, out_L);
+  if (closure_rows_ == 0) return;
   kinematics(q);
   link_velocities(v);
   for (std::size_t c = 0; c < spec_.closures.size(); ++c) {
@@ -320,9 +368,11 @@ void JointSpaceTree::velocity_constraint_jacobian(double /*t*/,
                                                   VecCRef v,
                                                   MatRef out_Gv_q) const noexcept {
   if (n_lambda() == 0) return;
+  out_Gv_q.setZero();
+  normalization_rate_jacobian(v, out_Gv_q);
+  if (closure_rows_ == 0) return;
   kinematics(q);
   link_velocities(v);
-  out_Gv_q.setZero();
   for (std::size_t c = 0; c < spec_.closures.size(); ++c) {
     const TreeClosureSpec& cl = spec_.closures[c];
     const auto& basis = closure_basis_[c];
@@ -374,6 +424,7 @@ void JointSpaceTree::initial_state(State& out) const {
     out.q(coordinate_[j]) = spec_.joints[j].initial_position;
     out.v(coordinate_[j]) = spec_.joints[j].initial_velocity;
   }
+  for (int k : floating_coordinate_) out.q(k + 3) = 1.0;  // e = (1, 0, 0, 0): no turn
   if (n_lambda() == 0) return;
   // Assembly (setup-only): Gauss-Newton steps q -= G^+ g of minimum norm (the pseudo-inverse of a
   // complete orthogonal decomposition, so redundant rows are harmless), then v -= G^+ G v.

@@ -83,6 +83,12 @@ JointSpaceOutputs::JointSpaceOutputs(const System& system,
     if (joint_kind && (o.joint < 0 || o.joint >= n_joints || tree.coordinate(o.joint) < 0)) {
       throw std::invalid_argument(what + ": needs a moving joint");
     }
+    if (joint_kind &&
+        tree_joint_coordinates(spec.joints[static_cast<std::size_t>(o.joint)].type) != 1) {
+      throw std::invalid_argument(what + ": joint '" +
+                                  spec.joints[static_cast<std::size_t>(o.joint)].name +
+                                  "' is planar or floating: read its child link's pose instead");
+    }
     if (link_kind && (o.link < 0 || o.link >= n_links)) {
       throw std::invalid_argument(what + ": needs a link");
     }

@@ -19,6 +19,19 @@
 // Joint motion subspaces (RBDA Table 4.1, moved to the joint point p with unit world axis a):
 //   revolute S = (a, p x a), prismatic S = (0, a). Both are fixed in the parent and in the child,
 //   so S' = v_i x S (RBDA eq. 5.7 with the joint's velocity-product term c_J = 0).
+// Multi-coordinate joints (RBDA Table 4.1's planar and 6-DoF joints, here with q' = v): R_J the
+// joint frame's world rotation, p the child's world origin, t its translation in the joint frame.
+//   planar    S = [(0, R_J u), (0, R_J w), (a, p x a)]  for q = (x, y, angle), t = x u + y w;
+//   floating  S = [(0, R_J e_i) for i = x, y, z; (W_i, p x W_i) for i = 0..3] for
+//             q = (t, e), with W = R_J 2 E(e) / (e.e) the world angular velocity per Euler-
+//             parameter rate: omega = 2 E(e) e' in the joint frame for |e| = 1 (Haug 1989
+//             eq. 6.3.x, E = [-e1 e0 -e3 e2; -e2 e3 e0 -e1; -e3 -e2 e1 e0]); the child's
+//             rotation is R(e / |e|), so the factor 1 / (e.e) makes S the exact Jacobian of the
+//             pose off the unit sphere too (E e = 0: scaling e turns nothing).
+//   Their own coordinates move S (p moves with t; W with e), so RBDA eq. 5.8 keeps its
+//   velocity-product term c_J = (d/dt S) q' with the parent frozen:
+//     c_J = (c_w, (R_J t') x omega + p x c_w),  c_w = -2 (e.e') / (e.e) omega (floating; 0 for
+//     planar), omega = the joint's relative angular velocity, because E(e') e' = 0.
 
 #include "rtmb/models/joint_space_tree.hpp"
 
@@ -38,6 +51,7 @@ namespace {
 using spatial::cross_force;
 using spatial::cross_motion;
 using spatial::Mat6;
+using spatial::plane_basis;
 using spatial::skew;
 using spatial::Vec6;
 
@@ -47,9 +61,24 @@ using spatial::Vec6;
 
 }  // namespace
 
+int tree_joint_coordinates(TreeJointType type) noexcept {
+  switch (type) {
+    case TreeJointType::kRevolute:
+    case TreeJointType::kPrismatic:
+      return 1;
+    case TreeJointType::kFixed:
+      return 0;
+    case TreeJointType::kPlanar:
+      return 3;
+    case TreeJointType::kFloating:
+      return 7;
+  }
+  return 0;
+}
+
 int joint_space_coordinates(const JointSpaceSpec& spec) noexcept {
   int n = 0;
-  for (const TreeJointSpec& j : spec.joints) n += j.type == TreeJointType::kFixed ? 0 : 1;
+  for (const TreeJointSpec& j : spec.joints) n += tree_joint_coordinates(j.type);
   return n;
 }
 
@@ -84,6 +113,7 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
   link_coordinate_.assign(static_cast<std::size_t>(n_links), -1);
   coordinate_.assign(spec_.joints.size(), -1);
   unit_axis_.resize(spec_.joints.size());
+  plane_axes_.resize(spec_.joints.size());
   int k = 0;
   for (std::size_t j = 0; j < spec_.joints.size(); ++j) {
     const TreeJointSpec& jt = spec_.joints[j];
@@ -105,17 +135,31 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
     }
     if (!(jt.damping >= 0.0)) refuse(who + "damping must be >= 0");
     if (!(jt.stiffness >= 0.0)) refuse(who + "stiffness must be >= 0");
+    const int dofs = tree_joint_coordinates(jt.type);
+    if (dofs > 1 && (jt.damping != 0.0 || jt.stiffness != 0.0 || jt.effort != 0.0 ||
+                     jt.initial_position != 0.0 || jt.initial_velocity != 0.0)) {
+      refuse(who + "a planar or floating joint takes no damping, stiffness, effort or initial " +
+             "value (it starts at its joint frame at rest)");
+    }
     parent_joint_[c] = static_cast<int>(j);
     parent_link_[c] = jt.parent;
-    if (jt.type != TreeJointType::kFixed) {
+    if (jt.type == TreeJointType::kFloating) {
+      unit_axis_[j] = Eigen::Vector3d::UnitZ();  // unused: a floating joint has no axis
+      floating_coordinate_.push_back(k);
+    } else if (jt.type != TreeJointType::kFixed) {
       const double norm = jt.axis.norm();
       if (!(norm > 0.0)) refuse(who + "axis must be non-zero");
       unit_axis_[j] = jt.axis / norm;
-      link_coordinate_[c] = k;
-      coordinate_[j] = k++;
-      link_of_coordinate_.push_back(jt.child);
+      const auto basis = plane_basis(unit_axis_[j]);
+      plane_axes_[j] = {basis[0], basis[1]};
     } else {
       unit_axis_[j] = Eigen::Vector3d::UnitZ();
+    }
+    if (dofs > 0) {
+      link_coordinate_[c] = k;
+      coordinate_[j] = k;
+      for (int i = 0; i < dofs; ++i) link_of_coordinate_.push_back(jt.child);
+      k += dofs;
     }
   }
   // topological order: each link after its parent (depth-first from the links on the world);
@@ -167,6 +211,9 @@ void JointSpaceTree::kinematics(VecCRef q) const noexcept {
     const int j = parent_joint_[static_cast<std::size_t>(l)];
     const int p = parent_link_[static_cast<std::size_t>(l)];
     s.motion_subspace.setZero();
+    s.dofs = 0;
+    s.translations = 0;
+    s.floating = false;
     if (j < 0) {
       s.rotation.setIdentity();
       s.origin.setZero();
@@ -183,21 +230,58 @@ void JointSpaceTree::kinematics(VecCRef q) const noexcept {
       const Eigen::Vector3d& axis = unit_axis_[static_cast<std::size_t>(j)];
       const Eigen::Vector3d a = joint_rotation * axis;
       const int k = coordinate_[static_cast<std::size_t>(j)];
+      s.dofs = tree_joint_coordinates(jt.type);
       switch (jt.type) {
         case TreeJointType::kRevolute:
           s.rotation = joint_rotation * Eigen::AngleAxisd(q(k), axis).toRotationMatrix();
           s.origin = joint_origin;
-          s.motion_subspace << a, joint_origin.cross(a);
+          s.motion_subspace.col(0) << a, joint_origin.cross(a);
           break;
         case TreeJointType::kPrismatic:
           s.rotation = joint_rotation;
           s.origin = joint_origin + a * q(k);
-          s.motion_subspace << Eigen::Vector3d::Zero(), a;
+          s.motion_subspace.col(0) << Eigen::Vector3d::Zero(), a;
           break;
         case TreeJointType::kFixed:
           s.rotation = joint_rotation;
           s.origin = joint_origin;
           break;
+        case TreeJointType::kPlanar: {
+          const auto& plane = plane_axes_[static_cast<std::size_t>(j)];
+          const Eigen::Vector3d u = joint_rotation * plane[0];
+          const Eigen::Vector3d w = joint_rotation * plane[1];
+          s.rotation = joint_rotation * Eigen::AngleAxisd(q(k + 2), axis).toRotationMatrix();
+          s.origin = joint_origin + u * q(k) + w * q(k + 1);
+          s.translations = 2;
+          s.motion_subspace.col(0).tail<3>() = u;
+          s.motion_subspace.col(1).tail<3>() = w;
+          s.motion_subspace.col(2) << a, s.origin.cross(a);
+          break;
+        }
+        case TreeJointType::kFloating: {
+          s.floating = true;
+          s.translations = 3;
+          s.quaternion = q.segment<4>(k + 3);
+          double ee = s.quaternion.squaredNorm();
+          // e = 0 has no rotation: read it as the identity (the normalization row is violated
+          // by 1/2 there, which the stabilizers restore)
+          const Eigen::Vector4d e = ee > 0.0 ? s.quaternion : Eigen::Vector4d::UnitX();
+          ee = e.squaredNorm();
+          const Eigen::Quaterniond turn(e(0) / std::sqrt(ee), e(1) / std::sqrt(ee),
+                                        e(2) / std::sqrt(ee), e(3) / std::sqrt(ee));
+          s.rotation = joint_rotation * turn.toRotationMatrix();
+          s.origin = joint_origin + joint_rotation * q.segment<3>(k);
+          Eigen::Matrix<double, 3, 4> E;  // Haug's E(e), omega = 2 E(e) e'
+          E << -e(1), e(0), -e(3), e(2), -e(2), e(3), e(0), -e(1), -e(3), -e(2), e(1), e(0);
+          const Eigen::Matrix<double, 3, 4> W = joint_rotation * E * (2.0 / ee);
+          for (int i = 0; i < 3; ++i) {
+            s.motion_subspace.col(i).tail<3>() = joint_rotation.col(i);
+          }
+          for (int i = 0; i < 4; ++i) {
+            s.motion_subspace.col(3 + i) << W.col(i), s.origin.cross(W.col(i));
+          }
+          break;
+        }
       }
     }
     const TreeLinkSpec& link = spec_.links[static_cast<std::size_t>(l)];
@@ -230,15 +314,33 @@ void JointSpaceTree::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept 
   for (int i = 0; i < n_v(); ++i) {
     const int li = link_of_coordinate_[static_cast<std::size_t>(i)];
     const LinkState& si = state_[static_cast<std::size_t>(li)];
-    const Vec6 f = si.composite * si.motion_subspace;
-    out_M(i, i) = si.motion_subspace.dot(f);
+    const int ki = link_coordinate_[static_cast<std::size_t>(li)];
+    const Vec6 f = si.composite * si.motion_subspace.col(i - ki);
+    for (int c = 0; c <= i - ki; ++c) {  // the joint's own block
+      out_M(i, ki + c) = si.motion_subspace.col(c).dot(f);
+      out_M(ki + c, i) = out_M(i, ki + c);
+    }
     for (int l = parent_link_[static_cast<std::size_t>(li)]; l >= 0;
          l = parent_link_[static_cast<std::size_t>(l)]) {
       const int j = link_coordinate_[static_cast<std::size_t>(l)];
       if (j < 0) continue;
-      out_M(i, j) = state_[static_cast<std::size_t>(l)].motion_subspace.dot(f);
-      out_M(j, i) = out_M(i, j);
+      const LinkState& sl = state_[static_cast<std::size_t>(l)];
+      for (int c = 0; c < sl.dofs; ++c) {
+        out_M(i, j + c) = sl.motion_subspace.col(c).dot(f);
+        out_M(j + c, i) = out_M(i, j + c);
+      }
     }
+  }
+  // A floating joint's block is singular along e (E(e) e = 0). As for the spatial bodies
+  // (engine/multibody/spatial_multibody.cpp, "Mass matrix") we add c e e^T: its force
+  // c e (e . e'') lies in the span of the normalization row [0, e^T], whose multiplier absorbs it,
+  // so the motion is unchanged. c = trace(block) / 3, the mean of its three non-zero eigenvalues,
+  // keeps the block's scale.
+  for (int k : floating_coordinate_) {
+    const LinkState& s =
+        state_[static_cast<std::size_t>(link_of_coordinate_[static_cast<std::size_t>(k)])];
+    const double c = out_M.block<4, 4>(k + 3, k + 3).trace() / 3.0;
+    out_M.block<4, 4>(k + 3, k + 3) += c * s.quaternion * s.quaternion.transpose();
   }
 }
 
@@ -263,15 +365,40 @@ void JointSpaceTree::forward_pass(VecCRef v,
       s.acceleration = base_acceleration;
     }
     if (k >= 0) {
-      const Vec6 joint_velocity = s.motion_subspace * v(k);
+      Vec6 joint_velocity = Vec6::Zero();
+      for (int c = 0; c < s.dofs; ++c) joint_velocity += s.motion_subspace.col(c) * v(k + c);
       s.velocity += joint_velocity;
       if (a != nullptr) {
-        s.acceleration += s.motion_subspace * (*a)(k) + cross_motion(s.velocity, joint_velocity);
+        Vec6 joint_acceleration = Vec6::Zero();
+        for (int c = 0; c < s.dofs; ++c) {
+          joint_acceleration += s.motion_subspace.col(c) * (*a)(k + c);
+        }
+        s.acceleration += joint_acceleration + cross_motion(s.velocity, joint_velocity);
       } else {
         s.acceleration += cross_motion(s.velocity, joint_velocity);
       }
+      if (s.dofs > 1) s.acceleration += joint_bias(s, v, k);
     }
   }
+}
+
+Vec6 JointSpaceTree::joint_bias(const LinkState& s, VecCRef v, int k) const noexcept {
+  Eigen::Vector3d translation_rate = Eigen::Vector3d::Zero();  // R_J t'
+  Eigen::Vector3d omega = Eigen::Vector3d::Zero();             // relative angular velocity
+  for (int c = 0; c < s.translations; ++c) {
+    translation_rate += s.motion_subspace.col(c).tail<3>() * v(k + c);
+  }
+  for (int c = s.translations; c < s.dofs; ++c) {
+    omega += s.motion_subspace.col(c).head<3>() * v(k + c);
+  }
+  Eigen::Vector3d c_w = Eigen::Vector3d::Zero();
+  if (s.floating) {
+    const double ee = s.quaternion.squaredNorm();
+    if (ee > 0.0) c_w = -2.0 * s.quaternion.dot(v.segment<4>(k + 3)) / ee * omega;
+  }
+  Vec6 bias;
+  bias << c_w, translation_rate.cross(omega) + s.origin.cross(c_w);
+  return bias;
 }
 
 void JointSpaceTree::inverse_dynamics(VecCRef q,
@@ -290,7 +417,7 @@ void JointSpaceTree::inverse_dynamics(VecCRef q,
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
     const LinkState& s = state_[static_cast<std::size_t>(*it)];
     const int k = link_coordinate_[static_cast<std::size_t>(*it)];
-    if (k >= 0) out_tau(k) = s.motion_subspace.dot(s.force);
+    for (int c = 0; c < s.dofs; ++c) out_tau(k + c) = s.motion_subspace.col(c).dot(s.force);
     const int p = parent_link_[static_cast<std::size_t>(*it)];
     if (p >= 0) state_[static_cast<std::size_t>(p)].force += s.force;
   }
@@ -303,11 +430,12 @@ void JointSpaceTree::forces(
   // writes the torques.
   out_f.setZero();
   inverse_dynamics(q, v, out_f, out_f);
+  out_f = -out_f;
   for (std::size_t j = 0; j < spec_.joints.size(); ++j) {
     const int k = coordinate_[j];
-    if (k < 0) continue;
     const TreeJointSpec& jt = spec_.joints[j];
-    out_f(k) = -out_f(k) - jt.damping * v(k) - jt.stiffness * (q(k) - jt.rest_position) + jt.effort;
+    if (tree_joint_coordinates(jt.type) != 1) continue;  // the others have no damper or spring
+    out_f(k) = out_f(k) - jt.damping * v(k) - jt.stiffness * (q(k) - jt.rest_position) + jt.effort;
   }
   add_spring_forces(out_f);
 }
@@ -319,6 +447,25 @@ void JointSpaceTree::link_pose(VecCRef q,
   kinematics(q);
   rotation = state_[static_cast<std::size_t>(link)].rotation;
   origin = state_[static_cast<std::size_t>(link)].origin;
+}
+
+Vec6 JointSpaceTree::spatial_momentum(VecCRef q, VecCRef v) const noexcept {
+  kinematics(q);
+  link_velocities(v);
+  Vec6 h = Vec6::Zero();
+  for (const LinkState& s : state_) h += s.inertia * s.velocity;
+  return h;
+}
+
+Eigen::Vector3d JointSpaceTree::centre_of_mass(VecCRef q, double& total_mass) const noexcept {
+  kinematics(q);
+  Eigen::Vector3d moment = Eigen::Vector3d::Zero();
+  total_mass = 0.0;
+  for (std::size_t l = 0; l < state_.size(); ++l) {
+    total_mass += spec_.links[l].mass;
+    moment += spec_.links[l].mass * state_[l].com;
+  }
+  return total_mass > 0.0 ? Eigen::Vector3d(moment / total_mass) : Eigen::Vector3d::Zero();
 }
 
 double JointSpaceTree::energy(double /*t*/,
@@ -336,8 +483,8 @@ double JointSpaceTree::energy(double /*t*/,
   }
   for (std::size_t j = 0; j < spec_.joints.size(); ++j) {
     const int k = coordinate_[j];
-    if (k < 0) continue;
     const TreeJointSpec& jt = spec_.joints[j];
+    if (tree_joint_coordinates(jt.type) != 1) continue;
     const double stretch = q(k) - jt.rest_position;
     potential += 0.5 * jt.stiffness * stretch * stretch - jt.effort * q(k);
   }

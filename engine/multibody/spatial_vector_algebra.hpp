@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
+#include <array>
 
 namespace rtmb::spatial {
 
@@ -36,6 +37,16 @@ inline Vec6 cross_force(const Vec6& v, const Vec6& f) {
   r.head<3>() = v.head<3>().cross(f.head<3>()) + v.tail<3>().cross(f.tail<3>());
   r.tail<3>() = v.head<3>().cross(f.tail<3>());
   return r;
+}
+
+/// Two unit vectors spanning the plane normal to the unit vector n, and n: the coordinate axis
+/// least aligned with n made orthogonal to it (so n = z gives x and y), then n x e1.
+inline std::array<Eigen::Vector3d, 3> plane_basis(const Eigen::Vector3d& n) {
+  int least = 0;
+  n.cwiseAbs().minCoeff(&least);
+  Eigen::Vector3d e1 = Eigen::Vector3d::Unit(least);
+  e1 = (e1 - e1.dot(n) * n).normalized();
+  return {e1, n.cross(e1), n};
 }
 
 }  // namespace rtmb::spatial

@@ -32,6 +32,8 @@ constexpr long kSteps = testing::kCountsViaSanitizerHooks ? 50 : 1000;
 // the closed loop's sweep: the WAM's above already runs every method 1000 steps, and CI time is
 // short; 200 steps per combination still step through every code path many times
 constexpr long kClosedLoopSteps = testing::kCountsViaSanitizerHooks ? 50 : 200;
+// the floating-base sweep (14 coordinates and a normalization row): CI time again
+constexpr long kFloatingBaseSteps = testing::kCountsViaSanitizerHooks ? 50 : 100;
 
 TEST(JointSpaceAllocations, WamEveryMethodAndStabilizerAllocatesNothing) {
   const ModelFile file = load_model_file("/usr/share/doc/dart/data/urdf/wam/wam.urdf");
@@ -96,6 +98,28 @@ TEST(JointSpaceAllocations, ClosedLoopEveryMethodAndStabilizerAllocatesNothing) 
       "parallelogram arm (joint space + closure): %d method x stabilizer runs of %ld steps, %d "
       "refused at setup\n",
       sweep.ran, kClosedLoopSteps, sweep.refused);
+  EXPECT_GT(sweep.ran, 10 * sweep.refused);
+}
+
+// Floating base (issue 19 item 1): configs/urdf/wam_floating.yaml, the WAM on a floating joint
+// (14 coordinates, the normalization row) x every method x every stabilizer.
+TEST(JointSpaceAllocations, FloatingBaseEveryMethodAndStabilizerAllocatesNothing) {
+  const ModelFile file = load_model_file(testing::config_path("urdf/wam_floating.yaml"));
+  const std::shared_ptr<const System> sys = make_system(file);
+  ASSERT_EQ(sys->n_v(), 14);
+  ASSERT_EQ(sys->n_lambda(), 1);
+  const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
+      sys, file.settings.dt, kFloatingBaseSteps, "wam_floating",
+      [](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
+        EXPECT_EQ(run.counts.allocations, 0u)
+            << to_string(method) << " + " << to_string(stabilizer);
+        EXPECT_EQ(run.counts.deallocations, 0u)
+            << to_string(method) << " + " << to_string(stabilizer);
+        EXPECT_EQ(run.flagged, 0) << to_string(method) << " + " << to_string(stabilizer);
+      });
+  std::printf(
+      "wam (floating base): %d method x stabilizer runs of %ld steps, %d refused at setup\n",
+      sweep.ran, kFloatingBaseSteps, sweep.refused);
   EXPECT_GT(sweep.ran, 10 * sweep.refused);
 }
 

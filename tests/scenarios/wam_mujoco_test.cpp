@@ -21,6 +21,14 @@
 // iteration is exact; rtmb reads the file as shipped. The unmodified file is compared too, at 1e-8.
 // Joints are matched by name (MuJoCo keeps the URDF joint names). MuJoCo's joint-limit constraints
 // (from the URDF <limit>s) are disabled for the trajectory: rtmb does not enforce limits yet.
+//
+// Floating base: the WAM with its joint "/j0" (world -> base) made type="floating", which both
+// load (rtmb: a floating joint, q = (t, e), v = q', 14 coordinates; MuJoCo: a free joint, qpos =
+// (position, quaternion w x y z), qvel = (linear velocity of the body origin in the world frame,
+// angular velocity in the body frame), 13 dofs). With v_rtmb = T v_mj, T = diag(1, L(e)^T / 2, 1)
+// (e' = L(e)^T omega' / 2, Haug 1989 ch. 6, euler_l), the kinetic energies agree when
+// M_mj = T^T M T and the bias forces when b_mj = T^T (b + M T' v_mj) (T' = diag(0, L(e')^T / 2,
+// 0)); T^T removes rtmb's c e e^T (L(e) e = 0).
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
@@ -33,8 +41,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/model_file/urdf_model_file.hpp"
 #include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/model_file.hpp"
+#include "rtmb/models/spatial_multibody.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/mujoco_urdf.hpp"
 
@@ -43,6 +53,7 @@ namespace {
 
 const char* const kWam = "/usr/share/doc/dart/data/urdf/wam/wam.urdf";
 
+using testing::file_text;
 using testing::MujocoUrdf;
 
 struct Pair {
@@ -190,6 +201,97 @@ TEST(WamMujoco, JointAnglesAfterOneSecondAgreeWithMujocosRk4) {
       "WAM vs MuJoCo RK4, 1 s at dt = 1e-4 from a bent pose: max joint angle difference "
       "%.3e rad\n",
       worst);
+}
+
+TEST(WamMujoco, FloatingBaseMassMatrixAndBiasForcesAgreeAtRandomStates) {
+  std::string text = file_text(kWam);
+  const std::string welded = "<joint name=\"/j0\" type=\"fixed\">";
+  ASSERT_NE(text.find(welded), std::string::npos);
+  text.replace(text.find(welded), welded.size(), "<joint name=\"/j0\" type=\"floating\">");
+  const ModelFile f = detail::urdf_model_file(text, "wam_floating.urdf");
+  const JointSpaceTree tree(*f.joint_space);
+  const MujocoUrdf mj(MujocoUrdf::FromText{}, text, true);
+  const mjModel* m = mj.model;
+  mjData* d = mj.data;
+  ASSERT_EQ(tree.n_v(), 14);
+  ASSERT_EQ(m->nq, 14);
+  ASSERT_EQ(m->nv, 13);
+  const int free = mj_name2id(m, mjOBJ_JOINT, "/j0");
+  ASSERT_GE(free, 0);
+  ASSERT_EQ(m->jnt_type[free], mjJNT_FREE);
+  ASSERT_EQ(tree.coordinate(0), 0);  // rtmb: the floating joint's 7 coordinates first
+  // rtmb coordinate k >= 7 (a revolute joint) <-> MuJoCo qpos and dof address, by name
+  std::vector<int> qpos(14, -1);
+  std::vector<int> dof(14, -1);
+  const JointSpaceSpec& spec = tree.spec();
+  for (std::size_t j = 1; j < spec.joints.size(); ++j) {
+    const int k = tree.coordinate(static_cast<int>(j));
+    if (k < 0) continue;
+    const int id = mj_name2id(m, mjOBJ_JOINT, spec.joints[j].name.c_str());
+    ASSERT_GE(id, 0) << spec.joints[j].name;
+    qpos[static_cast<std::size_t>(k)] = m->jnt_qposadr[id];
+    dof[static_cast<std::size_t>(k)] = m->jnt_dofadr[id];
+  }
+  const int q0 = m->jnt_qposadr[free];
+  const int d0 = m->jnt_dofadr[free];
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  double worst_mass = 0.0;
+  double worst_bias = 0.0;
+  for (int trial = 0; trial < 10; ++trial) {
+    Vec q(14);
+    Vec v_mj(13);  // MuJoCo's order: free joint (v, omega'), then rtmb's revolute coordinates
+    for (int i = 0; i < 3; ++i) q(i) = uniform(rng);
+    Eigen::Vector4d e(uniform(rng), uniform(rng), uniform(rng), uniform(rng));
+    e.normalize();
+    q.segment<4>(3) = e;
+    for (int k = 7; k < 14; ++k) q(k) = 3.0 * uniform(rng);
+    for (int i = 0; i < 13; ++i) v_mj(i) = 2.0 * uniform(rng);
+    for (int i = 0; i < 7; ++i) d->qpos[q0 + i] = q(i);
+    for (int i = 0; i < 6; ++i) d->qvel[d0 + i] = v_mj(i);
+    for (int k = 7; k < 14; ++k) {
+      d->qpos[qpos[static_cast<std::size_t>(k)]] = q(k);
+      d->qvel[dof[static_cast<std::size_t>(k)]] = v_mj(k - 1);
+    }
+    mj_forward(m, d);
+    Mat t = Mat::Zero(14, 13);
+    t.topLeftCorner<3, 3>().setIdentity();
+    t.block<4, 3>(3, 3) = 0.5 * euler_l(e).transpose();
+    t.bottomRightCorner<7, 7>().setIdentity();
+    const Vec v = t * v_mj;
+    Mat t_rate = Mat::Zero(14, 13);
+    t_rate.block<4, 3>(3, 3) = 0.5 * euler_l(v.segment<4>(3)).transpose();
+    Mat mass(14, 14);
+    tree.mass(0.0, q, mass);
+    Vec bias(14);
+    tree.inverse_dynamics(q, v, Vec::Zero(14), bias);
+    const Mat mass_rtmb = t.transpose() * mass * t;
+    const Vec bias_rtmb = t.transpose() * (bias + mass * t_rate * v_mj);
+    std::vector<mjtNum> full(13 * 13);
+    mj_fullM(m, full.data(), d->qM);
+    // MuJoCo's dof of row i of v_mj
+    const auto mj_dof = [&](int i) {
+      return i < 6 ? d0 + i : dof[static_cast<std::size_t>(i + 1)];
+    };
+    Mat mass_mj(13, 13);
+    Vec bias_mj(13);
+    for (int i = 0; i < 13; ++i) {
+      bias_mj(i) = d->qfrc_bias[mj_dof(i)];
+      for (int j = 0; j < 13; ++j) {
+        mass_mj(i, j) = full[static_cast<std::size_t>(mj_dof(i) * 13 + mj_dof(j))];
+      }
+    }
+    worst_mass = std::max(
+        worst_mass, (mass_rtmb - mass_mj).cwiseAbs().maxCoeff() / mass_mj.cwiseAbs().maxCoeff());
+    worst_bias = std::max(
+        worst_bias, (bias_rtmb - bias_mj).cwiseAbs().maxCoeff() / bias_mj.cwiseAbs().maxCoeff());
+  }
+  EXPECT_LE(worst_mass, 1e-10);
+  EXPECT_LE(worst_bias, 1e-10);
+  std::printf(
+      "floating-base WAM vs MuJoCo (free joint) at 10 random states: mass matrix %.3e, bias "
+      "forces %.3e relative\n",
+      worst_mass, worst_bias);
 }
 
 }  // namespace

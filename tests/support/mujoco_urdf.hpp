@@ -120,17 +120,27 @@ inline std::string in_principal_axes(std::string text) {
   return text;
 }
 
-/// MuJoCo's model and data of the URDF at `urdf_path` (without collisions; in principal axes
-/// when asked), loaded through the virtual file system.
+/// The whole text of the file at `path`.
+inline std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// MuJoCo's model and data of the URDF at `urdf_path`, or of a URDF's text (FromText: e.g. one
+/// edited by a test), without collisions and in principal axes when asked, loaded through the
+/// virtual file system.
 class MujocoUrdf {
  public:
-  MujocoUrdf(const std::string& urdf_path, bool principal_axes) {
-    std::ifstream in(urdf_path);
-    if (!in) throw std::runtime_error("cannot read " + urdf_path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string xml = principal_axes ? in_principal_axes(without_collisions(text.str()))
-                                           : without_collisions(text.str());
+  struct FromText {};
+
+  MujocoUrdf(const std::string& urdf_path, bool principal_axes)
+      : MujocoUrdf(FromText{}, file_text(urdf_path), principal_axes) {}
+  MujocoUrdf(FromText /*tag*/, const std::string& text, bool principal_axes) {
+    const std::string xml =
+        principal_axes ? in_principal_axes(without_collisions(text)) : without_collisions(text);
     auto vfs = std::make_unique<mjVFS>();  // ~2 MB: heap, not stack
     mj_defaultVFS(vfs.get());
     constexpr const char* kName = "robot.urdf";

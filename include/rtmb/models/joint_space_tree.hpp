@@ -3,8 +3,12 @@
 #pragma once
 
 // Kinematic trees in joint space (minimal coordinates, issue 19): q is the vector of joint
-// coordinates (a revolute joint's angle, a prismatic joint's displacement), v = q', so
-// n_q == n_v and every integrator and stabilizer runs unchanged. The mass matrix M(q) comes from
+// coordinates (a revolute joint's angle, a prismatic joint's displacement, a planar joint's
+// (x, y, angle), a floating joint's translation and Euler parameters), v = q', so n_q == n_v and
+// every integrator and stabilizer runs unchanged. A floating joint keeps its quaternion unit the
+// way the spatial bodies do (rtmb/models/spatial_multibody.hpp, Haug 1989 ch. 6 and 11): one
+// normalization row (e.e - 1)/2 = 0 per floating joint, which the stabilizers enforce like any
+// other row. The mass matrix M(q) comes from
 // the composite-rigid-body algorithm and the bias forces C(q, v) q' + g(q) from the recursive
 // Newton-Euler algorithm (R. Featherstone, Rigid Body Dynamics Algorithms, Springer 2008,
 // ch. 5 and 6), both written in world (base) coordinates (Featherstone §5.3 "base coordinates").
@@ -39,7 +43,16 @@ enum class TreeJointType {
   kRevolute,   ///< rotation q [rad] about `axis` (URDF revolute and continuous)
   kPrismatic,  ///< translation q [m] along `axis`
   kFixed,      ///< no coordinate: the child is welded to the parent
+  kPlanar,     ///< 3 coordinates (x, y, angle): translation along two unit vectors u, w of the
+               ///< plane normal to `axis` (u = the coordinate axis least aligned with it made
+               ///< orthogonal, w = axis x u; axis z gives x, y), then rotation about `axis`
+  kFloating,   ///< 7 coordinates: translation (x, y, z) in the joint frame, then the Euler
+               ///< parameters (e0, e1, e2, e3) of the child's rotation relative to the joint
+               ///< frame; q' = v, one normalization row (e.e - 1)/2 = 0 (URDF floating)
 };
+
+/// Coordinates of a joint type: 1, 1, 0, 3, 7.
+[[nodiscard]] int tree_joint_coordinates(TreeJointType type) noexcept;
 
 /// The joint that moves link `child` relative to link `parent` (-1: the world). At q = 0 the
 /// child's frame is the joint frame, placed at `origin_xyz` and rotated by `origin_rotation` in
@@ -57,7 +70,8 @@ struct TreeJointSpec {
   double stiffness = 0.0;         ///< joint spring, torque -stiffness (q - rest_position), >= 0
   double rest_position = 0.0;     ///< the joint spring's unstretched q [rad | m]
   double effort = 0.0;            ///< constant generalized force on q (a drive torque) [N m | N]
-  double initial_position = 0.0;  ///< q at t = 0
+  double initial_position = 0.0;  ///< q at t = 0 (planar, floating: must be 0; they start at
+                                  ///< the joint frame with zero velocity)
   double initial_velocity = 0.0;  ///< q' at t = 0
 };
 
@@ -107,9 +121,14 @@ struct JointSpaceSpec {
   Eigen::Vector3d gravity{0.0, 0.0, -9.81};  ///< world [m/s^2]
 };
 
-/// The joint-space System of a tree. Coordinate k belongs to the k-th non-fixed joint of
-/// spec.joints. A link that is the child of no joint is welded to the world at the origin.
-/// Constraint rows: each closure's, in the order of spec.closures (2, 3, 5 or 1 rows by type).
+/// The joint-space System of a tree. The coordinates are the non-fixed joints' in the order of
+/// spec.joints (1, 3 or 7 each, tree_joint_coordinates). A link that is the child of no joint is
+/// welded to the world at the origin. Constraint rows: each closure's, in the order of
+/// spec.closures (2, 3, 5 or 1 rows by type), then one normalization row per floating joint in
+/// the order of spec.joints. Damping, stiffness, effort and initial values are for 1-coordinate
+/// joints (a planar or floating joint's must be 0), and closures and mimic rows may not involve
+/// a link moved by a planar or floating joint (their d(G v)/dq assumes subspaces fixed in the
+/// links).
 /// Construction validates the spec (throws std::invalid_argument naming the link, joint or
 /// closure).
 class JointSpaceTree final : public System {
@@ -118,7 +137,7 @@ class JointSpaceTree final : public System {
 
   [[nodiscard]] std::string_view name() const noexcept override { return spec_.name; }
   [[nodiscard]] const JointSpaceSpec& spec() const noexcept { return spec_; }
-  /// Coordinate index of joint j (index into spec().joints); -1 for a fixed joint.
+  /// First coordinate index of joint j (index into spec().joints); -1 for a fixed joint.
   [[nodiscard]] int coordinate(int joint) const noexcept { return coordinate_[joint]; }
 
   /// The joints' initial values; with closures, q projected onto g(q) = 0 by Gauss-Newton steps
@@ -157,6 +176,12 @@ class JointSpaceTree final : public System {
                                                int link,
                                                const Eigen::Vector3d& point) const noexcept;
 
+  /// Total spatial momentum sum_i I_i v_i at (q, v) (Featherstone eq. 2.67's I v, summed over
+  /// links): (angular momentum about the world origin, linear momentum), world. RT-safe.
+  [[nodiscard]] Eigen::Matrix<double, 6, 1> spatial_momentum(VecCRef q, VecCRef v) const noexcept;
+  /// Total mass and world centre of mass at q. RT-safe.
+  [[nodiscard]] Eigen::Vector3d centre_of_mass(VecCRef q, double& total_mass) const noexcept;
+
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   /// T + V: sum over links of v_i^T I_i v_i / 2 (Featherstone eq. 2.67), -m_i g . c_i, and the
   /// joint and point springs' and the efforts' potentials. RT-safe.
@@ -178,12 +203,18 @@ class JointSpaceTree final : public System {
     Eigen::Matrix3d rotation;  // R_i, link frame -> world
     Eigen::Vector3d origin;    // p_i, world [m]
     Eigen::Vector3d com;       // c_i, world [m]
-    Vec6 motion_subspace;      // S_i of the parent joint (zero for fixed or none)
-    Mat6 inertia;              // I_i, spatial inertia at the world origin
-    Mat6 composite;            // I^c_i (CRBA)
-    Vec6 velocity;             // v_i (RNEA)
-    Vec6 acceleration;         // a_i (RNEA)
-    Vec6 force;                // f_i (RNEA)
+    // S_i of the parent joint, one column per coordinate (RBDA §4.4): the translation columns
+    // first, then the rotation columns
+    Eigen::Matrix<double, 6, 7> motion_subspace;
+    int dofs = 0;                // columns used (0 for fixed or none)
+    int translations = 0;        // planar 2, floating 3, else 0 (c_J below)
+    bool floating = false;       // the rotation columns are Euler-parameter rates
+    Eigen::Vector4d quaternion;  // floating: e (not normalized), for c_J and the rows
+    Mat6 inertia;                // I_i, spatial inertia at the world origin
+    Mat6 composite;              // I^c_i (CRBA)
+    Vec6 velocity;               // v_i (RNEA)
+    Vec6 acceleration;           // a_i (RNEA)
+    Vec6 force;                  // f_i (RNEA)
   };
 
   // A point or a direction fixed in a link, in world coordinates, with its time derivative and the
@@ -223,6 +254,13 @@ class JointSpaceTree final : public System {
                          const Eigen::Vector3d& weight,
                          RowRef out) const noexcept;
   void add_spring_forces(VecRef out_f) const noexcept;
+  // the velocity-product term c_J of a planar or floating joint (RBDA eq. 5.8), after S is set
+  [[nodiscard]] Vec6 joint_bias(const LinkState& s, VecCRef v, int k) const noexcept;
+  // the floating joints' normalization rows (after the closures' rows): g, G, L, d(G v)/dq
+  void normalization_rows(VecCRef q, VecRef out_g) const noexcept;
+  void normalization_jacobian(VecCRef q, MatRef out_G) const noexcept;
+  void normalization_curvature(VecCRef v, VecRef out_L) const noexcept;
+  void normalization_rate_jacobian(VecCRef v, MatRef out_Gv_q) const noexcept;
   void validate_closures();
 
   JointSpaceSpec spec_;
@@ -233,6 +271,9 @@ class JointSpaceTree final : public System {
   std::vector<int> link_coordinate_;        // per link: its parent joint's coordinate, or -1
   std::vector<int> link_of_coordinate_;     // per coordinate: the joint's child link
   std::vector<Eigen::Vector3d> unit_axis_;  // per joint: axis / |axis|
+  std::vector<std::array<Eigen::Vector3d, 2>> plane_axes_;  // per joint: planar u, w
+  std::vector<int> floating_coordinate_;  // per floating joint: its first coordinate
+  int closure_rows_ = 0;                  // rows before the normalization rows
   // per closure: its first row, and the world (point rows) or link-a (axis rows) unit vectors
   // its rows project on
   std::vector<int> closure_row_;
@@ -245,10 +286,10 @@ class JointSpaceTree final : public System {
   mutable bool kinematics_valid_ = false;
 };
 
-/// The number of coordinates (non-fixed joints) of a spec.
+/// The number of coordinates of a spec (sum of tree_joint_coordinates over its joints).
 [[nodiscard]] int joint_space_coordinates(const JointSpaceSpec& spec) noexcept;
 
-/// The number of constraint rows of a spec's closures.
+/// The number of constraint rows of a spec: its closures' and one per floating joint.
 [[nodiscard]] int joint_space_constraint_rows(const JointSpaceSpec& spec) noexcept;
 
 }  // namespace rtmb

@@ -3,7 +3,8 @@
 //
 // `rtmb run robot.urdf` (issue 19): a URDF robot no one here wrote (the Barrett WAM of Debian's
 // dart-doc) runs in joint space under standard gravity, without a stabilizer, and keeps its
-// energy; a URDF the tree cannot take fails before the first step, naming file, line and joint.
+// energy; a body on a floating joint runs; a URDF the tree cannot take fails before the first
+// step, naming file, line and joint.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -27,8 +28,10 @@ TEST(RunCommandUrdf, TheWamRunsInJointSpace) {
                                          R"("steps":500)", R"("ok":true)"}));
 }
 
-TEST(RunCommandUrdf, AFloatingJointIsRefusedByNameAndLine) {
-  const std::string file = write_temp_file("rtmb_floating.urdf", R"(<?xml version="1.0"?>
+// A free body on a URDF floating joint runs (the normalization row makes PStab the default); the
+// same joint with a damper is refused before the first step, naming file, line and joint.
+TEST(RunCommandUrdf, AFloatingJointRunsAndADampedOneIsRefusedByNameAndLine) {
+  const std::string robot = R"(<?xml version="1.0"?>
 <robot name="r">
   <link name="base"/>
   <link name="body">
@@ -39,11 +42,22 @@ TEST(RunCommandUrdf, AFloatingJointIsRefusedByNameAndLine) {
     <child link="body"/>
   </joint>
 </robot>
-)");
+)";
+  const std::string file = write_temp_file("rtmb_floating.urdf", robot);
   const auto r = run_rtmb("run " + file + " --t-end 0.01");
-  EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_TRUE(contains_all(r.out, {"rtmb_floating.urdf:7:3: key 'joint free': this joint type is "
-                                   "not supported yet"}));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains_all(
+      r.last_line, {R"("model":"r")", R"("stabilizer":"pstab")", R"("steps":10)", R"("ok":true)"}))
+      << r.last_line;
+  std::string damped = robot;
+  damped.replace(damped.find("  </joint>"), 0, "    <dynamics damping=\"0.1\"/>\n");
+  const std::string damped_file = write_temp_file("rtmb_floating_damped.urdf", damped);
+  const auto refused = run_rtmb("run " + damped_file + " --t-end 0.01");
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_TRUE(contains_all(refused.out,
+                           {"rtmb_floating_damped.urdf:7:3: key 'joint free': <dynamics damping> "
+                            "is not supported on a planar or floating joint"}))
+      << refused.out;
 }
 
 }  // namespace

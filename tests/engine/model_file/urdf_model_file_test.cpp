@@ -144,8 +144,8 @@ std::string error_of(const std::string& text, const std::string& path = "bad.urd
 TEST(UrdfModelFile, ErrorsNameTheFileLineAndJoint) {
   std::string text = kOneJoint;
   text.replace(text.find("type=\"revolute\""), 15, "type=\"floating\"");
-  EXPECT_EQ(error_of(text).rfind("bad.urdf:4:3: key 'joint shoulder': this joint type is not "
-                                 "supported yet",
+  EXPECT_EQ(error_of(text).rfind("bad.urdf:4:3: key 'joint shoulder': <dynamics damping> is not "
+                                 "supported on a planar or floating joint",
                                  0),
             0u)
       << error_of(text);

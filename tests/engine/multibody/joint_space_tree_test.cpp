@@ -12,6 +12,11 @@
 //     dM/dt, dT/dq and dV/dq by central differences of mass() and energy();
 //   - energy is conserved by RK4 at a small step without dampers, and the dampers' dissipation
 //     equals the integral of D v.v (work-energy balance).
+// A second tree with a floating base (Euler parameters, normalization row) and a planar joint is
+// checked the same way, off the unit sphere and with e.e' != 0 (where the factor 1/(e.e) and
+// c_J matter): its motion subspaces against central differences of point positions, CRBA against
+// RNEA on the directions the normalization row allows, and RNEA's bias against Lagrange's
+// equations with the momentum dT/dv and dT/dq by central differences of energy().
 
 #include "rtmb/models/joint_space_tree.hpp"
 
@@ -242,6 +247,172 @@ void expect_refused(const JointSpaceSpec& spec, const std::string& needle) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
   }
+}
+
+// b0 floating on the world (joint frame offset and turned), l1 revolute on b0, l2 planar on l1
+// (unnormalized normal), l3 welded to l2, l4 prismatic on b0: 7 + 1 + 3 + 1 = 12 coordinates.
+JointSpaceSpec floating_tree() {
+  JointSpaceSpec s;
+  s.name = "floating";
+  const double masses[] = {3.0, 1.2, 0.9, 0.4, 0.6};
+  for (int l = 0; l < 5; ++l) {
+    TreeLinkSpec link;
+    link.name = "b" + std::to_string(l);
+    link.mass = masses[l];
+    link.com = {0.04 * l - 0.05, 0.1, -0.07 * l};
+    link.inertia = inertia_of(0.03 + 0.01 * l, 0.02, 0.025 + 0.004 * l, 0.5 * l + 0.2);
+    s.links.push_back(link);
+  }
+  auto joint = [&](const char* name, TreeJointType type, int parent, int child) {
+    TreeJointSpec j;
+    j.name = name;
+    j.type = type;
+    j.parent = parent;
+    j.child = child;
+    s.joints.push_back(j);
+    return &s.joints.back();
+  };
+  TreeJointSpec* j = joint("free", TreeJointType::kFloating, -1, 0);
+  j->origin_xyz = {0.1, -0.2, 0.3};
+  j->origin_rotation =
+      Eigen::AngleAxisd(0.6, Eigen::Vector3d(1.0, -1.0, 2.0).normalized()).toRotationMatrix();
+  j = joint("hinge", TreeJointType::kRevolute, 0, 1);
+  j->origin_xyz = {0.3, 0.0, 0.05};
+  j->axis = {1.0, 1.0, 0.0};
+  j = joint("slide_plane", TreeJointType::kPlanar, 1, 2);
+  j->origin_xyz = {0.0, 0.2, 0.1};
+  j->origin_rotation = Eigen::AngleAxisd(-0.4, Eigen::Vector3d::UnitY()).toRotationMatrix();
+  j->axis = {0.0, 1.0, 1.0};
+  j = joint("weld", TreeJointType::kFixed, 2, 3);
+  j->origin_xyz = {0.1, 0.1, -0.1};
+  j = joint("piston", TreeJointType::kPrismatic, 0, 4);
+  j->origin_xyz = {-0.2, 0.0, 0.0};
+  j->axis = {0.0, 0.0, 1.0};
+  return s;
+}
+
+// off the unit sphere (|e|^2 = 1.4025) and with e.e' != 0
+Vec floating_q() {
+  return (Vec(12) << 0.2, -0.1, 0.4, 1.1, 0.3, -0.2, 0.25, 0.7, 0.1, -0.3, 1.2, 0.15).finished();
+}
+Vec floating_v() {
+  return (Vec(12) << 0.5, -0.8, 0.3, 0.4, -0.6, 0.9, 0.2, -1.3, 0.7, 0.4, -1.1, 0.6).finished();
+}
+
+TEST(JointSpaceTree, FloatingAndPlanarJointsCountTheirCoordinatesAndANormalizationRow) {
+  const JointSpaceTree tree(floating_tree());
+  EXPECT_EQ(tree.n_q(), 12);
+  EXPECT_EQ(tree.n_v(), 12);
+  EXPECT_EQ(tree.n_lambda(), 1);
+  EXPECT_EQ(tree.coordinate(1), 7);
+  EXPECT_EQ(tree.coordinate(2), 8);
+  EXPECT_EQ(tree.coordinate(4), 11);
+  State s;
+  tree.initial_state(s);
+  EXPECT_EQ(s.q, Vec::Unit(12, 3));  // at the joint frames, e = (1, 0, 0, 0)
+  Vec g(1);
+  tree.constraints(0.0, floating_q(), g);
+  EXPECT_DOUBLE_EQ(g(0), 0.5 * (1.4025 - 1.0));
+}
+
+// v_point = sum_k S_k q'_k applied to the point must be d/dt of its position along q' = v:
+// checks every column of S, the Euler-parameter rate map 2 E(e) / (e.e) included.
+TEST(JointSpaceTree, FloatingAndPlanarSubspacesArePoseJacobians) {
+  const JointSpaceTree tree(floating_tree());
+  const Vec q = floating_q();
+  const Vec v = floating_v();
+  constexpr double h = 1e-6;
+  for (int l = 0; l < 5; ++l) {
+    for (const Eigen::Vector3d& p :
+         {Eigen::Vector3d(0.0, 0.0, 0.0), Eigen::Vector3d(0.3, -0.2, 0.5)}) {
+      const Eigen::Vector3d fd =
+          (tree.point_position(q + h * v, l, p) - tree.point_position(q - h * v, l, p)) / (2.0 * h);
+      EXPECT_LE((tree.point_velocity(q, v, l, p) - fd).norm(), 1e-8) << "link " << l;
+    }
+  }
+  // scaling e turns nothing: the pose reads e / |e|
+  Vec scaled = q;
+  scaled.segment<4>(3) *= 1.7;
+  EXPECT_LE((tree.point_position(scaled, 2, Eigen::Vector3d(0.3, -0.2, 0.5)) -
+             tree.point_position(q, 2, Eigen::Vector3d(0.3, -0.2, 0.5)))
+                .norm(),
+            1e-15);
+}
+
+TEST(JointSpaceTree, FloatingMassMatrixIsRneaOfUnitAccelerationsOffTheNormalizationDirection) {
+  const JointSpaceTree tree(floating_tree());
+  const Vec q = floating_q();
+  Mat m(12, 12);
+  tree.mass(0.0, q, m);
+  const Vec zero = Vec::Zero(12);
+  Vec gravity(12);
+  tree.inverse_dynamics(q, zero, zero, gravity);
+  const Eigen::Vector4d e = q.segment<4>(3);
+  for (int k = 0; k < 12; ++k) {
+    Vec x = Vec::Unit(12, k);
+    x.segment<4>(3) -= e * e.dot(x.segment<4>(3)) / e.squaredNorm();  // e . x_e = 0
+    Vec tau(12);
+    tree.inverse_dynamics(q, zero, x, tau);
+    EXPECT_LE((tau - gravity - m * x).cwiseAbs().maxCoeff(), 1e-13 * m.cwiseAbs().maxCoeff())
+        << "direction " << k;
+  }
+  // along e the motion is nil (RNEA gives 0) and M holds only the added c e e^T
+  Vec along = Vec::Zero(12);
+  along.segment<4>(3) = e;
+  Vec tau(12);
+  tree.inverse_dynamics(q, zero, along, tau);
+  EXPECT_LE((tau - gravity).cwiseAbs().maxCoeff(), 1e-13 * gravity.cwiseAbs().maxCoeff());
+  const Vec m_along = m * along;
+  EXPECT_LE(m_along.head<3>().norm() + m_along.tail<5>().norm(), 1e-13 * m_along.norm());
+  EXPECT_LE((m - m.transpose()).cwiseAbs().maxCoeff(), 1e-15);
+  EXPECT_GT(Eigen::SelfAdjointEigenSolver<Mat>(m).eigenvalues().minCoeff(), 0.0);
+}
+
+// Lagrange with the momentum p = dT/dv (T = energy(q, v) - energy(q, 0), quadratic in v, so a
+// central difference in v is exact up to round-off): b = dp/dt|_{v'=0} - dT/dq + dV/dq, dp/dt
+// along q' = v. Off the unit sphere and with e.e' != 0.
+TEST(JointSpaceTree, FloatingBiasForcesSatisfyLagrangesEquations) {
+  const JointSpaceTree tree(floating_tree());
+  const Vec q = floating_q();
+  const Vec v = floating_v();
+  const Vec zero = Vec::Zero(12);
+  const auto kinetic = [&](const Vec& qq, const Vec& vv) {
+    return tree.energy(0.0, qq, vv, {}) - tree.energy(0.0, qq, zero, {});
+  };
+  const auto momentum = [&](const Vec& qq) {
+    Vec p(12);
+    for (int k = 0; k < 12; ++k) {
+      const Vec d = 1e-2 * Vec::Unit(12, k);
+      p(k) = (kinetic(qq, v + d) - kinetic(qq, v - d)) / 2e-2;
+    }
+    return p;
+  };
+  constexpr double h = 1e-5;
+  Vec lagrange = (momentum(q + h * v) - momentum(q - h * v)) / (2.0 * h);
+  for (int k = 0; k < 12; ++k) {
+    const Vec e = h * Vec::Unit(12, k);
+    lagrange(k) -= (kinetic(q + e, v) - kinetic(q - e, v)) / (2.0 * h);
+    lagrange(k) +=
+        (tree.energy(0.0, q + e, zero, {}) - tree.energy(0.0, q - e, zero, {})) / (2.0 * h);
+  }
+  Vec bias(12);
+  tree.inverse_dynamics(q, v, zero, bias);
+  EXPECT_LE((bias - lagrange).cwiseAbs().maxCoeff(), 1e-6 * bias.cwiseAbs().maxCoeff())
+      << "rnea " << bias.transpose() << "\nlagrange " << lagrange.transpose();
+}
+
+TEST(JointSpaceTree, PlanarAndFloatingJointsRefuseDampersAndClosures) {
+  JointSpaceSpec s = floating_tree();
+  s.joints[2].damping = 0.1;
+  expect_refused(s, "joint 'slide_plane': a planar or floating joint takes no damping");
+  s = floating_tree();
+  TreeClosureSpec c;
+  c.name = "loop";
+  c.link_b = 3;
+  s.closures.push_back(c);
+  expect_refused(s,
+                 "closure 'loop': closures and mimic rows on links moved by a planar or "
+                 "floating joint are not supported");
 }
 
 TEST(JointSpaceTree, RefusesWhatIsNotATreeNamingTheJointOrLink) {
