@@ -62,6 +62,16 @@ void append_json_number(std::string& out, double value) {
   out.append(buf, ptr);
 }
 
+void append_json_point(std::string& out, double x, double y, double z) {
+  out += '[';
+  append_json_number(out, x);
+  out += ',';
+  append_json_number(out, y);
+  out += ',';
+  append_json_number(out, z);
+  out += ']';
+}
+
 void JsonObjectWriter::key(std::string_view k) {
   if (out_.size() > 1) out_ += ',';
   append_json_string(out_, k);

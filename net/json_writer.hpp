@@ -23,6 +23,9 @@ void append_json_string(std::string& out, std::string_view s);
 /// (null if not finite, since JSON has no NaN or Infinity).
 void append_json_number(std::string& out, double value);
 
+/// Appends the point [x,y,z], each as append_json_number writes it (the live view's points).
+void append_json_point(std::string& out, double x, double y, double z);
+
 /// How JsonObjectWriter prints doubles. Both read back to the same double.
 enum class JsonNumbers : std::uint8_t {
   kShortest,  ///< the shortest round-trip form (the control channel)

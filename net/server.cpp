@@ -50,14 +50,34 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   const System& sys = b->model->system();
   const std::string name = model_name(file);
   const auto named_outputs = model_output_channels(file);  // planar or spatial
-  if (named_outputs.empty() && sys.n_q() + sys.n_v() > static_cast<int>(kMaxStateChannels)) {
-    throw std::invalid_argument(
-        "model '" + name + "' has " + std::to_string(sys.n_q() + sys.n_v()) +
-        " state channels; the state stream carries at most " + std::to_string(kMaxStateChannels));
+  // A model too large for the UDP stream's channels (the 1000-body chain of issue 20 point 6:
+  // 6000 state channels, 3000 generalized forces) is still served: its state datagrams carry no
+  // channels (drift, energy and the echo only) and it takes no inputs, unless the file names
+  // output or input channels that fit. The live view draws all of it from the full positions
+  // (net/view_state_buffer.hpp), which do not go through channels.
+  b->stream_state =
+      !named_outputs.empty() || sys.n_q() + sys.n_v() <= static_cast<int>(kMaxStateChannels);
+  if (!b->stream_state) {
+    spdlog::warn(
+        "model '{}' has {} state channels, more than the {} the state stream carries: "
+        "its states go out without channels (name a few under 'outputs:' to stream "
+        "them); the live view shows every coordinate",
+        name, sys.n_q() + sys.n_v(), kMaxStateChannels);
   }
   // named channels (System::n_inputs() > 0), else one generalized force per velocity
-  const int n_channels = sys.n_inputs() > 0 ? sys.n_inputs() : sys.n_v();
-  if (file.inputs.size() != static_cast<std::size_t>(n_channels) ||
+  int n_channels = sys.n_inputs() > 0 ? sys.n_inputs() : sys.n_v();
+  std::vector<InputChannelSpec> input_specs = file.inputs;
+  if (sys.n_inputs() == 0 && n_channels > kMaxInputChannels &&
+      file.inputs.size() == static_cast<std::size_t>(n_channels)) {
+    spdlog::warn(
+        "model '{}' has {} generalized forces, more than the {} input channels a "
+        "model may take: it is served without inputs (drive a few elements with named "
+        "channels, docs/model-format.md \"Named channels\")",
+        name, n_channels, kMaxInputChannels);
+    n_channels = 0;
+    input_specs.clear();
+  }
+  if (input_specs.size() != static_cast<std::size_t>(n_channels) ||
       n_channels > kMaxInputChannels) {
     throw std::invalid_argument("model '" + name + "' needs " + std::to_string(n_channels) +
                                 " input channels (at most " + std::to_string(kMaxInputChannels) +
@@ -82,17 +102,17 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   for (const auto& [channel, unit] : named_outputs) {
     schema_out.outputs.push_back({channel, unit});
   }
-  for (int i = 0; named_outputs.empty() && i < sys.n_q(); ++i) {
+  for (int i = 0; named_outputs.empty() && b->stream_state && i < sys.n_q(); ++i) {
     schema_out.outputs.push_back(
         {"q" + std::to_string(i),
          units_given ? file.output_units[static_cast<std::size_t>(i)] : "m|rad"});
   }
-  for (int i = 0; named_outputs.empty() && i < sys.n_v(); ++i) {
+  for (int i = 0; named_outputs.empty() && b->stream_state && i < sys.n_v(); ++i) {
     schema_out.outputs.push_back(
         {"v" + std::to_string(i),
          units_given ? file.output_units[static_cast<std::size_t>(sys.n_q() + i)] : "m/s|rad/s"});
   }
-  for (const InputChannelSpec& in : file.inputs) schema_out.inputs.push_back({in.name, in.unit});
+  for (const InputChannelSpec& in : input_specs) schema_out.inputs.push_back({in.name, in.unit});
 
   b->ws = std::make_unique<Workspace>(*b->model);
   b->initial = initial_state(*b->model);
@@ -110,7 +130,7 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
                                 std::to_string(period_ns) + " ns; restart rtmb serve with it");
   }
   std::vector<InputChannelConfig> channel_configs;
-  for (const InputChannelSpec& in : file.inputs) channel_configs.push_back(in.config);
+  for (const InputChannelSpec& in : input_specs) channel_configs.push_back(in.config);
   InputBankConfig bank_config = file.input_bank;
   bank_config.period_ns = b->runner->period_ns();
   b->bank = std::make_unique<InputChannelBank>(channel_configs, bank_config);
@@ -203,6 +223,11 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
   clock = MonotonicClock(c.spin_ns);
   driver =
       std::make_unique<SimDriver>(first, *published, *control, *retired, wake_fd, !c.start_running);
+  // the live view's full positions (issue 20 point 6), sized now for the served model: a loaded
+  // model with more coordinates shows its first view_capacity() (Server::read_view_state)
+  view_state =
+      std::make_unique<ViewStateBuffer>(static_cast<std::size_t>(first.model->system().n_q()));
+  driver->attach_view(view_state.get());
   LoopConfig lc;
   lc.period_ns = first.runner->period_ns();
   lc.policy = c.overrun;
@@ -599,6 +624,21 @@ const ServerSchema& Server::schema() const noexcept {
 ServerStats Server::stats() const {
   const std::lock_guard lock(impl_->stats_mutex);
   return impl_->shared_stats;
+}
+
+bool Server::read_view_state(ViewState& out) const {
+  ViewStateRecord r;
+  if (!impl_->view_state->take(r)) return false;
+  out.t = r.t;
+  out.step = r.step;
+  out.epoch = r.epoch;
+  out.n_q = r.n_q;
+  out.q.assign(r.q, r.q + std::min(r.n_q, impl_->view_state->capacity()));
+  return true;
+}
+
+std::size_t Server::view_capacity() const noexcept {
+  return impl_->view_state->capacity();
 }
 
 const LoopHistograms& Server::loop_histograms() const noexcept {

@@ -32,6 +32,7 @@
 #include "net/json_writer.hpp"
 #include "net/sim_driver.hpp"
 #include "net/token_bucket.hpp"
+#include "net/view_state_buffer.hpp"
 #include "rtmb/net/server.hpp"
 #include "rtmb/runtime/record.hpp"
 
@@ -118,6 +119,8 @@ struct Server::Impl {
   std::unique_ptr<IoCounterSlot> io_counters = std::make_unique<IoCounterSlot>();
   std::unique_ptr<AdmissionSlot> admission = std::make_unique<AdmissionSlot>();
   std::unique_ptr<SetInputRing> set_inputs = std::make_unique<SetInputRing>();
+  // every coordinate of the running model, simulation thread -> live view (Server::read_view_state)
+  std::unique_ptr<ViewStateBuffer> view_state;
   // the UDP socket's two streams, used by the simulation thread only (on udp_fd)
   std::unique_ptr<StateSender> sender;
   std::unique_ptr<InputReceiver> receiver;

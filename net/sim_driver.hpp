@@ -20,6 +20,7 @@
 #include "net/input_receiver.hpp"
 #include "net/mouse_spring.hpp"
 #include "net/state_sender.hpp"
+#include "net/view_state_buffer.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/net/server.hpp"
 #include "rtmb/outputs.hpp"
@@ -46,6 +47,9 @@ struct SimBundle {
   std::unique_ptr<InputChannelBank> bank;
   std::unique_ptr<OutputEvaluator> outputs;  // the model's named output channels; null: q, v
   std::unique_ptr<SimulationRunner> runner;
+  // false: n_q + n_v exceed the stream's kMaxStateChannels and the file names no output
+  // channels; its state datagrams then carry no channels (Server::Impl::make_bundle)
+  bool stream_state = true;
 };
 
 // Requests from the network thread to the simulation thread.
@@ -136,6 +140,10 @@ class SimDriver {
     receiver_ = receiver;
     set_inputs_ = set_inputs;
   }
+
+  // The live view's full positions (net/view_state_buffer.hpp): from then on every published
+  // state also goes there. Setup only, before the loop runs.
+  void attach_view(ViewStateBuffer* view) noexcept { view_ = view; }
 
   // Clock mode device: the loop's waiter drains the socket (take_master_inputs), not the tick,
   // so that every input the master sends is counted as a tick of the device loop (an input
@@ -306,6 +314,12 @@ class SimDriver {
       s.drag_point[static_cast<std::size_t>(i)] = spring_.point()[i];
     }
     s.drag_release_t = drag_release_t_;
+    // every coordinate for the view (issue 20 point 6): copied into storage sized at setup
+    if (view_ != nullptr) {
+      const State& st = b_->state;
+      view_->publish(current_.t, s.step, epoch_, st.q.data(),
+                     static_cast<std::size_t>(st.q.size()));
+    }
     // the state goes out first: the snapshot and the wake-up below only serve the network
     // thread's stats, view and status line
     s.sent_ns = send_state(s);
@@ -354,7 +368,7 @@ class SimDriver {
     if (st.n_outputs > 0) {
       for (int i = 0; i < st.n_outputs && n < kMaxStateChannels; ++i)
         m.channels[n++] = st.outputs[i];
-    } else {
+    } else if (b_->stream_state) {
       for (int i = 0; i < st.n_q && n < kMaxStateChannels; ++i) m.channels[n++] = st.q[i];
       for (int i = 0; i < st.n_v && n < kMaxStateChannels; ++i) m.channels[n++] = st.v[i];
     }
@@ -390,6 +404,7 @@ class SimDriver {
   InputReceiver* receiver_ = nullptr;
   SetInputRing* set_inputs_ = nullptr;
   IoCounterSlot* io_counters_ = nullptr;
+  ViewStateBuffer* view_ = nullptr;
   SimIoCounters io_last_{};               // as last published
   StateMessage message_{};                // send_state's message, reused
   MouseSpring spring_;                    // the live view's drag (`drag` command)

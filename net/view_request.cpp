@@ -17,9 +17,9 @@ std::string_view sv(boost::beast::string_view s) noexcept {
   return {s.data(), s.size()};
 }
 
-constexpr std::array<std::string_view, 6> kServed = {"/index.html",    "/view.js",
-                                                     "/charts.js",     "/three.module.js",
-                                                     "/three.core.js", "/OrbitControls.js"};
+constexpr std::array<std::string_view, 7> kServed = {
+    "/index.html",      "/view.js",       "/charts.js",       "/instanced_bodies.js",
+    "/three.module.js", "/three.core.js", "/OrbitControls.js"};
 
 int hex_value(char c) noexcept {
   if (c >= '0' && c <= '9') return c - '0';

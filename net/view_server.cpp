@@ -30,7 +30,9 @@
 #include <thread>
 #include <vector>
 
+#include "net/flat_json.hpp"
 #include "net/json_writer.hpp"
+#include "net/view_decimation.hpp"
 #include "net/view_request.hpp"
 #include "rtmb/models/joint_points.hpp"
 #include "rtmb/net/server.hpp"
@@ -46,16 +48,6 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-void json_point(std::string& out, const Eigen::Vector3d& p) {
-  out += '[';
-  append_json_number(out, p.x());
-  out += ',';
-  append_json_number(out, p.y());
-  out += ',';
-  append_json_number(out, p.z());
-  out += ']';
-}
-
 // a device's round-trip report older than this is not charted (its client has stopped)
 constexpr std::int64_t kRttReportStaleNs = 3'000'000'000;
 
@@ -64,10 +56,11 @@ double us(std::int64_t ns) {
 }
 
 // The files the page needs: served from memory (read once at construction).
-constexpr std::array<std::pair<const char*, const char*>, 6> kFiles = {{
+constexpr std::array<std::pair<const char*, const char*>, 7> kFiles = {{
     {"index.html", "text/html; charset=utf-8"},
     {"view.js", "text/javascript; charset=utf-8"},
     {"charts.js", "text/javascript; charset=utf-8"},
+    {"instanced_bodies.js", "text/javascript; charset=utf-8"},
     {"three.module.js", "text/javascript; charset=utf-8"},
     {"three.core.js", "text/javascript; charset=utf-8"},
     {"OrbitControls.js", "text/javascript; charset=utf-8"},
@@ -79,174 +72,6 @@ struct StaticFile {
 };
 
 }  // namespace
-
-namespace {
-
-// The points each body shows: its centre of mass first, then every joint and spring point, once.
-struct SceneGeometry {
-  explicit SceneGeometry(std::size_t bodies)
-      : points(bodies, std::vector<Eigen::Vector3d>{Eigen::Vector3d::Zero()}) {}
-
-  void add(int body, const Eigen::Vector3d& p) {
-    std::vector<Eigen::Vector3d>& list =
-        body == kGround ? ground : points[static_cast<std::size_t>(body)];
-    for (const Eigen::Vector3d& x : list) {
-      if ((x - p).norm() < 1e-12) return;
-    }
-    list.push_back(p);
-  }
-  void spring(int bi, const Eigen::Vector3d& pi, int bj, const Eigen::Vector3d& pj) {
-    add(bi, pi);
-    add(bj, pj);
-    springs.push_back({bi, pi, bj, pj});
-  }
-  // a distance joint: a massless rod between its two points, drawn as a bar
-  void bar(int bi, const Eigen::Vector3d& pi, int bj, const Eigen::Vector3d& pj) {
-    add(bi, pi);
-    add(bj, pj);
-    bars.push_back({bi, pi, bj, pj});
-  }
-
-  struct Spring {
-    int body_i;
-    Eigen::Vector3d point_i;
-    int body_j;
-    Eigen::Vector3d point_j;
-  };
-  std::vector<std::vector<Eigen::Vector3d>> points;
-  std::vector<Eigen::Vector3d> ground;
-  std::vector<Spring> springs;
-  std::vector<Spring> bars;
-};
-
-Eigen::Vector3d lift(const Eigen::Vector2d& p) {
-  return {p.x(), p.y(), 0.0};
-}
-
-void write_scene(std::string& out,
-                 int dimension,
-                 int coordinates_per_body,
-                 const std::vector<std::string>& names,
-                 const SceneGeometry& g) {
-  out += R"(,"dimension":)" + std::to_string(dimension) + R"(,"bodies":[)";
-  for (std::size_t b = 0; b < names.size(); ++b) {
-    if (b > 0) out += ',';
-    out += R"({"name":)";
-    append_json_string(out, names[b]);
-    out += R"(,"q_offset":)" + std::to_string(coordinates_per_body * static_cast<int>(b)) +
-           R"(,"points":[)";
-    for (std::size_t k = 0; k < g.points[b].size(); ++k) {
-      if (k > 0) out += ',';
-      json_point(out, g.points[b][k]);
-    }
-    out += "]}";
-  }
-  out += R"(],"ground_points":[)";
-  for (std::size_t k = 0; k < g.ground.size(); ++k) {
-    if (k > 0) out += ',';
-    json_point(out, g.ground[k]);
-  }
-  // springs are drawn as lines between their two points, distance joints as bars
-  const auto pairs = [&out](const std::vector<SceneGeometry::Spring>& list) {
-    for (std::size_t k = 0; k < list.size(); ++k) {
-      const SceneGeometry::Spring& sp = list[k];
-      if (k > 0) out += ',';
-      out += R"({"body_i":)" + std::to_string(sp.body_i) + R"(,"point_i":)";
-      json_point(out, sp.point_i);
-      out += R"(,"body_j":)" + std::to_string(sp.body_j) + R"(,"point_j":)";
-      json_point(out, sp.point_j);
-      out += '}';
-    }
-  };
-  out += R"(],"links":[)";
-  pairs(g.springs);
-  out += R"(],"bars":[)";
-  pairs(g.bars);
-  out += "]}";
-}
-
-}  // namespace
-
-std::string view_scene_json(const ModelFile& file) {
-  std::string out = R"({"type":"scene","model":)";
-  append_json_string(out, model_name(file));
-  std::vector<std::string> names;
-  if (file.bodies) {
-    // planar: q = (x, y, theta) per body; points [x, y, 0]
-    const PlanarModelSpec& spec = *file.bodies;
-    SceneGeometry g(spec.bodies.size());
-    for (const PlanarJointSpec& j : spec.joints) {
-      if (j.type == PlanarJointType::kDistance) {
-        g.bar(j.body_i, lift(j.point_i), j.body_j, lift(j.point_j));
-      } else {
-        g.add(j.body_i, lift(j.point_i));
-        g.add(j.body_j, lift(j.point_j));
-      }
-    }
-    for (const PlanarForceSpec& f : spec.forces) {
-      if (f.type == PlanarForceType::kSpringDamper) {
-        g.spring(f.body_i, lift(f.point_i), f.body_j, lift(f.point_j));
-      } else if (f.type == PlanarForceType::kCoupling) {
-        g.add(f.body_i, lift(f.point_i));
-      }
-    }
-    for (const PlanarBodySpec& b : spec.bodies) names.push_back(b.name);
-    write_scene(out, 2, 3, names, g);
-    return out;
-  }
-  if (file.spatial) {
-    // spatial: q = (x, y, z, e0, e1, e2, e3) per body
-    const SpatialModelSpec& spec = *file.spatial;
-    SceneGeometry g(spec.bodies.size());
-    for (const SpatialJointSpec& j : spec.joints) {
-      if (j.type == SpatialJointType::kDistance) {
-        g.bar(j.body_i, j.point_i, j.body_j, j.point_j);
-      } else {
-        g.add(j.body_i, j.point_i);
-        g.add(j.body_j, j.point_j);
-      }
-    }
-    for (const SpatialForceSpec& f : spec.forces) {
-      if (f.type == SpatialForceType::kSpringDamper) {
-        g.spring(f.body_i, f.point_i, f.body_j, f.point_j);
-      }
-    }
-    for (const SpatialBodySpec& b : spec.bodies) names.push_back(b.name);
-    write_scene(out, 3, 7, names, g);
-    return out;
-  }
-  // built-in mechanisms are written in their own coordinates, without bodies: their joint points
-  // (rtmb/models/joint_points.hpp) come in every frame, computed from q by the view's thread, and
-  // the scene says which of them the bars join and which are fixed to the ground
-  out += R"(,"dimension":2,"bodies":[],"ground_points":[],"links":[],"bars":[])";
-  if (const std::unique_ptr<const System> system = view_geometry(file)) {
-    const JointPoints* joints = joint_points_of(*system);
-    out += R"(,"joints":{"count":)" + std::to_string(joints->n_joint_points()) + R"(,"bars":[)";
-    bool first = true;
-    for (const JointLink& l : joints->joint_links()) {
-      if (!first) out += ',';
-      first = false;
-      out += '[' + std::to_string(l.a) + ',' + std::to_string(l.b) + ']';
-    }
-    out += R"(],"ground":[)";
-    first = true;
-    for (const int g : joints->ground_points()) {
-      if (!first) out += ',';
-      first = false;
-      out += std::to_string(g);
-    }
-    out += "]}";
-  }
-  out += '}';
-  return out;
-}
-
-std::unique_ptr<const System> view_geometry(const ModelFile& file) {
-  // built-in mechanisms and particle models (ParticleSystem) carry their drawing as JointPoints
-  if (file.mechanism.empty() && !file.particles) return nullptr;
-  std::unique_ptr<const System> system = make_system(file);
-  return joint_points_of(*system) != nullptr ? std::move(system) : nullptr;
-}
 
 std::string view_url(const std::string& host, std::uint16_t port, const std::string& token) {
   std::string url = "http://" + host + ":" + std::to_string(port) + "/";
@@ -273,6 +98,8 @@ struct ViewServer::Impl {
   void accept();
   void on_frame_timer();
   [[nodiscard]] std::string frame_json(const ServerStats& s) const;
+  // the frame's positions, time and step: every coordinate (Server::read_view_state) once the
+  // simulation thread handed one over, else the snapshot's
   // a `load` swapped the model: the new scene for every page (geometry rebuilt)
   void rebuild(const ModelFile& file);
 
@@ -287,6 +114,7 @@ struct ViewServer::Impl {
   std::unique_ptr<const System> geometry;
   const JointPoints* joints;
   mutable std::vector<Eigen::Vector3d> points;
+  ViewState full;                           // the newest full positions (network thread)
   std::map<std::string, StaticFile> files;  // "/index.html" -> content
   std::atomic<std::size_t> open{0};         // connections now, any thread
   mutable std::mutex stats_mutex;
@@ -336,6 +164,14 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     });
   }
 
+  /// The timer's frame for this page: sent on every decimation-th tick (the page's frame rate,
+  /// net/view_decimation.hpp), the others skipped. Returns whether it was sent.
+  bool offer_frame(const std::string& frame) {
+    if (ticks_++ % static_cast<std::uint64_t>(decimation_) != 0) return false;
+    send(frame, false);
+    return true;
+  }
+
   /// Queues a message; a frame is dropped while two are queued (the scene never is).
   void send(const std::string& message, bool must_send) {
     if (!must_send && queue_.size() >= 2) {
@@ -368,9 +204,37 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       }
       std::string line = beast::buffers_to_string(self->buffer_.data());
       self->buffer_.consume(self->buffer_.size());
-      self->relay(std::move(line));
+      if (!self->view_message(line)) self->relay(std::move(line));
       self->read();
     });
+  }
+
+  // A message for the view itself, not a control command: {"view":"frame_rate","fps":F}, the
+  // rate at which the page draws (docs/protocol.md "Live view"). The session's decimation follows
+  // it, and the page is told the decimation it gets. Returns false for anything else (relayed).
+  bool view_message(const std::string& line) {
+    if (line.find(R"("view")") == std::string::npos) return false;
+    FlatJsonObject o;
+    std::string error;
+    if (!parse_flat_json(line, o, error)) return false;  // the relay answers with the error
+    const JsonValue* kind = o.find("view");
+    const JsonValue* fps = o.find("fps");
+    if (kind == nullptr || kind->type != JsonType::kString || kind->text != "frame_rate" ||
+        fps == nullptr || fps->type != JsonType::kNumber) {
+      return false;
+    }
+    decimation_ = view_decimation(impl_.config.frame_rate_hz, fps->number, decimation_);
+    count(impl_, [this, f = fps->number](ViewStats& s) {
+      ++s.frame_rate_reports;
+      s.page_fps = f;
+      s.decimation = decimation_;
+    });
+    std::string reply =
+        R"({"type":"view","decimation":)" + std::to_string(decimation_) + R"(,"frame_rate_hz":)";
+    append_json_number(reply, impl_.config.frame_rate_hz);
+    reply += '}';
+    send(reply, true);
+    return true;
   }
 
   // A reply the view makes itself, in the control channel's error shape (docs/protocol.md).
@@ -469,6 +333,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::deque<std::string> relay_out_;      // lines not yet written to it
   std::string relay_in_;                   // its reply bytes not yet split into lines
   std::size_t in_flight_ = 0;              // lines relayed and not yet answered
+  int decimation_ = 1;                     // every decimation_-th frame (the page's frame rate)
+  std::uint64_t ticks_ = 0;                // frames offered
   bool relay_open_ = false;
   bool relay_connecting_ = false;
 };
@@ -591,21 +457,23 @@ void ViewServer::Impl::rebuild(const ModelFile& file) {
 }
 
 std::string ViewServer::Impl::frame_json(const ServerStats& s) const {
+  const bool have_full = full.n_q > 0;
+  const std::vector<double>& qs = have_full ? full.q : s.q;
   std::string out = R"({"type":"frame","t":)";
-  append_json_number(out, s.sim_time);
-  out += R"(,"step":)" + std::to_string(s.step);
+  append_json_number(out, have_full ? full.t : s.sim_time);
+  out += R"(,"step":)" + std::to_string(have_full ? full.step : s.step);
   out += R"(,"paused":)";
   out += s.paused ? "true" : "false";
   out += R"(,"q":[)";
-  for (std::size_t i = 0; i < s.q.size(); ++i) {
+  for (std::size_t i = 0; i < qs.size(); ++i) {
     if (i > 0) out += ',';
-    append_json_number(out, s.q[i]);
+    append_json_number(out, qs[i]);
   }
   out += ']';
   // a built-in mechanism's joint points at q, flat [x0, y0, z0, x1, ...] (view_scene_json's
   // `joints`); skipped when q is not this mechanism's (a `load` swapped the model)
-  if (joints != nullptr && static_cast<int>(s.q.size()) == geometry->n_q()) {
-    const Eigen::Map<const Vec> q(s.q.data(), static_cast<Eigen::Index>(s.q.size()));
+  if (joints != nullptr && static_cast<int>(qs.size()) == geometry->n_q()) {
+    const Eigen::Map<const Vec> q(qs.data(), static_cast<Eigen::Index>(qs.size()));
     joints->joint_points(s.sim_time, q, points);
     out += R"(,"points":[)";
     for (std::size_t i = 0; i < points.size(); ++i) {
@@ -649,9 +517,9 @@ std::string ViewServer::Impl::frame_json(const ServerStats& s) const {
   out += R"(,"drag":{"active":)";
   out += s.drag_active ? "true" : "false";
   out += R"(,"force":)";
-  json_point(out, Eigen::Vector3d(s.drag_force[0], s.drag_force[1], s.drag_force[2]));
+  append_json_point(out, s.drag_force[0], s.drag_force[1], s.drag_force[2]);
   out += R"(,"point":)";
-  json_point(out, Eigen::Vector3d(s.drag_point[0], s.drag_point[1], s.drag_point[2]));
+  append_json_point(out, s.drag_point[0], s.drag_point[1], s.drag_point[2]);
   out += R"(,"release_t":)";
   append_json_number(out, s.drag_release_t);
   out += '}';
@@ -665,6 +533,7 @@ void ViewServer::Impl::on_frame_timer() {
   timer.async_wait([this](beast::error_code ec) {
     if (ec) return;
     const ServerStats stats = server.stats();
+    (void)server.read_view_state(full);  // keeps the last one when none is newer
     // a `load` (from any control client): the pages get the new model's scene before its frames
     if (stats.loads != loads_seen && stats.model_file) {
       loads_seen = stats.loads;
@@ -679,8 +548,7 @@ void ViewServer::Impl::on_frame_timer() {
     for (auto& weak : sessions) {
       if (auto s = weak.lock()) {
         if (frame.empty()) frame = frame_json(stats);
-        s->send(frame, false);
-        ++live;
+        if (s->offer_frame(frame)) ++live;
       }
     }
     std::erase_if(sessions, [](const std::weak_ptr<WsSession>& w) { return w.expired(); });

@@ -83,6 +83,13 @@ export class Chart {
     }
     box.appendChild(legend);
     parent.appendChild(box);
+    // The plot's width, kept up to date by a ResizeObserver: reading clientWidth in draw() would
+    // force the browser to lay out the page, which the previous draw changed, once per chart and
+    // draw (issue 20 point 6: the page's frame rate); null until the first observation.
+    this.width = null;
+    new ResizeObserver((entries) => {
+      for (const e of entries) this.width = e.contentRect.width;
+    }).observe(this.svg);
   }
 
   /// Forgets every sample (a new scene: another model or a reconnect).
@@ -108,7 +115,7 @@ export class Chart {
   }
 
   draw() {
-    const w = Math.max(this.svg.clientWidth || this.svg.parentNode.clientWidth || 300, 120);
+    const w = Math.max(this.width || 300, 120);
     const plotW = w - MARGIN.left - MARGIN.right;
     const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
     const ys = this.values.flat().map((v) => this.value(v)).filter((v) => v !== null);

@@ -15,6 +15,7 @@
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { Chart } from '/charts.js';
+import { InstancedBodies } from '/instanced_bodies.js';
 
 const view = {
   status: 'connecting',
@@ -26,6 +27,10 @@ const view = {
   // the frame last applied to the drawing (its q and, for a built-in mechanism, joint points)
   drawn: null,
   renderedFrames: 0,
+  // frames drawn per second over the last second (null until a second has passed), and the
+  // server's decimation for this page (every k-th frame is sent)
+  fps: null,
+  decimation: 1,
   held: false,
   // control replies as received ({ok, command, ...}), newest last
   controlReplies: [],
@@ -57,9 +62,12 @@ const groundMaterial = new THREE.MeshStandardMaterial({ color: 0x888888, roughne
 const springMaterial = new THREE.LineBasicMaterial({ color: 0x2a9d4b });
 const unitBar = new THREE.CylinderGeometry(1, 1, 1, 12);  // scaled per bar: radius, length
 const unitBall = new THREE.SphereGeometry(1, 16, 12);
+// Above this many bodies (issue 20 point 6: a 1000-body chain) they are drawn as lines and points
+// (web/instanced_bodies.js says why)
+const manyBodies = 64;
 const unitBox = new THREE.BoxGeometry(1, 1, 1);
 
-let bodyGroups = [];
+let bodies = null;  // body models: InstancedBodies (web/instanced_bodies.js)
 let springs = [];  // {line, spec}
 let rods = [];     // body models' distance joints: {mesh, spec}
 let groundBlocks = [];
@@ -85,13 +93,6 @@ function placeBar(mesh, a, b, radius) {
   if (len > 0) mesh.quaternion.setFromUnitVectors(yAxis, d.normalize());
 }
 
-function link(a, b, radius) {
-  // a cylinder from a to b (body frame, 3-D points)
-  const mesh = new THREE.Mesh(unitBar, bodyMaterial);
-  placeBar(mesh, new THREE.Vector3(...a), new THREE.Vector3(...b), radius);
-  return mesh;
-}
-
 function ball(material, radius, p) {
   const mesh = new THREE.Mesh(unitBall, material);
   mesh.scale.setScalar(radius);
@@ -108,11 +109,12 @@ function groundBlock(p) {
 }
 
 function clearScene() {
-  for (const o of [...bodyGroups, ...groundBlocks, ...bars.map((b) => b.mesh), ...pins]) scene3.remove(o);
+  for (const o of [...groundBlocks, ...bars.map((b) => b.mesh), ...pins]) scene3.remove(o);
+  if (bodies) bodies.removeFrom(scene3);
+  bodies = null;
   for (const s of springs) scene3.remove(s.line);
   for (const r of rods) scene3.remove(r.mesh);
   rods = [];
-  bodyGroups = [];
   groundBlocks = [];
   springs = [];
   bars = [];
@@ -138,25 +140,14 @@ function buildScene(msg) {
       follow.add(new Option(`joint point ${k}`, String(k)));
     }
   } else {
-    scale = 0.06 * sizeOf(msg);
-    for (const b of msg.bodies) {
-      const group = new THREE.Group();
-      const com = b.points[0];
-      group.add(ball(comMaterial, 1.6 * scale));
-      for (const p of b.points.slice(1)) {
-        group.add(link(com, p, scale * 0.8));
-        group.add(ball(jointMaterial, 1.2 * scale, p));
-      }
-      scene3.add(group);
-      bodyGroups.push(group);
-    }
+    // the bodies and the ground are drawn at the first frame (createBodies), when the drawing's
+    // size is known
     msg.bodies.forEach((b, i) => follow.add(new Option(b.name, String(i))));
     for (const spec of msg.bars || []) {
       const mesh = new THREE.Mesh(unitBar, bodyMaterial);
       scene3.add(mesh);
       rods.push({ mesh, spec });
     }
-    for (const p of msg.ground_points) groundBlock(p);
   }
   for (const spec of msg.links || []) {
     const geometry = new THREE.BufferGeometry().setFromPoints([new THREE.Vector3(), new THREE.Vector3()]);
@@ -169,6 +160,22 @@ function buildScene(msg) {
   document.getElementById('note').textContent = msg.note || '';
   document.getElementById('model').textContent = msg.model;
   fitted = false;
+}
+
+// A body model's bodies and ground blocks, at its first frame f. The thickness of a link is 6 % of
+// the largest body (its farthest attachment point), but at least 1/400 of the drawing's diagonal,
+// so that a long chain of small bodies (1000 links of 0.5 m span 400 m) still shows as more than a
+// hair. Each body a star from its centre of mass to its attachment points, all bodies in three
+// instanced meshes (web/instanced_bodies.js).
+function createBodies(f) {
+  const box = new THREE.Box3();
+  for (const p of framePoints(f)) box.expandByPoint(new THREE.Vector3(...p));
+  scale = Math.max(0.06 * sizeOf(view.scene), box.getSize(new THREE.Vector3()).length() / 400);
+  const many = view.scene.bodies.length > manyBodies;
+  bodies = new InstancedBodies(view.scene.bodies, { bar: unitBar, ball: unitBall },
+                               { body: bodyMaterial, com: comMaterial, joint: jointMaterial }, scale, many);
+  bodies.addTo(scene3);
+  for (const p of view.scene.ground_points) groundBlock(p);
 }
 
 // pose of body i at q: planar (x, y, theta), spatial (x, y, z, e0, e1, e2, e3)
@@ -235,6 +242,11 @@ function fitCamera(f) {
   const size = box.getSize(new THREE.Vector3());
   const r = Math.max(size.x, size.y, size.z, 4 * scale) * 0.9 + 6 * scale;
   const d = r / Math.tan((camera.fov * Math.PI) / 360);
+  // the depth range follows the drawing (a 1000-link chain is framed from kilometres away); a
+  // million to one keeps the depth buffer's resolution (0.001 to 1000 m for a metre-sized model)
+  camera.far = Math.max(1000, 10 * (d + r));
+  camera.near = camera.far * 1e-6;
+  camera.updateProjectionMatrix();
   if (view.scene.dimension === 3) {
     // z up: look from the side and a little above
     camera.up.set(0, 0, 1);
@@ -305,15 +317,10 @@ function applyFrame(f) {
   if (view.scene.joints) {
     applyJoints(f);
   } else {
-    view.bodyPositions = view.scene.bodies.map((b, i) => {
-      const { position, rotation } = bodyPose(q, i);
-      const g = bodyGroups[i];
-      if (g) {
-        g.position.copy(position);
-        g.quaternion.copy(rotation);
-      }
-      return [position.x, position.y, position.z];
-    });
+    if (!bodies) createBodies(f);
+    const poses = view.scene.bodies.map((b, i) => bodyPose(q, i));
+    bodies.update(poses);
+    view.bodyPositions = poses.map(({ position }) => [position.x, position.y, position.z]);
   }
   if (!fitted) fitCamera(f);
   for (const s of springs) {
@@ -380,16 +387,15 @@ function sendDrag() {
 renderer.domElement.addEventListener('pointerdown', (event) => {
   if (event.button !== 0 || !view.scene || view.scene.joints || !view.drawn || !view.helloOk) return;
   cursorRay(event);
-  const hits = raycaster.intersectObjects(bodyGroups, true);
-  if (hits.length === 0) return;  // not on a body: the camera orbits
-  const body = bodyGroups.indexOf(hits[0].object.parent);
-  if (body < 0) return;
+  const hit = bodies ? bodies.pick(raycaster) : null;
+  if (!hit) return;  // not on a body: the camera orbits
+  const body = hit.body;
   // a grab, not an orbit: OrbitControls listens on the same element, after this listener
   event.stopImmediatePropagation();
   controls.enabled = false;
   renderer.domElement.setPointerCapture(event.pointerId);
   const { position, rotation } = bodyPose(view.drawn.q, body);
-  const world = hits[0].point.clone();
+  const world = hit.point.clone();
   if (view.scene.dimension !== 3) world.z = 0;
   const local = world.clone().sub(position).applyQuaternion(rotation.clone().invert());
   const normal = view.scene.dimension === 3 ? camera.getWorldDirection(new THREE.Vector3()) : new THREE.Vector3(0, 0, 1);
@@ -449,9 +455,28 @@ function resize() {
 window.addEventListener('resize', resize);
 resize();
 
-function render() {
+// The page's frame rate (issue 20 point 6): frames drawn over the last second, shown in the header
+// and reported to the server, which sends this page every k-th frame when it cannot draw them
+// all (net/view_decimation.hpp; the reply says k). view.fps is what the browser test reads.
+let fpsWindowStart = null;
+let fpsWindowFrames = 0;
+function countFrame(now) {
+  if (fpsWindowStart === null) fpsWindowStart = now;
+  fpsWindowFrames += 1;
+  if (now - fpsWindowStart < 1000) return;
+  view.fps = (1000 * fpsWindowFrames) / (now - fpsWindowStart);
+  fpsWindowStart = now;
+  fpsWindowFrames = 0;
+  document.getElementById('fps').textContent = view.fps.toFixed(1);
+  if (socket && socket.readyState === WebSocket.OPEN) {
+    socket.send(JSON.stringify({ view: 'frame_rate', fps: view.fps }));
+  }
+}
+
+function render(now) {
   renderer.render(scene3, camera);
   view.renderedFrames += 1;
+  countFrame(now);
   requestAnimationFrame(render);
 }
 requestAnimationFrame(render);
@@ -491,6 +516,7 @@ function fmt(x, digits = 3) {
 }
 
 let lastT = null;
+let panelDrawn = -Infinity;  // performance.now() of the last redraw of the charts and numbers
 function updatePanel(f) {
   // a reset (from this page or any control client) starts time again: the charts start over, so
   // that their time axis never runs backwards, and E₀ is the reset state's energy
@@ -511,8 +537,13 @@ function updatePanel(f) {
   charts.step.push(f.t, [f.step_p50_us, f.step_p99_us]);
   charts.latency.push(f.t, [f.turnaround_p50_us, f.turnaround_p99_us]);
   charts.rtt.push(f.t, [f.device_rtt_p50_us, f.device_rtt_p99_us]);
-  // every other frame (15 Hz) is plenty for a person and halves the page's work
-  if (view.frames % 2 === 1) for (const c of Object.values(charts)) c.draw();
+  // The charts and numbers are redrawn 5 times a second: plenty for a person, and the page's
+  // largest cost besides the scene (redrawn at 15 Hz, rebuilding the SVG of five charts took more
+  // than a third of the main thread in headless Chromium under load; issue 20 point 6).
+  const now = performance.now();
+  if (now - panelDrawn < 200) return;
+  panelDrawn = now;
+  for (const c of Object.values(charts)) c.draw();
   const rows = [
     ['‖g‖∞', fmt(f.drift)], ['‖Gv + gₜ‖∞', fmt(f.velocity_drift)], ['energy [J]', fmt(f.energy, 6)],
     ['input wait p50 [µs]', fmt(f.input_wait_p50_us)], ['overruns', f.overruns],
@@ -622,6 +653,10 @@ function connect() {
       view.lastFrame = msg;
       if (!view.held) applyFrame(msg);
       updatePanel(msg);
+    } else if (msg.type === 'view') {
+      // the server's answer to the frame-rate report: it sends every decimation-th frame
+      view.decimation = msg.decimation;
+      document.getElementById('decimation').textContent = msg.decimation > 1 ? ` (every ${msg.decimation}th frame)` : '';
     } else if ('ok' in msg) {
       onControlReply(msg);
     }

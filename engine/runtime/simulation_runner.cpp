@@ -121,6 +121,10 @@ void SimulationRunner::apply_bank_values() noexcept {
   VecRef u = applied_force(*ws_);
   const Eigen::Index n = std::min<Eigen::Index>(bank_->channel_count(), u.size());
   for (Eigen::Index i = 0; i < n; ++i) u[i] = bank_->value(static_cast<int>(i));
+  // coordinates beyond the bank's channels get no input (a model served without inputs because it
+  // has more velocities than kMaxInputChannels, net/server.cpp): zero, so that the force hook's
+  // force, added to u every tick, never accumulates
+  u.tail(u.size() - n).setZero();
   if (recorder_ != nullptr) {
     recorder_->inputs(std::span<const double>(u.data(), static_cast<std::size_t>(u.size())));
   }

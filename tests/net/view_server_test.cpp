@@ -5,21 +5,28 @@
 // request for the page or the WebSocket without it, or with a wrong one, is refused (401/403)
 // and with it the page and the scene arrive (issue 15, point 6); the page's messages are control
 // commands that reach the server through its control channel, its hello and token check included
-// (issue 20, point 3).
+// (issue 20, point 3); a page's reported frame rate sets its decimation, and a model larger than
+// the state stream's channels is served and its frames carry every coordinate (issue 20 point 6).
 #include "rtmb/net/view_server.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "rtmb/models/chain_models.hpp"
 #include "rtmb/net/server.hpp"
 #include "tests/support/loopback_server.hpp"
 
@@ -32,12 +39,12 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 
-// A web folder with the six files the view serves, each holding its own name.
+// A web folder with the seven files the view serves, each holding its own name.
 std::string fake_web_dir() {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "rtmb_view_web";
   std::filesystem::create_directories(dir);
-  for (const char* name : {"index.html", "view.js", "charts.js", "three.module.js", "three.core.js",
-                           "OrbitControls.js"}) {
+  for (const char* name : {"index.html", "view.js", "charts.js", "instanced_bodies.js",
+                           "three.module.js", "three.core.js", "OrbitControls.js"}) {
     std::ofstream(dir / name) << "file " << name << "\n";
   }
   return dir.string();
@@ -241,6 +248,100 @@ TEST_F(ViewServerControls, FramesCarryTheDevicesReportedRoundTrip) {
       command(R"({"command":"drag","body":"link","x":1})"),
       R"x({"ok":false,"error":"drag needs a model with bodies (a built-in mechanism has none)",)x"
       R"x("command":"drag"})x");
+}
+
+// issue 20 point 6: the page reports the rate at which it draws; the view answers with the
+// decimation it chose for the page (net/view_decimation.hpp) and keeps sending frames. The
+// report is the view's own message, not a control command: no hello is needed for it.
+TEST_F(ViewServerControls, APagesReportedFrameRateSetsItsDecimation) {
+  EXPECT_EQ(command(R"({"view":"frame_rate","fps":10})"),
+            R"({"type":"view","decimation":3,"frame_rate_hz":30})");  // ceil(0.9 * 30 / 10)
+  EXPECT_TRUE(testing::eventually([&] { return view_->stats().frame_rate_reports == 1; }));
+  EXPECT_EQ(view_->stats().decimation, 3);
+  EXPECT_EQ(view_->stats().page_fps, 10.0);
+  const std::uint64_t sent = view_->stats().frames_sent;
+  EXPECT_TRUE(testing::eventually([&] { return view_->stats().frames_sent >= sent + 2; }));
+  EXPECT_EQ(command(R"({"view":"frame_rate","fps":60})"),
+            R"({"type":"view","decimation":1,"frame_rate_hz":30})");
+  // not a rate: the decimation stays; an unknown view message is a control command (refused)
+  EXPECT_EQ(command(R"({"view":"frame_rate","fps":-1})"),
+            R"({"type":"view","decimation":1,"frame_rate_hz":30})");
+  EXPECT_TRUE(command(R"({"view":"zoom"})").starts_with(R"({"ok":false)"));
+}
+
+// The numbers of the frame's "q" array.
+std::vector<double> frame_q(const std::string& frame) {
+  std::vector<double> q;
+  const std::size_t at = frame.find(R"("q":[)");
+  if (at == std::string::npos) return q;
+  const char* p = frame.c_str() + at + 5;
+  while (*p != ']' && *p != '\0') {
+    char* end = nullptr;
+    q.push_back(std::strtod(p, &end));
+    p = *end == ',' ? end + 1 : end;
+  }
+  return q;
+}
+
+// issue 20 point 6: a chain of 30 links has 90 + 90 state channels, more than the UDP stream's 64
+// (and 90 generalized forces, more than 64 input channels). It is served all the same, its
+// datagrams without channels and without inputs, and the view's frames carry all 90 coordinates
+// (the simulation thread's full-position hand-off, net/view_state_buffer.hpp): every revolute
+// joint of the falling chain holds in them, link k's end (+L/2 on its x axis) on link k+1's start
+// (-L/2), link 0's start on the ground origin (the generator's geometry,
+// engine/model_file/chain_models.cpp), to the step's position drift.
+TEST(ViewServerFullState, FramesOfAChainLargerThanTheStreamCarryEveryCoordinate) {
+  constexpr int links = 30;
+  ServerConfig config = testing::loopback_config();
+  config.model_file = parse_model_file(chain_model_yaml(links, false, false), "chain_30.yaml");
+  Server server(config);
+  EXPECT_TRUE(server.schema().outputs.empty());
+  EXPECT_TRUE(server.schema().inputs.empty());
+  EXPECT_EQ(server.view_capacity(), 3u * links);
+  server.start();
+  ViewConfig vc;
+  vc.web_dir = fake_web_dir();
+  ViewServer view(vc, server, view_scene_json(*config.model_file));
+  view.start();
+  asio::io_context io;
+  tcp::resolver resolver(io);
+  websocket::stream<beast::tcp_stream> ws(io);
+  beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(20));
+  beast::get_lowest_layer(ws).connect(resolver.resolve("127.0.0.1", std::to_string(view.port())));
+  ws.handshake("127.0.0.1", "/ws");
+  std::vector<double> q;
+  double t = 0.0;
+  for (int i = 0; i < 200 && t < 0.1; ++i) {  // a frame after the chain fell for 0.1 s
+    beast::flat_buffer buffer;
+    ws.read(buffer);
+    const std::string m = beast::buffers_to_string(buffer.data());
+    if (!m.starts_with(R"({"type":"frame")")) continue;
+    q = frame_q(m);
+    t = std::strtod(m.c_str() + m.find(R"("t":)") + 4, nullptr);
+  }
+  ws.close(websocket::close_code::normal);
+  view.stop();
+  server.request_stop();
+  server.join();
+
+  ASSERT_EQ(q.size(), 3u * links);
+  EXPECT_GE(t, 0.1);
+  const double half = 0.25;
+  const auto end = [&](int k, double sign) {
+    const double th = q[3 * k + 2];
+    return std::array<double, 2>{q[3 * k] + sign * half * std::cos(th),
+                                 q[3 * k + 1] + sign * half * std::sin(th)};
+  };
+  double worst = std::hypot(end(0, -1.0)[0], end(0, -1.0)[1]);
+  for (int k = 0; k + 1 < links; ++k) {
+    const auto a = end(k, 1.0);
+    const auto b = end(k + 1, -1.0);
+    worst = std::max(worst, std::hypot(a[0] - b[0], a[1] - b[1]));
+  }
+  EXPECT_LT(worst, 1e-6);
+  // and it moved: the last link's centre fell from where the generator put it
+  const ModelFile initial = parse_model_file(chain_model_yaml(links, false, false), "c.yaml");
+  EXPECT_GT(std::abs(q[3 * (links - 1) + 1] - initial.bodies->bodies.back().pose[1]), 1e-4);
 }
 
 TEST(ViewServer, TheUrlCarriesThePercentEncodedToken) {

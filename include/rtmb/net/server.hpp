@@ -195,6 +195,16 @@ struct ServerStats {
   LoopTelemetry loop;           ///< newest loop telemetry (every ~0.1 s)
 };
 
+/// The newest positions of the running model for the live view (issue 20 point 6): every
+/// coordinate, not the snapshot's first kSnapshotMaxCoordinates (Server::read_view_state).
+struct ViewState {
+  double t = 0.0;           ///< simulation time [s]
+  std::uint64_t step = 0;   ///< engine steps since the last reset or load
+  std::uint64_t epoch = 0;  ///< resets and loads so far
+  std::size_t n_q = 0;      ///< the model's coordinates
+  std::vector<double> q;    ///< min(n_q, Server::view_capacity()) of them
+};
+
 /// The server. Construction builds the model and binds the sockets (throws std::runtime_error
 /// or std::invalid_argument with the reason); start() launches the threads; request_stop() and
 /// the destructor end them.
@@ -224,6 +234,13 @@ class Server {
   [[nodiscard]] const ServerSchema& schema() const noexcept;
   /// A consistent copy of the counters (updated by the network thread). Any thread.
   [[nodiscard]] ServerStats stats() const;
+  /// The newest full positions the simulation thread handed over (wait-free, in buffers sized
+  /// for the served model at construction; net/view_state_buffer.hpp): true and out filled when
+  /// a state newer than the last read came, else false. One reading thread only (the live
+  /// view's); allocates only when out.q grows.
+  bool read_view_state(ViewState& out) const;
+  /// How many coordinates read_view_state carries: the served model's n_q.
+  [[nodiscard]] std::size_t view_capacity() const noexcept;
   /// Loop counters and histograms of the finished run: only after join().
   [[nodiscard]] const LoopHistograms& loop_histograms() const noexcept;
   [[nodiscard]] const LoopCounters& loop_counters() const noexcept;

@@ -14,6 +14,11 @@
 // and start meet the same parser, hello and token check and rate limit as any TCP client; each
 // reply line comes back as one message.
 //
+// The positions come from Server::read_view_state() (every coordinate, in buffers the simulation
+// thread fills without allocating; net/view_state_buffer.hpp), the rest from Server::stats(). A
+// page reports the rate at which it draws, and gets every k-th frame when it cannot draw them all
+// (net/view_decimation.hpp).
+//
 // Why a separate thread reading Server::stats(), not a hook in the server: the view must never
 // cost the simulation thread anything (issue 7 point 5: zero allocations on the simulation thread
 // with the view on). stats() is a copy made by the network thread under a mutex that the
@@ -69,6 +74,11 @@ struct ViewStats {
   std::uint64_t frames_sent = 0;     ///< frame messages written (all sessions)
   std::uint64_t frames_dropped = 0;  ///< frames skipped because a session was still writing
   std::size_t clients = 0;           ///< open connections now
+  /// The pages' frame-rate reports (issue 20 point 6): how many came, the newest rate [frames/s]
+  /// and the decimation it gave its session (every decimation-th frame is sent).
+  std::uint64_t frame_rate_reports = 0;
+  double page_fps = 0.0;
+  int decimation = 1;
 };
 
 /// The view server. Construction binds the port and checks web_dir (throws std::runtime_error

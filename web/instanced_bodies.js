@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// The bodies of a body model drawn with instancing (issue 20 point 6: a 1000-body chain at the
+// stream rate). Each body is a star: a ball at its centre of mass, a bar from there to each point
+// where a joint or force element attaches, and a ball at each such point (the scene's body-frame
+// `points`, docs/protocol.md "Live view"). All balls of one kind and all bars are one
+// THREE.InstancedMesh each, so a frame is three draw calls whatever the body count, instead of
+// three per point and body: with WebGL drawn in software (headless Chromium's SwiftShader) the
+// per-call cost, not the pixels, is what a thousand bodies would pay.
+//
+// Each instance's matrix is the body's pose (position, rotation from q) times a fixed body-frame
+// matrix computed once from the scene: world = T(body) * L(instance).
+//
+// Many bodies (`lines`: the page passes it above 64) are drawn thinner still: every bar one line
+// segment and every centre of mass one point, two draw calls of two and one vertices per item.
+// Measured in headless Chromium's SwiftShader on the 2-core CI machine under load (issue 20 point
+// 6): the 1000-link chain as three instanced meshes of coarse shapes (about 50 000 triangles) drew
+// 5.5 frames/s, as instanced or merged meshes alike (the cost is rasterizing the triangles, not
+// the draw calls), while the same chain as line segments drew 25 frames/s and an empty scene 37; at
+// the distance a 400 m chain is framed from, a link is a pixel or two wide either way.
+import * as THREE from 'three';
+
+const yAxis = new THREE.Vector3(0, 1, 0);
+
+// the body-frame matrix of a unit cylinder (axis y, radius 1, length 1, centred) from a to b
+function barMatrix(a, b, radius) {
+  const d = new THREE.Vector3().subVectors(b, a);
+  const len = Math.max(d.length(), 1e-9);
+  const q = new THREE.Quaternion();
+  if (d.length() > 0) q.setFromUnitVectors(yAxis, d.clone().normalize());
+  const centre = a.clone().addScaledVector(d, 0.5);
+  return new THREE.Matrix4().compose(centre, q, new THREE.Vector3(radius, len, radius));
+}
+
+function ballMatrix(p, radius) {
+  return new THREE.Matrix4().compose(p, new THREE.Quaternion(), new THREE.Vector3(radius, radius, radius));
+}
+
+export class InstancedBodies {
+  // bodies: the scene's bodies ({points: [[x, y, z], ...]}, points[0] the centre of mass);
+  // geometry: {bar, ball} unit shapes; materials: {body, com, joint}; scale: link thickness
+  constructor(bodies, geometry, materials, scale, lines = false) {
+    this.linesMode = lines;
+    this.pickRadius = scale;
+    if (lines) {
+      this.makeLines(bodies, materials);
+      return;
+    }
+    this.local = { com: [], bar: [], joint: [] };  // per kind: [{body, matrix}]
+    bodies.forEach((b, i) => {
+      const com = new THREE.Vector3(...b.points[0]);
+      this.local.com.push({ body: i, matrix: ballMatrix(com, 1.6 * scale) });
+      for (const p of b.points.slice(1)) {
+        const v = new THREE.Vector3(...p);
+        this.local.bar.push({ body: i, matrix: barMatrix(com, v, 0.8 * scale) });
+        this.local.joint.push({ body: i, matrix: ballMatrix(v, 1.2 * scale) });
+      }
+    });
+    const make = (shape, material, list) => {
+      const mesh = new THREE.InstancedMesh(shape, material, Math.max(list.length, 1));
+      mesh.count = list.length;
+      // every instance moves every frame: the bounds three.js would compute once are stale, so
+      // the mesh is never culled
+      mesh.frustumCulled = false;
+      return mesh;
+    };
+    this.meshes = {
+      com: make(geometry.ball, materials.com, this.local.com),
+      bar: make(geometry.bar, materials.body, this.local.bar),
+      joint: make(geometry.ball, materials.joint, this.local.joint),
+    };
+    this.pose = new THREE.Matrix4();
+    this.world = new THREE.Matrix4();
+  }
+
+  makeLines(bodies, materials) {
+    // per segment: the body and its two body-frame ends; per body its centre of mass
+    this.segments = [];
+    bodies.forEach((b, i) => {
+      for (const p of b.points.slice(1)) this.segments.push({ body: i, a: new THREE.Vector3(...b.points[0]), b: new THREE.Vector3(...p) });
+    });
+    this.centres = bodies.map((b) => new THREE.Vector3(...b.points[0]));
+    const segmentGeometry = new THREE.BufferGeometry();
+    segmentGeometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(6 * this.segments.length), 3));
+    const pointGeometry = new THREE.BufferGeometry();
+    pointGeometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * bodies.length), 3));
+    this.meshes = {
+      bar: new THREE.LineSegments(segmentGeometry, new THREE.LineBasicMaterial({ color: materials.body.color })),
+      com: new THREE.Points(pointGeometry, new THREE.PointsMaterial({ color: materials.com.color, size: 2, sizeAttenuation: false })),
+    };
+    for (const m of Object.values(this.meshes)) m.frustumCulled = false;
+  }
+
+  updateLines(poses) {
+    const w = new THREE.Vector3();
+    const seg = this.meshes.bar.geometry.attributes.position;
+    this.segments.forEach(({ body, a, b }, k) => {
+      const p = poses[body];
+      w.copy(a).applyQuaternion(p.rotation).add(p.position);
+      seg.setXYZ(2 * k, w.x, w.y, w.z);
+      w.copy(b).applyQuaternion(p.rotation).add(p.position);
+      seg.setXYZ(2 * k + 1, w.x, w.y, w.z);
+    });
+    seg.needsUpdate = true;
+    const com = this.meshes.com.geometry.attributes.position;
+    this.centres.forEach((c, i) => {
+      w.copy(c).applyQuaternion(poses[i].rotation).add(poses[i].position);
+      com.setXYZ(i, w.x, w.y, w.z);
+    });
+    com.needsUpdate = true;
+    for (const m of Object.values(this.meshes)) m.geometry.boundingSphere = null;  // for picking
+  }
+
+  addTo(scene3) {
+    for (const m of Object.values(this.meshes)) scene3.add(m);
+  }
+
+  removeFrom(scene3) {
+    for (const m of Object.values(this.meshes)) {
+      scene3.remove(m);
+      if (m.dispose) m.dispose();
+      if (this.linesMode) {
+        m.geometry.dispose();
+        m.material.dispose();
+      }
+    }
+  }
+
+  // poses[i] = {position, rotation} of body i (THREE.Vector3, THREE.Quaternion)
+  update(poses) {
+    if (this.linesMode) {
+      this.updateLines(poses);
+      return;
+    }
+    const one = new THREE.Vector3(1, 1, 1);
+    for (const [kind, list] of Object.entries(this.local)) {
+      const mesh = this.meshes[kind];
+      list.forEach(({ body, matrix }, k) => {
+        const p = poses[body];
+        this.pose.compose(p.position, p.rotation, one);
+        mesh.setMatrixAt(k, this.world.multiplyMatrices(this.pose, matrix));
+      });
+      mesh.instanceMatrix.needsUpdate = true;
+    }
+  }
+
+  // the body under the ray (THREE.Raycaster, set from the camera): {body, point} of the nearest
+  // hit, or null
+  pick(raycaster) {
+    if (this.linesMode) {
+      // a line or point is hit within a few thicknesses of the cursor's ray
+      raycaster.params.Line.threshold = 2 * this.pickRadius;
+      raycaster.params.Points.threshold = 2 * this.pickRadius;
+      const hits = raycaster.intersectObjects(Object.values(this.meshes), false);
+      if (hits.length === 0) return null;
+      const h = hits[0];
+      const body = h.object === this.meshes.com ? h.index : this.segments[Math.floor(h.index / 2)].body;
+      return { body, point: h.point };
+    }
+    // the bounds a raycast tests first were computed at an older pose: recomputed from now's
+    for (const m of Object.values(this.meshes)) m.boundingSphere = null;
+    const hits = raycaster.intersectObjects(Object.values(this.meshes), false);
+    for (const h of hits) {
+      const kind = Object.keys(this.meshes).find((k) => this.meshes[k] === h.object);
+      if (kind && h.instanceId !== undefined) return { body: this.local[kind][h.instanceId].body, point: h.point };
+    }
+    return null;
+  }
+}
