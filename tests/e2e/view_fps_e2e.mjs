@@ -13,7 +13,7 @@
 //      applied) over --seconds of performance.now(); the figure is printed. The page also reports
 //      its rate to the server, and the decimation the server chose is printed with it.
 // A screenshot of the chain is saved in --work-dir. Any failure exits non-zero with the reason;
-// nothing is skipped. ctest runs it with --min-fps 10 (tests/CMakeLists.txt says why).
+// nothing is skipped. ctest runs it with --min-fps 3 (tests/CMakeLists.txt says why).
 //
 // Usage: node view_fps_e2e.mjs --rtmb BIN --node-modules DIR --work-dir DIR [--links 1000]
 //        [--min-fps 30] [--seconds 3]
