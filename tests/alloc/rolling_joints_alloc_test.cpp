@@ -5,7 +5,8 @@
 // a rolling wheel (configs/rolling_wheel.yaml: a holonomic contact row and a nonholonomic no-slip
 // row) and one with knife edges (a sled and a trailer hitched to it, each on a blade), for every
 // explicit method x {pstab, sboth, project, baumgarte}, with the sparse KKT path (auto) and the
-// dense one. Every counted step must also be unflagged.
+// dense one; and for the energy pass of PStab and S-both (Settings::stabilize_energy). Every
+// counted step must also be unflagged.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "rtmb/models/mechanisms.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
@@ -65,6 +67,32 @@ TEST(RollingJointsAllocations, EveryExplicitMethodWithEachStabilizerAllocatesNot
     }
   }
   std::printf("rolling joints: %d runs of %ld steps, no allocation\n", runs, kSteps);
+}
+
+// Settings::stabilize_energy (engine/stabilize/energy_stabilization.hpp), the energy pass after
+// PStab's and S-both's: on the rolling disc (dense) and the rolling wheel (sparse path), every
+// explicit method
+TEST(RollingJointsAllocations, EnergyStabilizationAllocatesNothing) {
+  const std::shared_ptr<const System> disc = make_mechanism("rolling_disc");
+  const std::shared_ptr<const System> wheel = testing::load_config_system("rolling_wheel.yaml");
+  int runs = 0;
+  for (const auto& sys : {disc, wheel}) {
+    for (const Method method : testing::kExplicitMethods) {
+      for (const StabilizerKind stabilizer : {StabilizerKind::kPStab, StabilizerKind::kSBoth}) {
+        Settings settings = testing::step_allocation_settings(method, stabilizer, 1e-3);
+        settings.stabilize_energy = true;
+        const Model model(sys, settings);
+        const testing::StepAllocationCounts run = testing::count_step_allocations(model, 5, kSteps);
+        const std::string combo = std::string(sys->name()) + " " + std::string(to_string(method)) +
+                                  " + " + std::string(to_string(stabilizer));
+        EXPECT_EQ(run.counts.allocations, 0u) << combo;
+        EXPECT_EQ(run.counts.deallocations, 0u) << combo;
+        EXPECT_EQ(run.flagged, 0) << combo;
+        ++runs;
+      }
+    }
+  }
+  std::printf("energy stabilization: %d runs of %ld steps, no allocation\n", runs, kSteps);
 }
 
 }  // namespace
