@@ -8,7 +8,8 @@
 // values and fused evaluations equal the dense ones. Then the closed form: a wheel rolling down an
 // incline from rest has the constant acceleration a = g sin(alpha) / (1 + J / (m r^2)) along the
 // line (any textbook of rigid-body dynamics, e.g. Meriam and Kraige, Dynamics, §6/6), so
-// s(t) = a t^2 / 2 and theta(t) = theta0 - s(t) / r.
+// s(t) = a t^2 / 2 and theta(t) = theta0 - s(t) / r; held by a spring k along the line it
+// oscillates with w^2 = k / (m + J / r^2) (configs/rolling_wheel.yaml).
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
@@ -163,41 +164,53 @@ TEST(RollingWheel, SpecValidation) {
   EXPECT_THROW(PlanarMultibody{spec}, std::invalid_argument);
 }
 
-// The closed form of configs/rolling_wheel.yaml (the values are stated there): a solid disc
-// (J = m r^2 / 2) on a 30 degree incline from rest, a = g sin(alpha) / (1 + J/(m r^2)) = 2 g / 6.
-TEST(RollingWheel, RollsDownTheInclineAsTheClosedForm) {
+// The closed forms of configs/rolling_wheel.yaml (the values are stated there): a solid disc
+// (J = m r^2 / 2) on a 30 degree incline from rest. Without the file's spring it rolls down with
+// a = g sin(alpha) / (1 + J/(m r^2)) = g / 3, s = a t^2 / 2; with it, (m + J/r^2) s'' = m g
+// sin(alpha)
+// - k s, s = s_eq (1 - cos w t). Either way theta = -s / r and the energy stays E0.
+TEST(RollingWheel, RollsOnTheInclineAsTheClosedForm) {
   const ModelFile f = load_model_file(testing::config_path("rolling_wheel.yaml"));
-  const auto sys = std::shared_ptr<const System>(make_system(f));
-  ASSERT_EQ(sys->n_holonomic(), 1);
   const double m = 2.0;
   const double r = 0.25;
   const double j = 0.5 * m * r * r;
+  const double k = 30.0;
   const double alpha = M_PI / 6.0;
   const double a = 9.81 * std::sin(alpha) / (1.0 + j / (m * r * r));
+  const double w = std::sqrt(k / (m + j / (r * r)));
+  const double s_eq = m * 9.81 * std::sin(alpha) / k;
   const Eigen::Vector2d t(std::cos(alpha), -std::sin(alpha));
-  const Model model(sys, testing::rk4_pstab(1e-3));
-  Workspace ws(model);
-  State s = initial_state(model);
-  const State s0 = s;
-  const double e0 = sys->energy(0.0, s.q, s.v, {});
-  double worst_x = 0.0;
-  double worst_th = 0.0;
-  double worst_e = 0.0;
-  for (int k = 0; k < 1000; ++k) {
-    ASSERT_TRUE(step(model, s, ws).ok());
-    const double dist = 0.5 * a * s.t * s.t;
-    worst_x =
-        std::max(worst_x, (s.q.head<2>() - s0.q.head<2>() - dist * t).lpNorm<Eigen::Infinity>());
-    worst_th = std::max(worst_th, std::abs(s.q(2) - (s0.q(2) - dist / r)));
-    worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v, {}) - e0));
+  ASSERT_EQ(f.bodies->forces.size(), 2u);
+  ASSERT_EQ(f.bodies->forces[1].type, PlanarForceType::kSpringDamper);
+  for (const bool spring : {false, true}) {
+    PlanarModelSpec spec = *f.bodies;
+    if (!spring) spec.forces.pop_back();
+    const auto sys = std::make_shared<const PlanarMultibody>(spec);
+    ASSERT_EQ(sys->n_holonomic(), 1);
+    const Model model(sys, testing::rk4_pstab(1e-3));
+    Workspace ws(model);
+    State s = initial_state(model);
+    const State s0 = s;
+    const double e0 = sys->energy(0.0, s.q, s.v, {});
+    double worst_x = 0.0;
+    double worst_th = 0.0;
+    double worst_e = 0.0;
+    for (int n = 0; n < 2000; ++n) {
+      ASSERT_TRUE(step(model, s, ws).ok());
+      const double dist = spring ? s_eq * (1.0 - std::cos(w * s.t)) : 0.5 * a * s.t * s.t;
+      worst_x =
+          std::max(worst_x, (s.q.head<2>() - s0.q.head<2>() - dist * t).lpNorm<Eigen::Infinity>());
+      worst_th = std::max(worst_th, std::abs(s.q(2) - (s0.q(2) - dist / r)));
+      worst_e = std::max(worst_e, std::abs(sys->energy(s.t, s.q, s.v, {}) - e0));
+    }
+    EXPECT_LE(worst_x, 1e-10) << "spring " << spring;
+    EXPECT_LE(worst_th, 1e-10) << "spring " << spring;
+    EXPECT_LE(worst_e / (m * 9.81), 1e-10) << "spring " << spring;  // rolling does no work
+    std::printf(
+        "rolling wheel on a 30 deg incline%s, 2 s, RK4 + PStab dt 1e-3: max |x - x(t)| = %.2e m, "
+        "|th - th(t)| = %.2e rad, |E - E0| = %.2e J\n",
+        spring ? " with the spring" : "", worst_x, worst_th, worst_e);
   }
-  EXPECT_LE(worst_x, 1e-10);
-  EXPECT_LE(worst_th, 1e-10);
-  EXPECT_LE(worst_e / (m * 9.81 * 0.5 * a), 1e-10);  // rolling does no work
-  std::printf(
-      "rolling wheel on a 30 deg incline, 1 s, RK4 + PStab dt 1e-3: max |x - x(t)| = %.2e m, "
-      "|th - th(t)| = %.2e rad, |E - E0| = %.2e J\n",
-      worst_x, worst_th, worst_e);
 }
 
 // An eccentric wheel (centre of mass off the wheel centre) has no simple closed form, but rolling
