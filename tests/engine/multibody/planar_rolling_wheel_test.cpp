@@ -7,7 +7,8 @@
 // computed here from the pose, and its H and L against finite differences of A(q) v; the sparse
 // values and fused evaluations equal the dense ones. Then the closed form: a wheel rolling down an
 // incline from rest has the constant acceleration a = g sin(alpha) / (1 + J / (m r^2)) along the
-// line (any textbook of rigid-body dynamics, e.g. Meriam and Kraige, Dynamics, §6/6), so
+// line (Newton-Euler for the disc with the contact force F t + N n at P = c - r n:
+// m s'' = m g sin(alpha) + F, J th'' = r F, and no slip s' = -r th'), so
 // s(t) = a t^2 / 2 and theta(t) = theta0 - s(t) / r; held by a spring k along the line it
 // oscillates with w^2 = k / (m + J / r^2) (configs/rolling_wheel.yaml).
 #include <gtest/gtest.h>
