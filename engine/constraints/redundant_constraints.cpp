@@ -151,11 +151,19 @@ int checked_rows(const System& full, const std::vector<int>& rows) {
   return static_cast<int>(rows.size());
 }
 
+// The kept rows that are holonomic: the full system's nonholonomic rows are its last ones
+// (System::n_holonomic()), so the kept ones, ascending, stay last too
+int kept_holonomic(const System& full, const std::vector<int>& rows) {
+  int n = 0;
+  for (const int r : rows) n += r < full.n_holonomic() ? 1 : 0;
+  return n;
+}
+
 }  // namespace
 
 IndependentRowsSystem::IndependentRowsSystem(std::shared_ptr<const System> full,
                                              std::vector<int> rows)
-    : System(full->n_q(), full->n_v(), checked_rows(*full, rows)),
+    : System(full->n_q(), full->n_v(), checked_rows(*full, rows), kept_holonomic(*full, rows)),
       full_(std::move(full)),
       rows_(std::move(rows)),
       g_full_(Vec::Zero(full_->n_lambda())),

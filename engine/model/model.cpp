@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "engine/model/enum_names.hpp"
+#include "rtmb/state.hpp"
 #include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
 
@@ -39,6 +40,22 @@ static_assert(static_cast<std::size_t>(KktSolver::kSparse) + 1 == kSolvers.size(
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("invalid settings: " + what);
+}
+
+// Settings::stabilize_energy (engine/stabilize/energy_stabilization.hpp): a pass of PStab or
+// S-both, on a system with energy() whose constraints do no work (g_t = 0 where it starts)
+void require_energy_invariant(const System& system, StabilizerKind stabilizer) {
+  require(stabilizer == StabilizerKind::kPStab || stabilizer == StabilizerKind::kSBoth,
+          "stabilize_energy is a pass of stabilizer pstab or sboth");
+  require(system.has_energy(),
+          "stabilize_energy needs the energy of system '" + std::string(system.name()) + "'");
+  State s0(system.n_q(), system.n_v());
+  system.initial_state(s0);
+  Vec gt = Vec::Zero(system.n_lambda());
+  system.constraint_rate(s0.t, s0.q, gt);
+  require(gt.size() == 0 || gt.lpNorm<Eigen::Infinity>() == 0.0,
+          "stabilize_energy: system '" + std::string(system.name()) +
+              "' has moving constraints (g_t != 0), which do work: its energy is no invariant");
 }
 
 }  // namespace
@@ -127,6 +144,7 @@ Model::Model(std::shared_ptr<const System> system, const Settings& settings)
   require(settings_.projection_tolerance > 0.0, "projection tolerance must be > 0");
   require(settings_.projection_max_iterations >= 1, "projection max iterations must be >= 1");
   require(settings_.datol >= 0.0, "datol must be >= 0");
+  if (settings_.stabilize_energy) require_energy_invariant(*system_, settings_.stabilizer);
   require(std::isfinite(settings_.gamma) && settings_.gamma >= 0.0, "gamma must be >= 0");
   // gamma = 0 would be plain index reduction under another name
   require(settings_.stabilizer != StabilizerKind::kSvf || settings_.gamma > 0.0,

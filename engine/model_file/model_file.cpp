@@ -92,7 +92,8 @@ void read_integration(const Reader& r, const YAML::Node& n, Settings& s) {
   const std::string p = "integration";
   r.check_keys(n, p,
                {"method", "stabilizer", "dt", "gamma1", "gamma2", "gamma", "svf_variant",
-                "projection_tolerance", "projection_max_iterations", "datol", "monitor", "solver"});
+                "projection_tolerance", "projection_max_iterations", "datol", "monitor", "solver",
+                "stabilize_energy"});
   if (const YAML::Node m = n["method"]) {
     s.method = parse_name(r, m, p + ".method", "method", parse_method, method_names());
   }
@@ -116,6 +117,9 @@ void read_integration(const Reader& r, const YAML::Node& n, Settings& s) {
   }
   if (const YAML::Node m = n["datol"]) s.datol = r.non_negative(m, p + ".datol");
   if (const YAML::Node m = n["monitor"]) s.monitor = r.boolean(m, p + ".monitor");
+  if (const YAML::Node m = n["stabilize_energy"]) {
+    s.stabilize_energy = r.boolean(m, p + ".stabilize_energy");
+  }
   if (const YAML::Node m = n["solver"]) {
     s.solver = parse_name(r, m, p + ".solver", "solver", parse_solver, solver_names());
   }
@@ -501,6 +505,10 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
       if (stabilizer &&
           std::string_view(e.what()).find("stabilizer svf") != std::string_view::npos) {
         r.fail(stabilizer, "integration.stabilizer", e.what());
+      }
+      const YAML::Node energy = n["stabilize_energy"];
+      if (energy && std::string_view(e.what()).find("stabilize_energy") != std::string_view::npos) {
+        r.fail(energy, "integration.stabilize_energy", e.what());
       }
       r.fail(n, "integration", e.what());
     }

@@ -18,6 +18,7 @@
 
 #include "engine/model_file/driven_channels.hpp"
 #include "engine/model_file/element_readers.hpp"
+#include "engine/model_file/planar_rolling_joints.hpp"
 
 namespace rtmb::detail {
 
@@ -126,16 +127,20 @@ PlanarJointSpec read_driver(const Reader& r,
 
 void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   if (!n.IsSequence()) r.fail(n, "joints", "expected a list of joints");
+  std::vector<PlanarJointSpec> nonholonomic;  // appended last (planar_rolling_joints.hpp)
   for (std::size_t k = 0; k < n.size(); ++k) {
     const YAML::Node j = n[k];
     const std::string p = "joints[" + std::to_string(k) + "]";
+    if (read_rolling_joint(r, j, p, spec, nonholonomic)) continue;
     r.check_keys(j, p,
                  {"name", "type", "body_i", "body_j", "point_i", "point_j", "axis", "angle",
                   "length", "driver"});
     PlanarJointSpec jt;
     jt.name = item_name(r, j, p, p);
-    for (const PlanarJointSpec& other : spec.joints) {
-      if (other.name == jt.name) r.fail(j["name"], p + ".name", "duplicate joint name");
+    for (const auto* list : {&spec.joints, &nonholonomic}) {
+      for (const PlanarJointSpec& other : *list) {
+        if (other.name == jt.name) r.fail(j["name"], p + ".name", "duplicate joint name");
+      }
     }
     const YAML::Node type = r.required(j, p, "type", "joint type");
     const std::string t = r.string(type, p + ".type");
@@ -149,7 +154,8 @@ void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
       jt.type = PlanarJointType::kDistance;
     } else {
       r.fail(type, p + ".type",
-             "unknown joint type '" + t + "' (valid: revolute, prismatic, fixed, distance)");
+             "unknown joint type '" + t +
+                 "' (valid: revolute, prismatic, fixed, distance, knife_edge, rolling_wheel)");
     }
     read_body_pair(r, j, p, spec, "joins a body to itself", jt.body_i, jt.body_j, jt.point_i,
                    jt.point_j);
@@ -177,6 +183,7 @@ void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     spec.joints.push_back(std::move(jt));
     if (driver) spec.joints.push_back(std::move(driven));
   }
+  for (PlanarJointSpec& jt : nonholonomic) spec.joints.push_back(std::move(jt));
 }
 
 // A translational spring-damper along a prismatic joint's axis (`prismatic_spring_damper`).

@@ -137,6 +137,8 @@ class RotationCache {
 
 /// Number of constraint rows of the spec's joints (planar_model_spec.cpp).
 [[nodiscard]] int constraint_row_count(const PlanarModelSpec& spec);
+/// The rows of those that are holonomic (all but the knife edges' and the no-slip rows).
+[[nodiscard]] int holonomic_row_count(const PlanarModelSpec& spec);
 
 /// The spec after validation: throws std::invalid_argument naming the element at fault
 /// (planar_model_spec.cpp). Setup-only.

@@ -18,17 +18,30 @@
 namespace rtmb {
 
 std::string_view to_string(PlanarJointType type) noexcept {
-  static constexpr std::array<std::string_view, 6> kNames{
-      "revolute", "prismatic", "fixed", "distance", "revolute_driver", "prismatic_driver"};
-  static_assert(static_cast<std::size_t>(PlanarJointType::kPrismaticDriver) + 1 == kNames.size());
+  static constexpr std::array<std::string_view, 9> kNames{
+      "revolute",         "prismatic",  "fixed",           "distance",       "revolute_driver",
+      "prismatic_driver", "knife_edge", "rolling_contact", "rolling_no_slip"};
+  static_assert(static_cast<std::size_t>(PlanarJointType::kRollingNoSlip) + 1 == kNames.size());
   return detail::enum_name(kNames, type);
 }
 
 // Rows per joint type, in declaration order: revolute and prismatic 2 (the points coincide or
-// slide on a line, and the angle of a prismatic joint), fixed 3, distance and the drivers 1.
+// slide on a line, and the angle of a prismatic joint), fixed 3, distance and the drivers 1, the
+// knife edge and each of the rolling wheel's two rows 1.
 int constraint_rows(PlanarJointType type) noexcept {
-  static constexpr std::array<int, 6> kRows{2, 2, 3, 1, 1, 1};
+  static constexpr std::array<int, 9> kRows{2, 2, 3, 1, 1, 1, 1, 1, 1};
   return detail::enum_lookup(kRows, type, 0);
+}
+
+bool is_nonholonomic(PlanarJointType type) noexcept {
+  return type == PlanarJointType::kKnifeEdge || type == PlanarJointType::kRollingNoSlip;
+}
+
+int planar_detail::holonomic_row_count(const PlanarModelSpec& spec) {
+  int rows = 0;
+  for (const PlanarJointSpec& j : spec.joints)
+    rows += is_nonholonomic(j.type) ? 0 : constraint_rows(j.type);
+  return rows;
 }
 
 int planar_detail::constraint_row_count(const PlanarModelSpec& spec) {
@@ -67,6 +80,25 @@ void validate_inputs(PlanarModelSpec& spec) {
   }
 }
 
+// A knife edge acts on body_i's point against the ground; a rolling wheel's rows on body_j's
+// centre against the ground line of body_i = ground (rtmb/models/planar_multibody.hpp).
+void validate_rolling_joint(PlanarJointSpec& j, const std::string& what) {
+  const bool knife = j.type == PlanarJointType::kKnifeEdge;
+  const bool wheel =
+      j.type == PlanarJointType::kRollingContact || j.type == PlanarJointType::kRollingNoSlip;
+  if (!knife && !wheel) return;
+  if (knife && (j.body_i == kGround || j.body_j != kGround)) {
+    throw std::invalid_argument(what + ": a knife edge is on body_i against the ground (body_j)");
+  }
+  if (wheel && (j.body_i != kGround || j.body_j == kGround)) {
+    throw std::invalid_argument(what + ": a rolling wheel is body_j on a ground line (body_i)");
+  }
+  detail::normalize_or_throw(j.axis, what + ": zero axis");
+  if (wheel && !(j.radius > 0.0 && std::isfinite(j.radius))) {
+    throw std::invalid_argument(what + ": radius must be > 0");
+  }
+}
+
 }  // namespace
 
 PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
@@ -92,6 +124,16 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
     }
     if (j.type == PlanarJointType::kDistance && !(j.length > 0.0)) {
       throw std::invalid_argument(what + ": length must be > 0");
+    }
+    validate_rolling_joint(j, what);
+  }
+  // the nonholonomic rows must be the System's last (System::n_holonomic()): their entries follow
+  // every other joint
+  for (std::size_t k = 1; k < spec.joints.size(); ++k) {
+    if (is_nonholonomic(spec.joints[k - 1].type) && !is_nonholonomic(spec.joints[k].type)) {
+      throw std::invalid_argument("joint '" + spec.joints[k].name +
+                                  "': knife edges and rolling no-slip rows must follow every "
+                                  "other joint (their rows are the nonholonomic ones)");
     }
   }
   for (PlanarForceSpec& f : spec.forces) {

@@ -27,6 +27,8 @@
 
 #include "engine/multibody/assembly.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
+#include "engine/multibody/planar_knife_edge.hpp"
+#include "engine/multibody/planar_rolling_wheel.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {
@@ -193,6 +195,13 @@ void planar_detail::evaluate_joint(const PlanarJointSpec& jt,
       b.hj(0, 2) = (dd.dot(perp(uj)) - wj * d.dot(uj)) / l;
       break;
     }
+    case PlanarJointType::kKnifeEdge:  // planar_knife_edge.hpp (g = 0, H v = L: a = 0)
+      planar_detail::knife_edge_row(jt, ri, vi, b);
+      break;
+    case PlanarJointType::kRollingContact:  // planar_rolling_wheel.hpp
+    case PlanarJointType::kRollingNoSlip:
+      planar_detail::rolling_wheel_row(jt, qj, rj, vj, b);
+      break;
   }
 }
 
@@ -263,7 +272,8 @@ bool is_driver(PlanarJointType type) noexcept {
 PlanarMultibody::PlanarMultibody(PlanarModelSpec spec)
     : System(3 * static_cast<int>(spec.bodies.size()),
              3 * static_cast<int>(spec.bodies.size()),
-             planar_detail::constraint_row_count(spec)),
+             planar_detail::constraint_row_count(spec),
+             planar_detail::holonomic_row_count(spec)),
       spec_(planar_detail::validated(std::move(spec))) {
   int row = 0;
   rows_.reserve(spec_.joints.size());

@@ -6,7 +6,12 @@
 
 namespace rtmb {
 
-PostStabilizer::PostStabilizer(const System& system, int passes, double datol, KktSolver solver)
+PostStabilizer::PostStabilizer(const System& system,
+                               int passes,
+                               double datol,
+                               KktSolver solver,
+                               bool stabilize_energy,
+                               InputValues channels)
     : system_(system),
       passes_(passes),
       datol_(datol),
@@ -15,7 +20,9 @@ PostStabilizer::PostStabilizer(const System& system, int passes, double datol, K
       rg_(Vec::Zero(system.n_lambda())),
       rv_(Vec::Zero(system.n_lambda())),
       dq_(Vec::Zero(system.n_v())),
-      dv_(Vec::Zero(system.n_v())) {}
+      dv_(Vec::Zero(system.n_v())) {
+  if (stabilize_energy) energy_.emplace(system, channels);
+}
 
 void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noexcept {
   // K at the unstabilized point q~, and both residuals there (pass 1 is simultaneous); G and g
@@ -27,6 +34,7 @@ void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noe
   // DATOL: skip when the drift is already below the user's threshold
   if (datol_ > 0.0 &&
       std::max(rg_.lpNorm<Eigen::Infinity>(), rv_.lpNorm<Eigen::Infinity>()) <= datol_) {
+    if (energy_) (void)energy_->apply(t, q, v);
     return;
   }
 
@@ -48,6 +56,7 @@ void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noe
     v -= dv_;
     ++status.stabilizer_iterations;
   }
+  if (energy_) (void)energy_->apply(t, q, v);  // the energy invariant, after the constraints
 }
 
 }  // namespace rtmb

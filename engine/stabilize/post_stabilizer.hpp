@@ -2,7 +2,10 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
+#include <optional>
+
 #include "engine/kkt/kkt_backend.hpp"
+#include "engine/stabilize/energy_stabilization.hpp"
 #include "engine/stabilize/stabilizer.hpp"
 
 namespace rtmb {
@@ -22,6 +25,9 @@ namespace rtmb {
 /// datol > 0 skips the step's stabilization while max(||g||inf, ||G v + g_t||inf) <= datol
 /// (Chin's DATOL, §2.3); 0 stabilizes every step.
 ///
+/// With stabilize_energy, the energy invariant E(q, v) = E0 is post-stabilized after the passes
+/// (and on a step DATOL skips): energy_stabilization.hpp.
+///
 /// With KktSolver::kSparse the factorization is BlockKkt's O(N) block LDL^T and G at the corrected
 /// point is kept in CSC form (JacobianProduct): no n_lambda x n_v or (n_v + n_lambda)^2 storage.
 class PostStabilizer final : public Stabilizer {
@@ -29,7 +35,9 @@ class PostStabilizer final : public Stabilizer {
   PostStabilizer(const System& system,
                  int passes,
                  double datol,
-                 KktSolver solver = KktSolver::kDense);
+                 KktSolver solver = KktSolver::kDense,
+                 bool stabilize_energy = false,
+                 InputValues channels = {});
 
   [[nodiscard]] std::string_view name() const noexcept override {
     return passes_ == 1 ? "sboth" : "pstab";
@@ -41,11 +49,12 @@ class PostStabilizer final : public Stabilizer {
   int passes_;
   double datol_;
   KktBackend kkt_;
-  JacobianProduct g_now_;  ///< G at the current iterate (pass 2)
-  Vec rg_;                 ///< position residual g, n_lambda
-  Vec rv_;                 ///< velocity residual G v + g_t, n_lambda
-  Vec dq_;                 ///< position correction, n_v
-  Vec dv_;                 ///< velocity correction, n_v
+  JacobianProduct g_now_;                      ///< G at the current iterate (pass 2)
+  Vec rg_;                                     ///< position residual g, n_lambda
+  Vec rv_;                                     ///< velocity residual G v + g_t, n_lambda
+  Vec dq_;                                     ///< position correction, n_v
+  Vec dv_;                                     ///< velocity correction, n_v
+  std::optional<EnergyStabilization> energy_;  ///< Settings::stabilize_energy
 };
 
 }  // namespace rtmb

@@ -104,9 +104,11 @@ std::unique_ptr<Stabilizer> make_stabilizer(const System& system,
     case StabilizerKind::kSvf:  // in the right-hand side (Workspace::Impl::svf)
       return std::make_unique<NoStabilizer>();
     case StabilizerKind::kPStab:
-      return std::make_unique<PostStabilizer>(system, 2, settings.datol, solver);
+      return std::make_unique<PostStabilizer>(system, 2, settings.datol, solver,
+                                              settings.stabilize_energy, channels);
     case StabilizerKind::kSBoth:
-      return std::make_unique<PostStabilizer>(system, 1, settings.datol, solver);
+      return std::make_unique<PostStabilizer>(system, 1, settings.datol, solver,
+                                              settings.stabilize_energy, channels);
     case StabilizerKind::kSFull:
       return std::make_unique<SFullStabilizer>(system);
     case StabilizerKind::kProject:

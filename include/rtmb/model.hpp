@@ -146,8 +146,14 @@ struct Settings {
   double projection_tolerance = 1e-12;  ///< kProject: target ||g||inf, > 0
   int projection_max_iterations = 20;   ///< kProject: correction limit per step, >= 1
   double datol = 0.0;                   ///< kPStab/kSBoth: skip while drift <= datol (0: never)
-  bool monitor = true;                  ///< measure drift and energy after every step
-  int starter_substeps = 8;             ///< Adams methods: RK4 substeps per start-up step, >= 1
+  /// kPStab/kSBoth: after the constraint passes, post-stabilize the energy invariant
+  /// E(q, v) = E0 as well (Chin 1995 eq. 2.30/3.45 with F = D (H D)^-1, H = dE/d(q, v),
+  /// D = (0, M^-1 E_v^T) = (0, v): the speed is rescaled so that E = E0). For conservative,
+  /// scleronomic systems with energy() (issue 16: the rolling disc); E0 is the energy of
+  /// System::initial_state at the Workspace's initial channel values.
+  bool stabilize_energy = false;
+  bool monitor = true;       ///< measure drift and energy after every step
+  int starter_substeps = 8;  ///< Adams methods: RK4 substeps per start-up step, >= 1
   /// dc-b/dc-c/dc-d: mass-weighted minimum-norm steps (W = M, diag(M, M)) instead of the paper's
   /// unweighted ones. Tolerance and iteration limit: projection_tolerance, _max_iterations.
   bool correction_mass_weighted = false;

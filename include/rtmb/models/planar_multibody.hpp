@@ -53,6 +53,19 @@ enum class PlanarJointType {
   /// Driver of a prismatic joint (1 row): a_w . (p_j - p_i) - f(t) = 0 with a_w = A(theta_i) axis
   /// the world sliding direction: the displacement of point_j along the axis from point_i.
   kPrismaticDriver,
+  // Nonholonomic and rolling rows (issue 16; System::n_holonomic(), rtmb/system.hpp). A spec
+  // lists every kKnifeEdge and kRollingNoSlip entry after all the other joints (validated), so
+  // their rows are the System's last, nonholonomic, rows A(q) v = 0 (a = 0: the ground is fixed).
+  /// Knife edge (1 nonholonomic row, engine/multibody/planar_knife_edge.hpp): point_i of body_i
+  /// (body_j: the ground) has no velocity across `axis`, the edge's direction in body_i's frame.
+  kKnifeEdge,
+  /// Rolling wheel, contact (1 holonomic row, engine/multibody/planar_rolling_wheel.hpp): the wheel
+  /// centre point_j of body_j stays `radius` from the ground line through point_i along `axis`
+  /// (body_i: the ground), on the line's left (the side of S axis).
+  kRollingContact,
+  /// Rolling wheel, no slip (1 nonholonomic row, same keys as kRollingContact): the wheel's
+  /// material point at the contact has no velocity along the line, t . c' + radius theta_j' = 0.
+  kRollingNoSlip,
 };
 
 /// A joint between body i and body j (either may be kGround) at points given in the body frames.
@@ -67,6 +80,7 @@ struct PlanarJointSpec {
   double angle = 0.0;   ///< prismatic, fixed: the kept relative angle theta_j - theta_i [rad]
   double length = 0.0;  ///< distance: |p_j - p_i| [m], > 0
   TimeFunction motion;  ///< drivers: the prescribed coordinate f(t) [rad or m]
+  double radius = 0.0;  ///< kRollingContact, kRollingNoSlip: the wheel's radius r [m], > 0
 };
 
 enum class PlanarForceType {
@@ -143,9 +157,11 @@ struct PlanarModelSpec {
 };
 
 /// Number of constraint rows of a joint type: revolute 2, prismatic 2, fixed 3, distance 1,
-/// drivers 1.
+/// drivers 1, knife edge and the two rolling wheel rows 1 each.
 [[nodiscard]] int constraint_rows(PlanarJointType type) noexcept;
 [[nodiscard]] std::string_view to_string(PlanarJointType type) noexcept;
+/// True for the joint types whose rows are velocity constraints (kKnifeEdge, kRollingNoSlip).
+[[nodiscard]] bool is_nonholonomic(PlanarJointType type) noexcept;
 
 /// Initial conditions that cannot be made consistent; joints() names the joints whose
 /// constraints stay violated.

@@ -192,5 +192,22 @@ TEST(ConstraintRank, ThousandBodySpatialChainPinnedTwiceIsRefusedOrReduced) {
   std::printf("note: %s\n", f.notes.back().c_str());
 }
 
+// Dropping rows keeps the nonholonomic ones last and counted (System::n_holonomic()): the rolling
+// wheel's contact row is holonomic, its no-slip row is not (configs/rolling_wheel.yaml)
+TEST(IndependentRows, KeepTheCountOfHolonomicRows) {
+  const std::shared_ptr<const System> wheel =
+      make_system(load_model_file(testing::config_path("rolling_wheel.yaml")));
+  ASSERT_EQ(wheel->n_holonomic(), 1);
+  const IndependentRowsSystem both(wheel, {0, 1});
+  EXPECT_EQ(both.n_holonomic(), 1);
+  EXPECT_EQ(both.n_nonholonomic(), 1);
+  const IndependentRowsSystem no_slip(wheel, {1});
+  EXPECT_EQ(no_slip.n_holonomic(), 0);
+  EXPECT_EQ(no_slip.n_nonholonomic(), 1);
+  const IndependentRowsSystem contact(wheel, {0});
+  EXPECT_EQ(contact.n_holonomic(), 1);
+  EXPECT_EQ(contact.n_nonholonomic(), 0);
+}
+
 }  // namespace
 }  // namespace rtmb

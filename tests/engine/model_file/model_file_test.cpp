@@ -283,6 +283,23 @@ TEST(ModelFile, SvfKeysAreRead) {
             SvfVariant::kGgtInverse);
 }
 
+TEST(ModelFile, StabilizeEnergyIsReadAndRefusedAtItsKey) {
+  EXPECT_FALSE(parse_model_file("mechanism: rolling_disc\n", "rig.yaml").settings.stabilize_energy);
+  EXPECT_TRUE(parse_model_file("mechanism: rolling_disc\nintegration:\n  stabilize_energy: true\n",
+                               "rig.yaml")
+                  .settings.stabilize_energy);
+  // a pass of pstab or sboth only: the key that asked for it is named
+  try {
+    (void)parse_model_file(
+        "mechanism: rolling_disc\nintegration:\n  stabilizer: project\n  stabilize_energy: true\n",
+        "rig.yaml");
+    FAIL() << "stabilize_energy accepted with project";
+  } catch (const ModelFileError& e) {
+    EXPECT_EQ(e.line(), 4);
+    EXPECT_EQ(e.key(), "integration.stabilize_energy");
+  }
+}
+
 TEST(ModelFile, MissingFileIsNamed) {
   try {
     (void)load_model_file("/nonexistent/rig.yaml");
