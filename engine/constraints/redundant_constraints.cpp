@@ -151,11 +151,19 @@ int checked_rows(const System& full, const std::vector<int>& rows) {
   return static_cast<int>(rows.size());
 }
 
+// The kept rows that are holonomic: rows are ascending and the full system's nonholonomic rows
+// are its last ones (system.hpp), so the kept holonomic rows come first and the kept nonholonomic
+// rows stay last, as the System interface requires.
+int kept_holonomic(const System& full, const std::vector<int>& rows) {
+  return static_cast<int>(
+      std::count_if(rows.begin(), rows.end(), [&](int r) { return r < full.n_holonomic(); }));
+}
+
 }  // namespace
 
 IndependentRowsSystem::IndependentRowsSystem(std::shared_ptr<const System> full,
                                              std::vector<int> rows)
-    : System(full->n_q(), full->n_v(), checked_rows(*full, rows)),
+    : System(full->n_q(), full->n_v(), checked_rows(*full, rows), kept_holonomic(*full, rows)),
       full_(std::move(full)),
       rows_(std::move(rows)),
       g_full_(Vec::Zero(full_->n_lambda())),
