@@ -46,11 +46,14 @@ inline constexpr double kDependentRowTolerance = 1e-9;
 
 /// A System with the constraint rows of `full` restricted to `rows` (ascending, unique): g, G,
 /// g_t, L, d(Gv)/dq and the sparse G keep only those rows; M, f, energy and the named input
-/// channels are forwarded. Evaluations write the full-size results into buffers preallocated at
-/// construction and copy the kept rows, so they stay allocation-free. The buffers make an
-/// instance usable by one thread at a time: a Workspace therefore never evaluates the Model's
-/// instance but its own, for_simulation() (same full system and rows, scratch of its own), so
-/// one Model serves simulations in several threads; the Model's instance is evaluated at setup
+/// channels are forwarded. Nonholonomic rows of `full` (its last rows, system.hpp) stay
+/// nonholonomic: n_holonomic() counts the kept rows below full.n_holonomic(), so that the
+/// consumers that treat those rows apart (Model's refusal of the implicit methods, PStab's
+/// velocity-only pass) still see them. Evaluations write the full-size results into buffers
+/// preallocated at construction and copy the kept rows, so they stay allocation-free. The buffers
+/// make an instance usable by one thread at a time: a Workspace therefore never evaluates the
+/// Model's instance but its own, for_simulation() (same full system and rows, scratch of its own),
+/// so one Model serves simulations in several threads; the Model's instance is evaluated at setup
 /// only. Setup-only construction.
 class IndependentRowsSystem final : public System {
  public:

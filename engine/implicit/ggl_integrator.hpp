@@ -27,7 +27,10 @@ namespace rtmb {
 ///     [ (dMa/dq - h df/dq + H(q~,L))/2      M~ - h/2 df/dv  G~^T  0    ]
 ///     [ G_{n+1}                            0               0     0    ]
 ///     [ d(Gv)/dq_{n+1}                     G_{n+1}         0     0    ]
-/// (dMa/dq at a = v_{n+1} - v_n). Stop when ||increment||inf < newton_tolerance.
+/// (dMa/dq at a = v_{n+1} - v_n). Stop when ||increment||inf < newton_tolerance, or
+/// (newton_round_off_floor) when the increments have stopped contracting and every residual block
+/// is at round-off (a nearly singular Newton matrix near a singular position amplifies the
+/// residual's round-off into increments above the tolerance).
 class GglIntegrator final : public ImplicitIntegrator {
  public:
   GglIntegrator(const System& system, const ImplicitSettings& settings);
@@ -40,6 +43,11 @@ class GglIntegrator final : public ImplicitIntegrator {
   [[nodiscard]] const Vec& mu() const noexcept { return mu_; }
 
  private:
+  /// True when -r (rhs_, before the solve) is at the round-off level of its terms in every block
+  /// r1..r4 at the iterate (q1, v1, L, X) of the step from qn with h. RT-safe.
+  [[nodiscard]] bool residual_at_round_off(
+      VecCRef qn, double h, VecCRef q1, VecCRef v1, VecCRef L, VecCRef X) const noexcept;
+
   const System& sys_;
   ImplicitSettings settings_;
   int n_;

@@ -206,10 +206,21 @@ bool GsssssIntegrator::step(const StepFrom& from, StepTo to, StepStatus& status)
   double previous = 0.0;
   double previous_dl = std::numeric_limits<double>::infinity();
   bool converged = false;
+  bool stalled = false;  // the last increment did not contract
   int k = 0;
   while (k < settings_.newton_max_iterations) {
     evaluate_point(t_tilde, t_end);
     residual();
+    // Near a singular position (G(u_{n+1}) nearly rank-deficient; issue 16, the parallel cranks
+    // landing on their horizontal pose) the Newton matrix [A B^T; G 0] is nearly singular and
+    // maps the round-off of the residual into increments of ~cond * eps (measured: 1e-9 in a,
+    // 3e-8 in lambda with e1 ~ 2e-14 and g ~ 2e-16), which repeat without contracting and never
+    // meet the absolute increment test. Newton has then solved the equations as far as doubles
+    // allow: accept the iterate once the increments stall and the residual is at round-off.
+    if (settings_.newton_round_off_floor && stalled && residual_at_round_off()) {
+      converged = true;
+      break;
+    }
     if (refactor) {
       if (!build_and_factor(from.t, status)) {
         status.set(StepFlag::kSingularKkt);
@@ -233,6 +244,7 @@ bool GsssssIntegrator::step(const StepFrom& from, StepTo to, StepStatus& status)
     previous_dl = m_ > 0 ? rhs_.tail(m_).lpNorm<Eigen::Infinity>() : 0.0;
     // modified Newton: refresh the matrix once the iteration stops contracting quickly
     if (settings_.modified_newton && k > 1 && norm > 0.5 * previous) refactor = true;
+    stalled = k > 1 && norm > 0.5 * previous;
     previous = norm;
   }
   status.newton_iterations = k;
@@ -274,6 +286,29 @@ bool GsssssIntegrator::at_round_off_floor(double previous_dl) const noexcept {
   // a diverging iteration (Newmark's growing lambda oscillation, Table 4.1) is never accepted
   const double l_norm = m_ > 0 ? l_it_.lpNorm<Eigen::Infinity>() : 0.0;
   return dl_norm > 0.5 * previous_dl && dl_norm <= 1e-8 * std::max(1.0, l_norm);
+}
+
+bool GsssssIntegrator::residual_at_round_off() const noexcept {
+  // g(u_{n+1}): at the round-off of u_{n+1}, as in at_round_off_floor (64 eps: g sums several
+  // O(|u|) terms); rhs_.tail = -g / (l3 h^2) (residual())
+  const double eps = std::numeric_limits<double>::epsilon();
+  const double floor_u = 64.0 * eps * std::max(1.0, u1_.lpNorm<Eigen::Infinity>());
+  if (m_ > 0 && p_.l3 * dt2_ * rhs_.tail(m_).lpNorm<Eigen::Infinity>() > floor_u) return false;
+  // e1 = M a~ - f + (B^T lambda)~: at the round-off of its largest term, bounded row by row by
+  // sum_j |M_ij a~_j| + |f_i| + |B^T|_i |lambda| (the constraint force of every option is a
+  // combination of B^T's at weights <= 1 on lambda_n, lambda_{n+1})
+  const double l_norm = std::max(m_ > 0 ? l_it_.lpNorm<Eigen::Infinity>() : 0.0,
+                                 m_ > 0 ? ln_.lpNorm<Eigen::Infinity>() : 0.0);
+  double scale = 1.0;
+  for (int i = 0; i < n_; ++i) {
+    double row = std::fabs(f_[i]);
+    for (int j = 0; j < n_; ++j) row += std::fabs(M_(i, j) * at_[j]);
+    for (int j = 0; j < m_; ++j) {
+      row += (std::fabs(G1_(j, i)) + std::fabs(Gt_(j, i)) + std::fabs(Gn_(j, i))) * l_norm;
+    }
+    scale = std::max(scale, row);
+  }
+  return rhs_.head(n_).lpNorm<Eigen::Infinity>() <= 64.0 * eps * scale;
 }
 
 void GsssssIntegrator::acceleration_at_end(VecRef out_a) const noexcept {

@@ -42,8 +42,12 @@ namespace rtmb {
 /// Hoitink's counts, reference §8), or (newton_round_off_floor) when the position increment l3 h^2
 /// ||da|| has reached the round-off level of u_{n+1} with ||dlambda|| converged or no longer
 /// contracting (small steps, e.g. Andrews at 1e-5, where the absolute test on a is below
-/// round-off); after newton_max_iterations the step reports kNotConverged and leaves the state and
-/// the carried a_n, lambda_n untouched. Setup allocates; step() does not.
+/// round-off), or (newton_round_off_floor) when the increments have stopped contracting and the
+/// residual [e1; g(u_{n+1})] itself is at round-off (residual_at_round_off: near a singular
+/// position, where the Newton matrix is nearly singular and amplifies the round-off of the residual
+/// into increments far above the tolerance); after newton_max_iterations the step reports
+/// kNotConverged and leaves the state and the carried a_n, lambda_n untouched. Setup allocates;
+/// step() does not.
 class GsssssIntegrator final : public ImplicitIntegrator {
  public:
   GsssssIntegrator(const System& system,
@@ -77,6 +81,9 @@ class GsssssIntegrator final : public ImplicitIntegrator {
   void evaluate_point(double t_tilde, double t_end) noexcept;
   void residual() noexcept;
   [[nodiscard]] bool at_round_off_floor(double previous_dl) const noexcept;
+  /// True when the residual rhs_ = -[e1; e2] of the current iterate is at the round-off level of
+  /// its terms (after residual()). RT-safe.
+  [[nodiscard]] bool residual_at_round_off() const noexcept;
   [[nodiscard]] bool build_and_factor(double t, StepStatus& status) noexcept;
 
   const System& sys_;

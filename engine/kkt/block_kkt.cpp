@@ -122,15 +122,15 @@ bool BlockKkt::invert_spd(const double* a, int n_rt, const double* ref, double* 
   // out = a^-1 for the symmetric n x n block a (column-major, lower triangle read), after
   // checking that its LDL^T pivots p_j are positive and not tiny: p_j > kPivotTol * ref[j], ref
   // the diagonal of A before elimination (0 < p_j <= ref[j] in exact arithmetic for full-rank G).
-  // A pivot with |p_j| <= kPivotTol * ref[j] is a row dependent on those eliminated before it at
-  // this configuration (G lost rank, p_j = ref[j] sin^2 of its angle to their span): it is
-  // dropped (dropped_), and out is the inverse of the block without that row, padded with zeros,
-  // so L_IJ = A_IJ out and the Schur updates eliminate only the kept rows and the solves give the
-  // dropped row a zero multiplier (cholesky_dropping). Written so that NaN fails. out is full
-  // (symmetric).
+  // A pivot with |p_j| <= kDependentRowTol * ref[j] is a row dependent (or nearly so) on those
+  // eliminated before it at this configuration (G lost rank, p_j = ref[j] sin^2 of its angle to
+  // their span): it is dropped (dropped_), and out is the inverse of the block without that row,
+  // padded with zeros, so L_IJ = A_IJ out and the Schur updates eliminate only the kept rows and
+  // the solves give the dropped row a zero multiplier (cholesky_dropping). Written so that NaN
+  // fails. out is full (symmetric).
   const int n = dim<N>(n_rt);
   const auto negligible = [](double p, double r) {
-    return r >= 0.0 && std::abs(p) <= kPivotTol * r;
+    return r >= 0.0 && std::abs(p) <= kDependentRowTol * r;
   };
   if constexpr (N == 1) {
     const double d = a[0];

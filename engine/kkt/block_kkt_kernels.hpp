@@ -67,8 +67,8 @@ template <class F>
 // kPivotTol * ref[j] (0 < pivot <= ref[j] in exact arithmetic for a positive definite matrix).
 //
 // kDropDependent (cholesky_dropping): a block of the Schur complement A = G M^-1 G^T (ref
-// non-null), where a pivot at most kPivotTol * ref[j] in magnitude means row j depends on the
-// rows eliminated before it at this configuration (G lost rank; 0 <= pivot <= ref[j] in exact
+// non-null), where a pivot at most kDependentRowTol * ref[j] in magnitude means row j depends on
+// the rows eliminated before it at this configuration (G lost rank; 0 <= pivot <= ref[j] in exact
 // arithmetic for A positive semidefinite, and the pivot is ref[j] sin^2 of the angle between the
 // row and their span): the row is dropped, its 1 / L(j, j) and its column below the diagonal set
 // to 0, so the later pivots are the Cholesky of the block without it and the substitutions give
@@ -84,7 +84,7 @@ template <int N, bool kDropDependent>
     double d = l[j + j * n];
     for (int k = 0; k < j; ++k) d -= l[j + k * n] * l[j + k * n];
     if constexpr (kDropDependent) {
-      if (r >= 0.0 && std::abs(d) <= kPivotTol * r) {
+      if (r >= 0.0 && std::abs(d) <= kDependentRowTol * r) {
         ++dropped;
         for (int i = j; i < n; ++i) l[i + j * n] = 0.0;
         continue;

@@ -17,8 +17,8 @@ namespace {
 // Mechanism data legitimately spans ~6 orders of magnitude between inertias and Jacobian entries
 // (Andrews: I2 = 4.4e-7 kg m^2 against lengths of 3e-2 m), so the threshold stays far below that.
 constexpr double kSingularPivotRatio = 1e-14;
-// A constraint pivot at most kPivotTol (engine/kkt/pivot_tolerance.hpp) of its row's own M^-1
-// norm (ldlt_factor) marks the row as dependent at this configuration, as in BlockKkt.
+// A constraint pivot at most kDependentRowTol (engine/kkt/pivot_tolerance.hpp) of its row's own
+// M^-1 norm (ldlt_factor) marks the row as dependent at this configuration, as in BlockKkt.
 
 // Small KKT matrices (Andrews: n = 13) spend their time in loop control around loops of a few
 // iterations, and the back substitution waits on one subtraction after another. The LDL^T kernels
@@ -75,12 +75,12 @@ template <int N>
   // S = -G M^-1 G^T, and S_jj = -||G_j||^2 in the M^-1 metric (ref_j). Eliminating the constraint
   // rows in turn leaves as pivot j minus the squared M^-1-distance of G_j from the span of the rows
   // before it, so |d_j| / ref_j = sin^2 of the angle between G_j and that span: a relative pivot
-  // test decided per factorization, scale-free in each row's units. Below kPivotTol
-  // the row is dependent to working precision (sin <= 1e-6): it is dropped, i.e. K is factored
-  // without its row and column (no trailing update; its column of L zeroed) and D_j = inf, so the
-  // solves give it a zero multiplier and leave its equation out. The other rows' equations then
-  // hold exactly, and for a consistent right-hand side (c in range G, as at a singular position
-  // on the manifold) the dropped equation holds too.
+  // test decided per factorization, scale-free in each row's units. Below kDependentRowTol
+  // the row is dependent or nearly so (sin <= 1e-4; pivot_tolerance.hpp): it is dropped, i.e. K is
+  // factored without its row and column (no trailing update; its column of L zeroed) and D_j = inf,
+  // so the solves give it a zero multiplier and leave its equation out. The other rows' equations
+  // then hold exactly, and for a consistent right-hand side (c in range G, as at a singular
+  // position on the manifold) the dropped equation holds too.
   const int n = size_of<N>(n_rt);
   double largest = 0.0;
   int dropped = 0;
@@ -94,7 +94,7 @@ template <int N>
     // round-off of the largest pivot (Chin §4.5: G -> 0 where the singular slider-crank's branches
     // cross)
     if (drop && j >= n_v && std::isfinite(d) &&
-        (std::abs(d) <= kPivotTol * ref[j - n_v] ||
+        (std::abs(d) <= kDependentRowTol * ref[j - n_v] ||
          ref[j - n_v] <= kSingularPivotRatio * largest)) {
       for (int i = j + 1; i < n; ++i) col_j[i] = 0.0;
       col_j[j] = std::numeric_limits<double>::infinity();

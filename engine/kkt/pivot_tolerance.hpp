@@ -15,4 +15,22 @@ namespace rtmb {
 // value, so that the dense and the sparse paths drop the same rows.
 inline constexpr double kPivotTol = 1e-12;
 
+// The relative pivot below which a constraint row counts as dependent at the factored
+// configuration (DenseKkt's LDL^T and BlockKkt's Schur-complement Cholesky drop it: zero
+// multiplier, its equation left out). The pivot is ref_j sin^2(phi_j), phi_j the angle between
+// G_j and the span of the rows before it in the M^-1 metric, so this drops rows with
+// sin(phi) <= 1e-4: nearly dependent rows as well as numerically dependent ones. Why not
+// kPivotTol: near a singular pose (issue 16, the parallel cranks passing their horizontal pose)
+// the rows are nearly but not numerically dependent, and at the points the Adams predictors
+// evaluate, a few h^p off the constraint manifold, the right-hand side of the nearly dependent row
+// is inconsistent by that drift; solving it anyway gives a multiplier of drift / sin^2 and an
+// acceleration of drift / sin (measured: AMPC3 + PStab at h = 0.005 diverged to 1e150). Dropping
+// the row is the truncated least-squares solve of the nearly singular block (Golub & Van Loan,
+// Matrix Computations, §5.5.7: a rank decision at a tolerance above round-off); it changes the
+// acceleration only by the constraint force along the dropped direction, which a motion through
+// the singular pose keeps O(sin phi) small (there G_j loses the direction altogether), so the
+// methods keep their order (tests/scenarios/parallel_cranks_test.cpp). One value for the dense
+// and the sparse path, so that both drop the same rows.
+inline constexpr double kDependentRowTol = 1e-8;
+
 }  // namespace rtmb

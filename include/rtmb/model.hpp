@@ -56,11 +56,11 @@ struct ImplicitSettings {
   int option = 2;
   double newton_tolerance = 1e-8;   ///< stop when ||[da; dlambda]||inf < this (Hoitink §4), > 0
   int newton_max_iterations = 100;  ///< per step (Hoitink §4), >= 1
-  /// Also accept an iterate whose increment has reached round-off: l3 h^2 ||da|| at the round-off
-  /// level of u_{n+1} and ||dlambda|| no longer contracting below 1e-8 ||lambda|| (GSSSS only).
-  /// Needed at small steps (Andrews at dt <= 1e-4), where the absolute test on a is below
-  /// round-off. false = Hoitink's pure absolute test, under which Newmark's growing a and lambda
-  /// oscillation on the double pendulum ends in a Newton failure near 4.7 s (Table 4.1).
+  /// Also accept an iterate whose increment reached round-off: l3 h^2 ||da|| at the round-off of
+  /// u_{n+1}, ||dlambda|| stalled below 1e-8 ||lambda|| (GSSSS), or any stalled increment at a
+  /// round-off residual (GSSSS, GGL; singular poses). Needed at small steps (Andrews, dt <= 1e-4)
+  /// where the absolute test on a is below round-off. false = Hoitink's pure absolute test: then
+  /// Newmark's growing a and lambda oscillation (double pendulum) fails near 4.7 s (Table 4.1).
   bool newton_round_off_floor = true;
   /// Modified Newton: keep the factored iteration matrix across iterations and steps and refactor
   /// only when an iteration fails to contract (or the step would not converge).

@@ -18,15 +18,19 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rtmb/models/chain_models.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/models/spatial_multibody.hpp"
 #include "rtmb/state.hpp"
+#include "rtmb/step.hpp"
 #include "tests/support/model_file_errors.hpp"
 #include "tests/support/model_lookup.hpp"
 #include "tests/support/redundant_models.hpp"
@@ -207,6 +211,99 @@ TEST(IndependentRows, KeepTheCountOfHolonomicRows) {
   const IndependentRowsSystem contact(wheel, {0});
   EXPECT_EQ(contact.n_holonomic(), 1);
   EXPECT_EQ(contact.n_nonholonomic(), 0);
+}
+
+// A knife edge (a skate) on a fixed heading that slides under gravity, with both kinds of rows:
+// q = (x, y, theta), M = diag(m, m, J), f = (0, -m g, 0). Rows 0 and 1 hold the heading,
+// theta - theta0 = 0, twice (the second a redundant copy, 2 (theta - theta0) = 0); row 2 is the
+// knife edge's nonholonomic row, no velocity across its axis: -sin(theta) x' + cos(theta) y' = 0
+// (Chin 1995 §1.6 / eq. 3.72; the System convention of rtmb/system.hpp: g = 0 there, A = the
+// row, a = 0, L = dA/dq v v). Closed form: the skate slides along its axis with the tangential
+// part of gravity, s(t) = s0' t - 1/2 g sin(theta0) t^2, (x, y) = s (cos theta0, sin theta0).
+class SlidingSkate final : public System {
+ public:
+  static constexpr double kM = 2.0, kJ = 0.5, kG = 9.81, kTheta0 = 0.5, kSpeed0 = 1.0;
+  SlidingSkate() noexcept : System(3, 3, 3, 2) {}
+  [[nodiscard]] std::string_view name() const noexcept override { return "sliding_skate"; }
+  void initial_state(State& out) const override {
+    out = State(3, 3);
+    out.q << 0.0, 0.0, kTheta0;
+    out.v << kSpeed0 * std::cos(kTheta0), kSpeed0 * std::sin(kTheta0), 0.0;
+  }
+  void mass(double, VecCRef, MatRef out_M) const noexcept override {
+    out_M.setZero();
+    out_M.diagonal() << kM, kM, kJ;
+  }
+  void forces(double, VecCRef, VecCRef, InputValues, VecRef out_f) const noexcept override {
+    out_f << 0.0, -kM * kG, 0.0;
+  }
+  void constraints(double, VecCRef q, VecRef out_g) const noexcept override {
+    out_g << q(2) - kTheta0, 2.0 * (q(2) - kTheta0), 0.0;
+  }
+  void jacobian(double, VecCRef q, MatRef out_G) const noexcept override {
+    out_G << 0.0, 0.0, 1.0, 0.0, 0.0, 2.0, -std::sin(q(2)), std::cos(q(2)), 0.0;
+  }
+  void curvature(double, VecCRef q, VecCRef v, VecRef out_L) const noexcept override {
+    out_L << 0.0, 0.0, -(std::cos(q(2)) * v(0) + std::sin(q(2)) * v(1)) * v(2);
+  }
+  void velocity_constraint_jacobian(double,
+                                    VecCRef q,
+                                    VecCRef v,
+                                    MatRef out_Gv_q) const noexcept override {
+    out_Gv_q.setZero();
+    out_Gv_q(2, 2) = -std::cos(q(2)) * v(0) - std::sin(q(2)) * v(1);
+  }
+};
+
+TEST(IndependentRowsSystem, KeepsNonholonomicRowsNonholonomic) {
+  const auto full = std::make_shared<const SlidingSkate>();
+  State s0;
+  full->initial_state(s0);
+  const ConstraintRank r = constraint_rank(*full, s0.q);
+  ASSERT_EQ(r.rank, 2);
+  // one of the two heading rows goes (the greedy pivoting keeps the longer one), the knife edge
+  // stays
+  ASSERT_EQ(r.dependent.size(), 1u);
+  ASSERT_LT(r.dependent[0], 2);
+  ASSERT_EQ(r.independent.back(), 2);
+  const auto reduced = std::make_shared<const IndependentRowsSystem>(full, r.independent);
+  // one heading row and the knife edge, which stays last and nonholonomic
+  EXPECT_EQ(reduced->n_lambda(), 2);
+  EXPECT_EQ(reduced->n_holonomic(), 1);
+  EXPECT_EQ(reduced->n_nonholonomic(), 1);
+  EXPECT_EQ(reduced->for_simulation()->n_holonomic(), 1);
+
+  // the Model still sees the velocity row: the implicit index-3 methods refuse it (they enforce
+  // g = 0 only, and g is 0 identically in that row)
+  Settings implicit;
+  implicit.method = Method::kGenAlpha;
+  implicit.stabilizer = StabilizerKind::kNone;
+  try {
+    const Model m(reduced, implicit);
+    ADD_FAILURE() << "an implicit method accepted a nonholonomic row";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("1 nonholonomic"), std::string::npos) << e.what();
+  }
+
+  // and the reduced system moves as the closed form: RK4 + PStab, 1 s
+  Settings settings;
+  settings.method = Method::kRk4;
+  settings.stabilizer = StabilizerKind::kPStab;
+  settings.dt = 0.01;
+  const Model model(reduced, settings);
+  Workspace ws(model);
+  State s = initial_state(model);
+  for (int i = 0; i < 100; ++i) {
+    const StepStatus st = step(model, s, ws);
+    ASSERT_EQ(st.flags, 0u) << step_flag_names(st.flags);
+  }
+  const double t = s.t;
+  const double along =
+      SlidingSkate::kSpeed0 * t - 0.5 * SlidingSkate::kG * std::sin(SlidingSkate::kTheta0) * t * t;
+  EXPECT_NEAR(t, 1.0, 1e-12);
+  EXPECT_NEAR(s.q(0), along * std::cos(SlidingSkate::kTheta0), 1e-12);
+  EXPECT_NEAR(s.q(1), along * std::sin(SlidingSkate::kTheta0), 1e-12);
+  EXPECT_NEAR(s.q(2), SlidingSkate::kTheta0, 1e-14);
 }
 
 }  // namespace

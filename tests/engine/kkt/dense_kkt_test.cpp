@@ -129,20 +129,23 @@ TEST(DenseKkt, DependentRowsGetZeroMultipliersAndEveryConsistentRowHolds) {
   EXPECT_EQ(kkt.dropped_rows(), 0);
 }
 
-TEST(DenseKkt, NearlyDependentRowsAboveThePivotThresholdAreKept) {
-  // sin of the angle between the rows 1e-5: pivot ratio 1e-10 > 1e-12, the row stays and the
-  // solve is the exact one (multiplier ~ 1/sin^2)
+TEST(DenseKkt, NearlyDependentRowsAboveTheDependentRowToleranceAreKept) {
+  // sin of the angle between the rows 1e-3: pivot ratio sin^2 = 1e-6 > kDependentRowTol = 1e-8
+  // (engine/kkt/pivot_tolerance.hpp), the row stays and the solve is the exact one
   DenseKkt kkt(2, 2);
   kkt.mass_block() = Mat::Identity(2, 2);
-  kkt.jacobian_block() << 1.0, 0.0, 1.0, 1e-5;
+  kkt.jacobian_block() << 1.0, 0.0, 1.0, 1e-3;
   ASSERT_TRUE(kkt.factor());
   EXPECT_EQ(kkt.dropped_rows(), 0);
   Vec a(2), mu(2);
   kkt.solve(Vec::Zero(2), Vec::Ones(2), a, mu);
-  EXPECT_NEAR(a[0], 1.0, 1e-9);
-  EXPECT_NEAR(a[1], 0.0, 1e-9);
-  // 1e-7: ratio 1e-14, dropped
-  kkt.jacobian_block() << 1.0, 0.0, 1.0, 1e-7;
+  EXPECT_NEAR(a[0], 1.0, 1e-12);
+  EXPECT_NEAR(a[1], 0.0, 1e-12);
+  // M a + G^T mu = 0: mu = (-1, 0)
+  EXPECT_NEAR(mu[0], -1.0, 1e-9);
+  EXPECT_NEAR(mu[1], 0.0, 1e-9);
+  // 1e-5: ratio 1e-10, nearly dependent: dropped (the truncated solve)
+  kkt.jacobian_block() << 1.0, 0.0, 1.0, 1e-5;
   ASSERT_TRUE(kkt.factor());
   EXPECT_EQ(kkt.dropped_rows(), 1);
 }
