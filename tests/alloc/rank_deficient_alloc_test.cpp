@@ -10,6 +10,7 @@
 // (tests/scenarios/parallel_cranks_test.cpp), so no step run would reach it reliably.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -70,6 +71,39 @@ TEST(RankDeficientStepAllocations, SingularPosesAllocateNothing) {
     EXPECT_EQ(flags & ~static_cast<std::uint32_t>(StepFlag::kRankDeficient), 0u)
         << what << ": " << step_flag_names(flags);
   }
+}
+
+TEST(RankDeficientStepAllocations, OdeMidpointNewtonFallbackAllocatesNothing) {
+  // ode-midpoint's fixed-point iteration diverges near the singular poses and its steps there fall
+  // back to Newton's method (engine/integrate/implicit_midpoint.hpp): that path too. The fallback
+  // is seen in the count of evaluations: more than the fixed-point iteration's 100 sweeps + 1.
+  const std::shared_ptr<const System> sys =
+      make_system(parse_model_file(testing::parallel_cranks_yaml(), "parallel_cranks.yaml"));
+  Settings settings;
+  settings.method = Method::kOdeMidpoint;
+  settings.stabilizer = StabilizerKind::kPStab;
+  settings.dt = 0.005;
+  const Model model(sys, settings);
+  Workspace ws(model);
+  State s = initial_state(model);
+  (void)step(model, s, ws);  // warm-up outside the count
+  std::uint32_t flags = 0;
+  int most_evaluations = 0;
+  testing::AllocationCounts counts;
+  {
+    AllocationScope scope;
+    for (int i = 1; i < 200; ++i) {
+      const StepStatus st = step(model, s, ws);
+      flags |= st.flags;
+      most_evaluations = std::max(most_evaluations, st.kkt_factorizations);
+    }
+    counts = scope.counts();
+  }
+  EXPECT_EQ(counts.allocations, 0u);
+  EXPECT_EQ(counts.deallocations, 0u);
+  EXPECT_GT(most_evaluations, 101);
+  EXPECT_EQ(flags & ~static_cast<std::uint32_t>(StepFlag::kRankDeficient), 0u)
+      << step_flag_names(flags);
 }
 
 TEST(RankDeficientStepAllocations, ImplicitNewtonThroughSingularPosesAllocatesNothing) {

@@ -65,20 +65,15 @@ struct Case {
   StabilizerKind stabilizer;
   KktSolver solver;
   int order;
-  bool asserted = true;  ///< false: printed only, a known limitation (see limited())
 };
 
-// Combinations that do not yet pass the singular poses (the table's "[ known ]" rows; issue 16
-// left open): ode-midpoint, whose fixed-point iteration diverges there (the index-1 vector field
-// off the constraint manifold has a Lipschitz constant growing like 1/sin^2 of the rows' angle
-// near the pose, so h L > 1). The Adams methods pass with the dependent-row tolerance of
-// engine/kkt/pivot_tolerance.hpp (kDependentRowTol), and the implicit index-3 methods because
-// Newton stops once the residual is at round-off where the nearly singular Newton matrix amplifies
-// it (GsssssIntegrator, GglIntegrator residual_at_round_off).
-bool limited(Method m, StabilizerKind) {
-  return m == Method::kOdeMidpoint;
-}
-
+// Every combination is asserted. What it took (issue 16): the Adams methods pass with the
+// dependent-row tolerance of engine/kkt/pivot_tolerance.hpp (kDependentRowTol); the implicit
+// index-3 methods because Newton stops once the residual is at round-off where the nearly singular
+// Newton matrix amplifies it (GsssssIntegrator, GglIntegrator residual_at_round_off); ode-midpoint
+// because its steps fall back to Newton's method where the fixed-point iteration diverges (the
+// index-1 vector field off the constraint manifold has a Lipschitz constant growing like 1/sin^2
+// of the rows' angle near the pose, so h L > 2; engine/integrate/implicit_midpoint.hpp).
 std::vector<Case> cases() {
   const std::pair<Method, int> explicit_methods[] = {
       {Method::kEuler, 1},  {Method::kHeun, 2},   {Method::kRk4, 4},        {Method::kDopri5, 5},
@@ -88,18 +83,18 @@ std::vector<Case> cases() {
   for (const auto& [method, order] : explicit_methods) {
     for (StabilizerKind st :
          {StabilizerKind::kPStab, StabilizerKind::kSBoth, StabilizerKind::kProject}) {
-      out.push_back({method, st, KktSolver::kDense, order, !limited(method, st)});
+      out.push_back({method, st, KktSolver::kDense, order});
     }
   }
   // the sparse path (BlockKkt) on the same runs for RK4
   for (StabilizerKind st :
        {StabilizerKind::kPStab, StabilizerKind::kSBoth, StabilizerKind::kProject}) {
-    out.push_back({Method::kRk4, st, KktSolver::kSparse, 4, true});
+    out.push_back({Method::kRk4, st, KktSolver::kSparse, 4});
   }
   // implicit index-3 methods (second order; they keep g = 0 by Newton iteration)
   for (Method m : {Method::kMidpoint, Method::kNewmark, Method::kHht, Method::kWbz,
                    Method::kGenAlpha, Method::kGsssss, Method::kGgl}) {
-    out.push_back({m, StabilizerKind::kNone, KktSolver::kDense, 2, true});
+    out.push_back({m, StabilizerKind::kNone, KktSolver::kDense, 2});
   }
   return out;
 }
@@ -112,16 +107,14 @@ TEST(ParallelCranks, EveryMethodPassesTheSingularPosesAtItsOrder) {
     for (int k = 0; k < 3; ++k) r[k] = run(c.method, c.stabilizer, c.solver, dts[k]);
     const double order = std::log2(r[1].error / r[2].error);
     std::printf(
-        "%s %-12s %-8s %-6s p=%d  err(0.02) %.3e  err(0.01) %.3e  err(0.005) %.3e"
+        "[ table ] %-12s %-8s %-6s p=%d  err(0.02) %.3e  err(0.01) %.3e  err(0.005) %.3e"
         "  observed order %.2f  flags %s\n",
-        c.asserted ? "[ table ]" : "[ known ]", std::string(to_string(c.method)).c_str(),
-        std::string(to_string(c.stabilizer)).c_str(), std::string(to_string(c.solver)).c_str(),
-        c.order, r[0].error, r[1].error, r[2].error, order,
-        step_flag_names(r[0].flags | r[1].flags | r[2].flags).c_str());
+        std::string(to_string(c.method)).c_str(), std::string(to_string(c.stabilizer)).c_str(),
+        std::string(to_string(c.solver)).c_str(), c.order, r[0].error, r[1].error, r[2].error,
+        order, step_flag_names(r[0].flags | r[1].flags | r[2].flags).c_str());
     const std::string what = std::string(to_string(c.method)) + " + " +
                              std::string(to_string(c.stabilizer)) + " (" +
                              std::string(to_string(c.solver)) + ")";
-    if (!c.asserted) continue;
     for (const CrankRun& x : r) {
       seen |= x.flags;
       // the only flag a run may carry is the one that says it passed a singular pose
