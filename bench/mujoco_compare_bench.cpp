@@ -171,16 +171,13 @@ class MujocoLoop {
 class RtmbLoop {
  public:
   explicit RtmbLoop(bool monitor = true)
-      : model_(std::make_shared<PlanarMultibody>(rtmb::testing::planar_chain_spec(kLinks, true)),
-               settings(monitor)),
-        ws_(model_),
-        state_(initial_state(model_)) {
-    for (int i = 0; i < kWarmSteps; ++i) (void)rtmb::step(model_, state_, ws_);
-    start_ = state_;
-  }
+      : loop_(std::make_shared<PlanarMultibody>(rtmb::testing::planar_chain_spec(kLinks, true)),
+              kDt,
+              monitor,
+              kWarmSteps) {}
 
-  void step() noexcept { benchmark::DoNotOptimize(rtmb::step(model_, state_, ws_)); }
-  void restart() noexcept { state_ = start_; }  // same-size assignment: no allocation
+  void step() noexcept { loop_.step(); }
+  void restart() noexcept { loop_.restart(); }
 
   /// Largest tip-to-pin distance over kRestartSteps steps from the warm start [m]: the tip is
   /// link 3's centre plus half a link along its direction (q = x, y, theta per body).
@@ -189,8 +186,9 @@ class RtmbLoop {
     double worst = 0.0;
     for (int i = 0; i < kRestartSteps; ++i) {
       step();
-      const double x = state_.q(9) + 0.25 * std::cos(state_.q(11));
-      const double y = state_.q(10) + 0.25 * std::sin(state_.q(11));
+      const Vec& q = loop_.state().q;
+      const double x = q(9) + 0.25 * std::cos(q(11));
+      const double y = q(10) + 0.25 * std::sin(q(11));
       worst = std::max(worst, std::hypot(x - pin_x(), y));
     }
     restart();
@@ -198,19 +196,7 @@ class RtmbLoop {
   }
 
  private:
-  static Settings settings(bool monitor) {
-    Settings s;
-    s.monitor = monitor;
-    s.method = Method::kRk4;
-    s.stabilizer = StabilizerKind::kPStab;
-    s.dt = kDt;
-    return s;
-  }
-
-  Model model_;
-  Workspace ws_;
-  State state_;
-  State start_;
+  bench::RtmbStepLoop loop_;
 };
 
 void BM_RtmbStep(benchmark::State& bs, bool monitor) {

@@ -13,9 +13,52 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <memory>
+#include <utility>
 #include <vector>
 
+#include "rtmb/step.hpp"
+
 namespace rtmb::bench {
+
+/// rtmb's side of a comparison: `system` at RK4 + PStab with step dt (the default step settings;
+/// monitor false leaves out the drift and energy monitor, which mj_step has no counterpart of),
+/// from the system's initial state with q replaced by `q0` when given, warmed by `warm_steps`
+/// steps; restart() returns to the warm state.
+class RtmbStepLoop {
+ public:
+  RtmbStepLoop(std::shared_ptr<const System> system,
+               double dt,
+               bool monitor,
+               int warm_steps,
+               const Vec* q0 = nullptr)
+      : model_(std::move(system), settings(dt, monitor)),
+        ws_(model_),
+        state_(initial_state(model_)) {
+    if (q0 != nullptr) state_.q = *q0;
+    for (int i = 0; i < warm_steps; ++i) (void)rtmb::step(model_, state_, ws_);
+    start_ = state_;
+  }
+
+  void step() noexcept { benchmark::DoNotOptimize(rtmb::step(model_, state_, ws_)); }
+  void restart() noexcept { state_ = start_; }  // same-size assignment: no allocation
+  [[nodiscard]] const State& state() const noexcept { return state_; }
+
+ private:
+  static Settings settings(double dt, bool monitor) {
+    Settings s;
+    s.monitor = monitor;
+    s.method = Method::kRk4;
+    s.stabilizer = StabilizerKind::kPStab;
+    s.dt = dt;
+    return s;
+  }
+
+  Model model_;
+  Workspace ws_;
+  State state_;
+  State start_;
+};
 
 /// Steps `loop` in batches of `batch`, restarting it every `restart_steps` steps.
 template <class Loop>

@@ -81,39 +81,16 @@ class MujocoWam {
   mjData* start_ = nullptr;
 };
 
-class RtmbWam {
- public:
-  explicit RtmbWam(bool monitor)
-      : model_(make_system(load_model_file(kWam)), settings(monitor)),
-        ws_(model_),
-        state_(initial_state(model_)) {
-    if (state_.q.size() != 7) throw std::runtime_error("rtmb: the WAM does not have 7 joints");
-    for (int k = 0; k < 7; ++k) state_.q(k) = kPose[k];
-    for (int i = 0; i < kWarmSteps; ++i) (void)rtmb::step(model_, state_, ws_);
-    start_ = state_;
-  }
-
-  void step() noexcept { benchmark::DoNotOptimize(rtmb::step(model_, state_, ws_)); }
-  void restart() noexcept { state_ = start_; }  // same-size assignment: no allocation
-
- private:
-  static Settings settings(bool monitor) {
-    Settings s;
-    s.monitor = monitor;
-    s.method = Method::kRk4;
-    s.stabilizer = StabilizerKind::kPStab;
-    s.dt = kDt;
-    return s;
-  }
-
-  Model model_;
-  Workspace ws_;
-  State state_;
-  State start_;
-};
+// rtmb's WAM from the same start pose
+bench::RtmbStepLoop rtmb_wam(bool monitor) {
+  const std::shared_ptr<const System> system = make_system(load_model_file(kWam));
+  if (system->n_q() != 7) throw std::runtime_error("rtmb: the WAM does not have 7 joints");
+  const Vec q0 = Eigen::Map<const Vec>(kPose, 7);
+  return bench::RtmbStepLoop(system, kDt, monitor, kWarmSteps, &q0);
+}
 
 void BM_RtmbWam(benchmark::State& bs, bool monitor) {
-  RtmbWam loop(monitor);
+  bench::RtmbStepLoop loop = rtmb_wam(monitor);
   bench::run_batches(bs, loop, kBatch, kRestartSteps);
 }
 BENCHMARK_CAPTURE(BM_RtmbWam, wam, true)->Name("BM_RtmbStep/wam");
@@ -128,7 +105,7 @@ BENCHMARK_CAPTURE(BM_MujocoWam, wam_rk4, static_cast<int>(mjINT_RK4))
     ->Name("BM_MujocoStep/wam_rk4");
 
 void BM_WamRatio(benchmark::State& bs, int integrator) {
-  RtmbWam rtmb_loop(true);
+  bench::RtmbStepLoop rtmb_loop = rtmb_wam(true);
   MujocoWam mujoco_loop(integrator);
   bench::step_ratio(bs, rtmb_loop, mujoco_loop, kBatch, kRestartSteps);
 }
