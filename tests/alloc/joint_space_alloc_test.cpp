@@ -35,12 +35,14 @@ constexpr long kClosedLoopSteps = testing::kCountsViaSanitizerHooks ? 50 : 200;
 // the floating-base sweep (14 coordinates and a normalization row): CI time again
 constexpr long kFloatingBaseSteps = testing::kCountsViaSanitizerHooks ? 50 : 100;
 
-TEST(JointSpaceAllocations, WamEveryMethodAndStabilizerAllocatesNothing) {
-  const ModelFile file = load_model_file("/usr/share/doc/dart/data/urdf/wam/wam.urdf");
-  const std::shared_ptr<const System> sys = make_system(file);
-  ASSERT_EQ(sys->n_v(), 7);
+// Every method x stabilizer on sys, `steps` counted steps each: no heap call and no flagged step
+// in any run that the engine accepts, and most combinations run; prints the tally under `label`.
+void expect_clean_sweep(const std::shared_ptr<const System>& sys,
+                        double dt,
+                        long steps,
+                        const char* label) {
   const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
-      sys, file.settings.dt, kSteps, "wam",
+      sys, dt, steps, label,
       [](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
         EXPECT_EQ(run.counts.allocations, 0u)
             << to_string(method) << " + " << to_string(stabilizer);
@@ -48,9 +50,16 @@ TEST(JointSpaceAllocations, WamEveryMethodAndStabilizerAllocatesNothing) {
             << to_string(method) << " + " << to_string(stabilizer);
         EXPECT_EQ(run.flagged, 0) << to_string(method) << " + " << to_string(stabilizer);
       });
-  std::printf("wam (joint space): %d method x stabilizer runs of %ld steps, %d refused at setup\n",
-              sweep.ran, kSteps, sweep.refused);
+  std::printf("%s: %d method x stabilizer runs of %ld steps, %d refused at setup\n", label,
+              sweep.ran, steps, sweep.refused);
   EXPECT_GT(sweep.ran, 10 * sweep.refused);
+}
+
+TEST(JointSpaceAllocations, WamEveryMethodAndStabilizerAllocatesNothing) {
+  const ModelFile file = load_model_file("/usr/share/doc/dart/data/urdf/wam/wam.urdf");
+  const std::shared_ptr<const System> sys = make_system(file);
+  ASSERT_EQ(sys->n_v(), 7);
+  expect_clean_sweep(sys, file.settings.dt, kSteps, "wam");
 }
 
 TEST(JointSpaceAllocations, EvaluationsOfTheSimulationInstanceAllocateNothing) {
@@ -85,20 +94,7 @@ TEST(JointSpaceAllocations, ClosedLoopEveryMethodAndStabilizerAllocatesNothing) 
   const ModelFile file = load_model_file(testing::config_path("urdf/parallelogram_arm.yaml"));
   const std::shared_ptr<const System> sys = make_system(file);
   ASSERT_EQ(sys->n_lambda(), 2);
-  const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
-      sys, file.settings.dt, kClosedLoopSteps, "parallelogram_arm",
-      [](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
-        EXPECT_EQ(run.counts.allocations, 0u)
-            << to_string(method) << " + " << to_string(stabilizer);
-        EXPECT_EQ(run.counts.deallocations, 0u)
-            << to_string(method) << " + " << to_string(stabilizer);
-        EXPECT_EQ(run.flagged, 0) << to_string(method) << " + " << to_string(stabilizer);
-      });
-  std::printf(
-      "parallelogram arm (joint space + closure): %d method x stabilizer runs of %ld steps, %d "
-      "refused at setup\n",
-      sweep.ran, kClosedLoopSteps, sweep.refused);
-  EXPECT_GT(sweep.ran, 10 * sweep.refused);
+  expect_clean_sweep(sys, file.settings.dt, kClosedLoopSteps, "parallelogram_arm");
 }
 
 // Floating base (issue 19 item 1): configs/urdf/wam_floating.yaml, the WAM on a floating joint
@@ -108,19 +104,7 @@ TEST(JointSpaceAllocations, FloatingBaseEveryMethodAndStabilizerAllocatesNothing
   const std::shared_ptr<const System> sys = make_system(file);
   ASSERT_EQ(sys->n_v(), 14);
   ASSERT_EQ(sys->n_lambda(), 1);
-  const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
-      sys, file.settings.dt, kFloatingBaseSteps, "wam_floating",
-      [](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
-        EXPECT_EQ(run.counts.allocations, 0u)
-            << to_string(method) << " + " << to_string(stabilizer);
-        EXPECT_EQ(run.counts.deallocations, 0u)
-            << to_string(method) << " + " << to_string(stabilizer);
-        EXPECT_EQ(run.flagged, 0) << to_string(method) << " + " << to_string(stabilizer);
-      });
-  std::printf(
-      "wam (floating base): %d method x stabilizer runs of %ld steps, %d refused at setup\n",
-      sweep.ran, kFloatingBaseSteps, sweep.refused);
-  EXPECT_GT(sweep.ran, 10 * sweep.refused);
+  expect_clean_sweep(sys, file.settings.dt, kFloatingBaseSteps, "wam_floating");
 }
 
 // Every closure type's rows, the springs and the joint-named outputs evaluate without allocating.
