@@ -39,6 +39,7 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -202,8 +203,12 @@ std::unique_ptr<const System> JointSpaceTree::for_simulation() const {
 // World pose, motion subspace and spatial inertia of every link at q (RBDA §4.4 joint models,
 // composed along the tree from the world).
 void JointSpaceTree::kinematics(VecCRef q) const noexcept {
-  // bit-equal q (a NaN never compares equal, so it is recomputed): state_ holds it already
-  if (kinematics_valid_ && (q.array() == kinematics_q_.array()).all()) return;
+  // the same bits of q: state_ holds it already. Bitwise, as Andrews' trig memo: -0.0 and +0.0
+  // have different sines, so == would hand one the other's poses
+  if (kinematics_valid_ && std::memcmp(q.data(), kinematics_q_.data(),
+                                       sizeof(double) * static_cast<std::size_t>(q.size())) == 0) {
+    return;
+  }
   kinematics_q_ = q;
   kinematics_valid_ = true;
   for (int l : order_) {
