@@ -185,6 +185,11 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
                   "robot_sine: frequency of the tip path sin^2(omega t) [rad/s]")
       ->capture_default_str()
       ->check(kPositiveNumber);
+  run->add_option(
+         "--crank-speed", o.mechanism.crank_speed,
+         "deformable_slider_crank: initial crank speed phi'(0) [rad/s] (Chin: 180, 120, 60)")
+      ->capture_default_str()
+      ->check(kPositiveNumber);
   run->add_option("--family", o.family, "gsssss: sub-family u0 | v0 (Hoitink 2011)")
       ->capture_default_str()
       ->check(CLI::IsMember({"u0", "v0"}));

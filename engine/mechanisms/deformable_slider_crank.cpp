@@ -39,7 +39,11 @@ DeformableSliderCrank::DeformableSliderCrank(const DeformableSliderCrankSpec& sp
       spec_(spec),
       rod_(rod_spec(spec)),
       slider_(rod_.station(spec.rod_length)),
-      mid_(rod_.station(0.5 * spec.rod_length)) {}
+      mid_(rod_.station(0.5 * spec.rod_length)) {
+  for (int k = 0; k < kDrawStations; ++k) {
+    draw_[static_cast<std::size_t>(k)] = rod_.station(spec.rod_length * k / (kDrawStations - 1));
+  }
+}
 
 double DeformableSliderCrank::midspan_deflection(VecCRef q) const noexcept {
   return rod_.displacement(mid_, q.segment(3, rod_.n_elastic())).y();
@@ -133,6 +137,38 @@ double DeformableSliderCrank::energy(double /*t*/,
   return rod_.kinetic_energy(q.head(n), v.head(n)) + 0.5 * spec_.crank_inertia * v(n) * v(n) +
          rod_.strain_energy(q.head(n)) +
          rod_.field_potential(q.head(n), Eigen::Vector2d(0.0, -spec_.gravity));
+}
+
+// ---- drawing geometry (rtmb/models/joint_points.hpp) -----------------------------------------
+// Points: 0 the crank's pivot O (ground), 1..kDrawStations the rod's centre line from A (on the
+// crank) to B (the slider); bars: the crank O-A and the rod's segments.
+namespace {
+constexpr std::array<JointLink, DeformableSliderCrank::kDrawStations> kRodBars = [] {
+  std::array<JointLink, DeformableSliderCrank::kDrawStations> bars{};
+  bars[0] = {0, 1};
+  for (int k = 1; k < DeformableSliderCrank::kDrawStations; ++k) {
+    bars[static_cast<std::size_t>(k)] = {k, k + 1};
+  }
+  return bars;
+}();
+constexpr std::array<int, 1> kCrankGround{0};
+}  // namespace
+
+std::span<const JointLink> DeformableSliderCrank::joint_links() const noexcept {
+  return kRodBars;
+}
+std::span<const int> DeformableSliderCrank::ground_points() const noexcept {
+  return kCrankGround;
+}
+void DeformableSliderCrank::joint_points(double /*t*/,
+                                         VecCRef q,
+                                         std::span<Eigen::Vector3d> out) const noexcept {
+  out[0].setZero();
+  const auto rod_q = q.head(rod_.n_coordinates());
+  for (int k = 0; k < kDrawStations; ++k) {
+    const Eigen::Vector2d p = rod_.point_position(rod_q, draw_[static_cast<std::size_t>(k)]);
+    out[static_cast<std::size_t>(1 + k)] = {p.x(), p.y(), 0.0};
+  }
 }
 
 }  // namespace rtmb::detail

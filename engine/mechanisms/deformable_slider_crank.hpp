@@ -24,9 +24,12 @@
 //   * units: inch, lb_f, second (Table 5.1's E in lb/in^2 and rho in lb s^2/in^4); J = 1.0 lb s^2
 //   in.
 
+#include <array>
+#include <span>
 #include <string_view>
 
 #include "engine/multibody/floating_frame_beam.hpp"
+#include "rtmb/models/joint_points.hpp"
 #include "rtmb/system.hpp"
 #include "rtmb/system_overrides.hpp"
 
@@ -46,7 +49,7 @@ struct DeformableSliderCrankSpec {
   bool driven = true;
 };
 
-class DeformableSliderCrank final : public System {
+class DeformableSliderCrank final : public System, public JointPoints {
  public:
   explicit DeformableSliderCrank(const DeformableSliderCrankSpec& spec);
 
@@ -64,11 +67,20 @@ class DeformableSliderCrank final : public System {
   // external, so it is not conserved)
   RTMB_SYSTEM_ENERGY_OVERRIDES;
 
+  // drawing geometry: O, then the rod's deformed centre line at kDrawStations stations from A
+  // to B (the live view draws the bending as the model computes it, unscaled)
+  static constexpr int kDrawStations = 9;
+  [[nodiscard]] int n_joint_points() const noexcept override { return 1 + kDrawStations; }
+  [[nodiscard]] std::span<const JointLink> joint_links() const noexcept override;
+  [[nodiscard]] std::span<const int> ground_points() const noexcept override;
+  void joint_points(double t, VecCRef q, std::span<Eigen::Vector3d> out) const noexcept override;
+
  private:
   DeformableSliderCrankSpec spec_;
   FloatingFrameBeam rod_;
-  BeamStation slider_;  // x = l
-  BeamStation mid_;     // x = l / 2
+  BeamStation slider_;                           // x = l
+  BeamStation mid_;                              // x = l / 2
+  std::array<BeamStation, kDrawStations> draw_;  // x = k l / (kDrawStations - 1)
 };
 
 }  // namespace rtmb::detail

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/mechanisms/deformable_slider_crank.hpp"
 #include "engine/mechanisms/mechanisms_impl.hpp"
 
 namespace rtmb {
@@ -20,7 +21,7 @@ namespace {
 
 // default_dt / default_t_end: small enough for the fixed-step integrators to resolve the motion
 // (Andrews oscillates at kHz rates: 5e-5 s over its customary 0.03 s window).
-constexpr std::array<MechanismInfo, 9> kMechanisms{{
+constexpr std::array<MechanismInfo, 10> kMechanisms{{
     {"pendulum", "Cartesian point-mass pendulum, x^2 + y^2 = l^2, 60 deg start", 1e-3, 10.0},
     {"double_pendulum",
      "double pendulum with singular M = diag(M1,M1,0,M2,M2,0) (Hoitink 2011 sec. 4.1)", 1e-3, 10.0},
@@ -40,6 +41,9 @@ constexpr std::array<MechanismInfo, 9> kMechanisms{{
     {"rolling_disc",
      "disc rolling without slip on a plane, nonholonomic (Chin 1995 sec. 4.6), falls flat by 1.7 s",
      1e-3, 1.8},
+    {"deformable_slider_crank",
+     "slider-crank with a flexible floating-frame rod, inch units (Chin 1995 ch. 5, Table 5.1)",
+     1e-5, 0.07},
 }};
 
 }  // namespace
@@ -87,6 +91,14 @@ std::unique_ptr<System> make_mechanism(std::string_view name, const MechanismOpt
   }
   if (name == "rolling_disc") {
     return std::make_unique<detail::RollingDisc>();
+  }
+  if (name == "deformable_slider_crank") {
+    if (!(options.crank_speed > 0.0)) {
+      throw std::invalid_argument("crank_speed must be > 0 rad/s");
+    }
+    detail::DeformableSliderCrankSpec spec;
+    spec.crank_speed = options.crank_speed;
+    return std::make_unique<detail::DeformableSliderCrank>(spec);
   }
   throw std::invalid_argument("unknown mechanism '" + std::string(name) +
                               "'; valid: " + mechanism_names());

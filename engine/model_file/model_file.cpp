@@ -127,12 +127,13 @@ void read_integration(const Reader& r, const YAML::Node& n, Settings& s) {
 
 void read_options(const Reader& r, const YAML::Node& n, MechanismOptions& o) {
   const std::string p = "options";
-  r.check_keys(n, p, {"chain_links", "chain_loop", "robot_omega"});
+  r.check_keys(n, p, {"chain_links", "chain_loop", "robot_omega", "crank_speed"});
   if (const YAML::Node m = n["chain_links"]) {
     o.chain_links = integer_in(r, m, p + ".chain_links", 1, 100000);
   }
   if (const YAML::Node m = n["chain_loop"]) o.chain_loop = r.boolean(m, p + ".chain_loop");
   if (const YAML::Node m = n["robot_omega"]) o.robot_omega = r.positive(m, p + ".robot_omega");
+  if (const YAML::Node m = n["crank_speed"]) o.crank_speed = r.positive(m, p + ".crank_speed");
 }
 
 InputKind parse_kind(const Reader& r, const YAML::Node& n, const std::string& key) {

@@ -60,13 +60,28 @@ struct ThreadCounters {
 // area, so access never goes through __tls_get_addr, which may allocate.
 [[gnu::tls_model("initial-exec")]] constinit thread_local ThreadCounters t_counters{};
 
+// RTMB_ALLOC_ABORT set in the environment: every heap call a scope counts aborts at once, so that
+// a debugger shows who made it (`RTMB_ALLOC_ABORT=1 gdb -batch -ex run -ex bt --args
+// build/bin/rtmb_alloc_tests --gtest_filter=...`). For chasing a rare allocation; the negative
+// controls, which allocate on purpose, abort too. Read once at load, not inside malloc.
+bool g_abort_on_count = false;
+[[gnu::constructor]] void read_abort_flag() {
+  g_abort_on_count = std::getenv("RTMB_ALLOC_ABORT") != nullptr;
+}
+
 inline void note_allocation() noexcept {
-  if (t_counters.depth != 0) ++t_counters.allocations;
+  if (t_counters.depth != 0) {
+    ++t_counters.allocations;
+    if (g_abort_on_count) std::abort();
+  }
 }
 
 // Callers check for nullptr themselves: releasing nullptr is not a deallocation.
 inline void note_deallocation() noexcept {
-  if (t_counters.depth != 0) ++t_counters.deallocations;
+  if (t_counters.depth != 0) {
+    ++t_counters.deallocations;
+    if (g_abort_on_count) std::abort();
+  }
 }
 
 // Misuse is reported with write(2): stdio may allocate, and the allocator is what we are testing.

@@ -18,6 +18,9 @@ struct MechanismOptions {
   /// `robot_sine`: angular frequency of the prescribed tip height sin^2(omega t) [rad/s], > 0.
   /// 1 reproduces Chin's Table 4.7 (reference §3.6); his Figs 4.19-4.20 use 0.5.
   double robot_omega = 1.0;
+  /// `deformable_slider_crank`: the crank's initial speed phi'(0) [rad/s], > 0; Chin's runs use
+  /// 180, 120 and 60 (reference post-stabilization-chin1995.md §3.12).
+  double crank_speed = 180.0;
 };
 
 /// One built-in reference mechanism, selectable by name (`rtmb run NAME`).

@@ -209,6 +209,35 @@ TEST(JointPoints, AndrewsBodiesHaveTheHairerWannerDimensionsAndTheFourEPointsClo
   }
 }
 
+TEST(JointPoints, DeformableSliderCrankDrawsTheRodsDeformedCentreLine) {
+  // Chin Table 5.1: crank r = 6 in, rod l = 12 in; at t = 0 the crank and the undeformed rod lie
+  // on the x-axis: O, A = (6, 0), B = (18, 0)
+  const std::string name = "deformable_slider_crank";
+  const Drawn d = draw(name, initial_q(name));
+  const int n = d.geometry->n_joint_points();
+  EXPECT_TRUE(d.points[0].isZero()) << "O";
+  EXPECT_TRUE(d.points[1].isApprox(Eigen::Vector3d(6, 0, 0), 1e-14)) << "A";
+  EXPECT_TRUE(d.points[static_cast<std::size_t>(n - 1)].isApprox(Eigen::Vector3d(18, 0, 0), 1e-14))
+      << "B";
+  for (int k = 1; k + 1 < n; ++k) {
+    EXPECT_NEAR(length(d, k, k + 1), 12.0 / (n - 2), 1e-12) << "straight rod, segment " << k;
+  }
+  // bent: 0.1 in of transverse displacement at the middle node (elastic coordinate 2 of
+  // (slope A, axial mid, transverse mid, slope mid, axial B, slope B), reference §3.12) and
+  // nothing else. Hermite shape functions interpolate the nodes exactly, so the drawn midpoint
+  // is at (6 + 6, 0.1) and both ends stay where the supports hold them.
+  Vec q = initial_q(name);
+  q(3 + 2) = 0.1;
+  const Drawn bent = draw(name, q);
+  ASSERT_EQ(n % 2, 0) << "an odd number of rod stations puts one at midspan";
+  const auto mid = static_cast<std::size_t>(1 + (n - 2) / 2);
+  EXPECT_TRUE(bent.points[mid].isApprox(Eigen::Vector3d(12, 0.1, 0), 1e-14));
+  EXPECT_TRUE(bent.points[1].isApprox(Eigen::Vector3d(6, 0, 0), 1e-14));
+  EXPECT_NEAR(bent.points[static_cast<std::size_t>(n - 1)].y(), 0.0, 1e-14);
+  EXPECT_GT(bent.points[mid - 1].y(), 0.0);
+  EXPECT_GT(bent.points[mid + 1].y(), 0.0);
+}
+
 TEST(JointPoints, ASystemWithoutDrawingGeometryHasNone) {
   // a System that is not a built-in mechanism: no JointPoints
   class Bare final : public System {

@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::string_view kExpectedNames =
     "pendulum, double_pendulum, slider_crank, andrews, robot_parabola, robot_sine, chain, "
-    "four_bar, rolling_disc";
+    "four_bar, rolling_disc, deformable_slider_crank";
 
 // Runs `make` and returns the std::invalid_argument message; fails the test if nothing is thrown.
 template <class F>

@@ -54,6 +54,23 @@ TEST(ModelFile, BuiltinDefaultsAreOneForcePerCoordinate) {
   EXPECT_THROW((void)builtin_model_file("nope"), std::invalid_argument);
 }
 
+TEST(ModelFile, DeformableSliderCrankTakesChinsCrankSpeedFromItsOptions) {
+  // Chin ch. 5 runs phi'(0) = 180, 120 and 60 rad/s; the file sets 180, options override it
+  const ModelFile f =
+      load_model_file(std::string(RTMB_SOURCE_DIR) + "/configs/deformable_slider_crank.yaml");
+  EXPECT_EQ(f.mechanism, "deformable_slider_crank");
+  EXPECT_EQ(f.options.crank_speed, 180.0);
+  EXPECT_EQ(f.settings.dt, 1e-5);
+  for (const double speed : {180.0, 60.0}) {
+    MechanismOptions options = f.options;
+    options.crank_speed = speed;
+    State s;
+    make_mechanism(f.mechanism, options)->initial_state(s);
+    EXPECT_EQ(s.v(s.v.size() - 1), speed) << "phi' is the last velocity";
+    EXPECT_EQ(s.v(1), 6.0 * speed) << "R2' = r phi' at phi = 0, r = 6 in";
+  }
+}
+
 std::string error_of(const std::string& text) {
   return testing::model_file_error(text);
 }
@@ -137,6 +154,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "rig.yaml:4:7:", "inputs.channels[0]", "min_value"},
         BadCase{"integer expected", "mechanism: chain\noptions:\n  chain_links: 2.5\n",
                 "rig.yaml:3:16:", "options.chain_links", "expected an integer"},
+        BadCase{"crank speed not positive",
+                "mechanism: deformable_slider_crank\noptions:\n  crank_speed: 0\n",
+                "rig.yaml:3:16:", "options.crank_speed", "must be > 0"},
         BadCase{"output unit count", "mechanism: pendulum\noutputs:\n  units: [m]\n",
                 "rig.yaml:3:10:", "outputs.units", "expected a list of 4 units"},
         BadCase{"syntax error", "mechanism: pendulum\nintegration:\n  dt: [1, 2\n",
