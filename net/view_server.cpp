@@ -164,13 +164,9 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     });
   }
 
-  /// The timer's frame for this page: sent on every decimation-th tick (the page's frame rate,
-  /// net/view_decimation.hpp), the others skipped. Returns whether it was sent.
-  bool offer_frame(const std::string& frame) {
-    if (ticks_++ % static_cast<std::uint64_t>(decimation_) != 0) return false;
-    send(frame, false);
-    return true;
-  }
+  /// One tick of the frame timer: whether this page gets the tick's frame, one tick in
+  /// decimation_ on average (the page's frame rate, net/view_decimation.hpp).
+  bool takes_frame() noexcept { return pacer_.tick(decimation_); }
 
   /// Queues a message; a frame is dropped while two are queued (the scene never is).
   void send(const std::string& message, bool must_send) {
@@ -229,8 +225,9 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       s.page_fps = f;
       s.decimation = decimation_;
     });
-    std::string reply =
-        R"({"type":"view","decimation":)" + std::to_string(decimation_) + R"(,"frame_rate_hz":)";
+    std::string reply = R"({"type":"view","decimation":)";
+    append_json_number(reply, decimation_);
+    reply += R"(,"frame_rate_hz":)";
     append_json_number(reply, impl_.config.frame_rate_hz);
     reply += '}';
     send(reply, true);
@@ -333,8 +330,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::deque<std::string> relay_out_;      // lines not yet written to it
   std::string relay_in_;                   // its reply bytes not yet split into lines
   std::size_t in_flight_ = 0;              // lines relayed and not yet answered
-  int decimation_ = 1;                     // every decimation_-th frame (the page's frame rate)
-  std::uint64_t ticks_ = 0;                // frames offered
+  double decimation_ = 1.0;                // one frame in decimation_ ticks (the page's frame rate)
+  ViewFramePacer pacer_;                   // which ticks those are
   bool relay_open_ = false;
   bool relay_connecting_ = false;
 };
@@ -543,12 +540,14 @@ void ViewServer::Impl::on_frame_timer() {
         spdlog::error("view: cannot draw the loaded model: {}", e.what());
       }
     }
+    // the frame is encoded only on ticks some page takes (a 1000-body chain's is ~60 kB)
     std::size_t live = 0;
     std::string frame;
     for (auto& weak : sessions) {
-      if (auto s = weak.lock()) {
+      if (auto s = weak.lock(); s && s->takes_frame()) {
         if (frame.empty()) frame = frame_json(stats);
-        if (s->offer_frame(frame)) ++live;
+        s->send(frame, false);
+        ++live;
       }
     }
     std::erase_if(sessions, [](const std::weak_ptr<WsSession>& w) { return w.expired(); });
