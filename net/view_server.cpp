@@ -174,6 +174,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       count(impl_, [](ViewStats& s) { ++s.frames_dropped; });
       return;
     }
+    if (!must_send) ++frames_since_report_;
     queue_.push_back(message);
     if (queue_.size() == 1) write();
   }
@@ -219,7 +220,17 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
         fps == nullptr || fps->type != JsonType::kNumber) {
       return false;
     }
-    decimation_ = view_decimation(impl_.config.frame_rate_hz, fps->number, decimation_);
+    // the rate this page was really sent since its last report: the timer's nominal rate / d
+    // overstates it when the view's thread is late (a loaded machine), and a page that drew all
+    // it got would look slow. Over half a second at least (the page reports once a second): a
+    // shorter window counts too few frames to tell; 0 means the nominal rate.
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - last_report_).count();
+    const double sent_hz =
+        elapsed >= 0.5 ? static_cast<double>(frames_since_report_) / elapsed : 0.0;
+    last_report_ = now;
+    frames_since_report_ = 0;
+    decimation_ = view_decimation(impl_.config.frame_rate_hz, fps->number, decimation_, sent_hz);
     count(impl_, [this, f = fps->number](ViewStats& s) {
       ++s.frame_rate_reports;
       s.page_fps = f;
@@ -332,6 +343,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::size_t in_flight_ = 0;              // lines relayed and not yet answered
   double decimation_ = 1.0;                // one frame in decimation_ ticks (the page's frame rate)
   ViewFramePacer pacer_;                   // which ticks those are
+  std::uint64_t frames_since_report_ = 0;  // frames queued for the page since its last report
+  std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();
   bool relay_open_ = false;
   bool relay_connecting_ = false;
 };

@@ -51,7 +51,7 @@ TEST(ViewStateAlloc, HandingEveryCoordinateToTheViewAllocatesNothingOnTheSimulat
     asio::connect(ws.next_layer(), resolver.resolve("127.0.0.1", std::to_string(view.port())));
     ws.handshake("127.0.0.1", "/ws");
     // a page that draws 20 frames per second: at its first report it gets half the 60 Hz
-    // timer's frames, d = 2 (0.9 * 60 / 20 = 2.7, but at most half as many per report;
+    // timer's frames, d = 2 (0.8 * 60 / 20 = 2.4, but at most half as many per report;
     // net/view_decimation.hpp)
     ws.write(asio::buffer(std::string(R"({"view":"frame_rate","fps":20})")));
     boost::beast::flat_buffer buffer;
