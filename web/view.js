@@ -717,8 +717,9 @@ function connect() {
       // the server's answer to the frame-rate report: it sends one frame in `decimation` ticks
       // of its timer (a real number, net/view_decimation.hpp)
       view.decimation = msg.decimation;
-      document.getElementById('decimation').textContent = msg.decimation > 1
-        ? ` (gets ${(msg.frame_rate_hz / msg.decimation).toFixed(1)} of ${msg.frame_rate_hz} frames/s)` : '';
+      // in the tooltip, not the header's text: a text that changes length every second re-wraps
+      // the header and moves the canvas under the mouse (the browser test's drag saw it)
+      document.getElementById('fps').title = `the server sends this page ${(msg.frame_rate_hz / msg.decimation).toFixed(1)} of its ${msg.frame_rate_hz} frames/s`;
     } else if ('ok' in msg) {
       onControlReply(msg);
     }
