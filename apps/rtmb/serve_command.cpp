@@ -189,7 +189,7 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
   // so the stream's rate bounds the frame rate it shows (issue 20 acceptance 4 asks 30)
   cmd->add_option("--view-rate", o.view_rate_hz,
                   "Frames per second the live view sends a page that keeps up (a slower page "
-                  "gets fewer: the rate it draws / 0.9)")
+                  "gets fewer: about the rate it draws / 0.8)")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 1000.0));
 }
