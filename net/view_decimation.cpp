@@ -7,12 +7,18 @@
 
 namespace rtmb {
 
-int view_decimation(double timer_hz, double page_fps, int current) noexcept {
+double view_decimation(double timer_hz, double page_fps, double current, double sent_hz) noexcept {
   if (!(std::isfinite(timer_hz) && timer_hz > 0.0 && std::isfinite(page_fps) && page_fps > 0.0)) {
     return current;
   }
-  const double k = std::ceil(0.9 * timer_hz / page_fps);
-  return static_cast<int>(std::clamp(k, 1.0, static_cast<double>(kMaxViewDecimation)));
+  // the frames per second this page was sent since its last report
+  const double sent =
+      std::isfinite(sent_hz) && sent_hz > 0.0 ? sent_hz : timer_hz / std::max(current, 1.0);
+  const bool keeps_up = page_fps >= 0.85 * sent;
+  // at most half the frames per report: one slow second (a tab in the background, a burst of
+  // load) costs a page half its frames, not all but one in 30
+  const double d = keeps_up ? 0.5 * current : std::min(0.8 * timer_hz / page_fps, 2.0 * current);
+  return std::clamp(d, 1.0, kMaxViewDecimation);
 }
 
 }  // namespace rtmb

@@ -164,13 +164,9 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     });
   }
 
-  /// The timer's frame for this page: sent on every decimation-th tick (the page's frame rate,
-  /// net/view_decimation.hpp), the others skipped. Returns whether it was sent.
-  bool offer_frame(const std::string& frame) {
-    if (ticks_++ % static_cast<std::uint64_t>(decimation_) != 0) return false;
-    send(frame, false);
-    return true;
-  }
+  /// One tick of the frame timer: whether this page gets the tick's frame, one tick in
+  /// decimation_ on average (the page's frame rate, net/view_decimation.hpp).
+  bool takes_frame() noexcept { return pacer_.tick(decimation_); }
 
   /// Queues a message; a frame is dropped while two are queued (the scene never is).
   void send(const std::string& message, bool must_send) {
@@ -178,6 +174,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       count(impl_, [](ViewStats& s) { ++s.frames_dropped; });
       return;
     }
+    if (!must_send) ++frames_since_report_;
     queue_.push_back(message);
     if (queue_.size() == 1) write();
   }
@@ -223,14 +220,25 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
         fps == nullptr || fps->type != JsonType::kNumber) {
       return false;
     }
-    decimation_ = view_decimation(impl_.config.frame_rate_hz, fps->number, decimation_);
+    // the rate this page was really sent since its last report: the timer's nominal rate / d
+    // overstates it when the view's thread is late (a loaded machine), and a page that drew all
+    // it got would look slow. Over half a second at least (the page reports once a second): a
+    // shorter window counts too few frames to tell; 0 means the nominal rate.
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - last_report_).count();
+    const double sent_hz =
+        elapsed >= 0.5 ? static_cast<double>(frames_since_report_) / elapsed : 0.0;
+    last_report_ = now;
+    frames_since_report_ = 0;
+    decimation_ = view_decimation(impl_.config.frame_rate_hz, fps->number, decimation_, sent_hz);
     count(impl_, [this, f = fps->number](ViewStats& s) {
       ++s.frame_rate_reports;
       s.page_fps = f;
       s.decimation = decimation_;
     });
-    std::string reply =
-        R"({"type":"view","decimation":)" + std::to_string(decimation_) + R"(,"frame_rate_hz":)";
+    std::string reply = R"({"type":"view","decimation":)";
+    append_json_number(reply, decimation_);
+    reply += R"(,"frame_rate_hz":)";
     append_json_number(reply, impl_.config.frame_rate_hz);
     reply += '}';
     send(reply, true);
@@ -333,8 +341,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::deque<std::string> relay_out_;      // lines not yet written to it
   std::string relay_in_;                   // its reply bytes not yet split into lines
   std::size_t in_flight_ = 0;              // lines relayed and not yet answered
-  int decimation_ = 1;                     // every decimation_-th frame (the page's frame rate)
-  std::uint64_t ticks_ = 0;                // frames offered
+  double decimation_ = 1.0;                // one frame in decimation_ ticks (the page's frame rate)
+  ViewFramePacer pacer_;                   // which ticks those are
+  std::uint64_t frames_since_report_ = 0;  // frames queued for the page since its last report
+  std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();
   bool relay_open_ = false;
   bool relay_connecting_ = false;
 };
@@ -543,12 +553,14 @@ void ViewServer::Impl::on_frame_timer() {
         spdlog::error("view: cannot draw the loaded model: {}", e.what());
       }
     }
+    // the frame is encoded only on ticks some page takes (a 1000-body chain's is ~60 kB)
     std::size_t live = 0;
     std::string frame;
     for (auto& weak : sessions) {
-      if (auto s = weak.lock()) {
+      if (auto s = weak.lock(); s && s->takes_frame()) {
         if (frame.empty()) frame = frame_json(stats);
-        if (s->offer_frame(frame)) ++live;
+        s->send(frame, false);
+        ++live;
       }
     }
     std::erase_if(sessions, [](const std::weak_ptr<WsSession>& w) { return w.expired(); });

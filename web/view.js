@@ -20,17 +20,26 @@ import { InstancedBodies } from '/instanced_bodies.js';
 const view = {
   status: 'connecting',
   scene: null,
+  // frames received, and the newest of them
   frames: 0,
   lastFrame: null,
-  // world (x, y, z) of every body's centre of mass as last drawn
-  bodyPositions: [],
   // the frame last applied to the drawing (its q and, for a built-in mechanism, joint points)
   drawn: null,
+  // renderer.render() calls: every frame drawn with new content, and the redraws of the same
+  // content after a camera move, a resize or while held (the browser test's hold)
   renderedFrames: 0,
-  // frames drawn per second over the last second (null until a second has passed), and the
-  // server's decimation for this page (every k-th frame is sent)
+  // frames drawn with new content: a received frame with a simulation time or step the drawing
+  // did not show yet, applied and rendered (frames received while an animation frame was
+  // pending are superseded by the newest one and never drawn, so not counted)
+  drawnFrames: 0,
+  // drawnFrames per second over the last second (null until a second has passed), and the
+  // server's decimation for this page (one frame in `decimation` ticks of its timer is sent)
   fps: null,
   decimation: 1,
+  // where the page's time goes, summed since it loaded [ms] and counted (issue 20 point 6):
+  // JSON.parse of frames, applying a frame to the drawing, renderer.render(); and the browser's
+  // animation frames (its own frame rate, new content or not). The fps test prints them.
+  profile: { parseMs: 0, parses: 0, applyMs: 0, applies: 0, renderMs: 0, renders: 0, animationFrames: 0 },
   held: false,
   // control replies as received ({ok, command, ...}), newest last
   controlReplies: [],
@@ -40,6 +49,9 @@ const view = {
   drag: null,
 };
 window.rtmbView = view;
+// the drawing happens on animation frames (render, below): what the next one has to do
+let pending = null;      // the newest frame received and not yet drawn
+let needsRender = true;  // the camera moved, the window resized, a scene was built
 
 // ---- three.js scene ----------------------------------------------------------------------
 const container = document.getElementById('scene');
@@ -259,6 +271,7 @@ function fitCamera(f) {
   controls.target.copy(c);
   camera.lookAt(c);
   controls.update();
+  needsRender = true;
   fitted = true;
   followLast = null;
 }
@@ -318,9 +331,7 @@ function applyFrame(f) {
     applyJoints(f);
   } else {
     if (!bodies) createBodies(f);
-    const poses = view.scene.bodies.map((b, i) => bodyPose(q, i));
-    bodies.update(poses);
-    view.bodyPositions = poses.map(({ position }) => [position.x, position.y, position.z]);
+    bodies.updateFromQ(q, view.scene, (i) => bodyPose(q, i));
   }
   if (!fitted) fitCamera(f);
   for (const s of springs) {
@@ -445,7 +456,14 @@ view.project = (p) => {
 };
 view.camera = () => ({ position: camera.position.toArray(), target: controls.target.toArray() });
 
+// world (x, y, z) of every body's centre of mass as last drawn (computed when asked, not per frame)
+Object.defineProperty(view, 'bodyPositions', {
+  get: () => (view.drawn && view.scene && !view.scene.joints
+    ? view.scene.bodies.map((b, i) => bodyPose(view.drawn.q, i).position.toArray()) : []),
+});
+
 function resize() {
+  needsRender = true;
   const w = container.clientWidth;
   const h = container.clientHeight;
   renderer.setSize(w, h, false);
@@ -455,14 +473,23 @@ function resize() {
 window.addEventListener('resize', resize);
 resize();
 
-// The page's frame rate (issue 20 point 6): frames drawn over the last second, shown in the header
-// and reported to the server, which sends this page every k-th frame when it cannot draw them
-// all (net/view_decimation.hpp; the reply says k). view.fps is what the browser test reads.
+// The page's frame rate (issue 20 point 6): frames drawn with new content over the last second,
+// shown in the header and reported to the server, which sends this page fewer frames when it
+// cannot draw them all (net/view_decimation.hpp; the reply says the decimation). view.fps is what
+// the browser test reads. A paused simulation's frames carry no new state: the rate is then 0,
+// which the server ignores.
 let fpsWindowStart = null;
 let fpsWindowFrames = 0;
-function countFrame(now) {
-  if (fpsWindowStart === null) fpsWindowStart = now;
-  fpsWindowFrames += 1;
+function countFrame(now, fresh) {
+  if (fpsWindowStart === null) {
+    // the first window starts at the first frame drawn of a scene, not while it was being built
+    if (fresh) {
+      fpsWindowStart = now;
+      fpsWindowFrames = 0;
+    }
+    return;
+  }
+  if (fresh) fpsWindowFrames += 1;
   if (now - fpsWindowStart < 1000) return;
   view.fps = (1000 * fpsWindowFrames) / (now - fpsWindowStart);
   fpsWindowStart = now;
@@ -473,11 +500,38 @@ function countFrame(now) {
   }
 }
 
+// The drawing runs on the browser's animation frames: each applies the newest frame received
+// since the last one (older ones are superseded, never drawn) and renders; with nothing new (no
+// frame, no camera move) nothing is rendered, which leaves the main thread to the socket.
+controls.addEventListener('change', () => { needsRender = true; });
+function isNew(f, old) {
+  return !old || f.t !== old.t || f.step !== old.step;
+}
 function render(now) {
-  renderer.render(scene3, camera);
-  view.renderedFrames += 1;
-  countFrame(now);
   requestAnimationFrame(render);
+  view.profile.animationFrames += 1;
+  let fresh = false;
+  if (pending && !view.held) {
+    const f = pending;
+    pending = null;
+    const old = view.drawn;
+    const t0 = performance.now();
+    applyFrame(f);
+    view.profile.applyMs += performance.now() - t0;
+    view.profile.applies += 1;
+    fresh = view.drawn === f && isNew(f, old);
+    if (fresh) needsRender = true;
+  }
+  if (needsRender || view.held) {
+    const t0 = performance.now();
+    renderer.render(scene3, camera);
+    view.profile.renderMs += performance.now() - t0;
+    view.profile.renders += 1;
+    view.renderedFrames += 1;
+    needsRender = false;
+  }
+  if (fresh) view.drawnFrames += 1;
+  countFrame(now, fresh);
 }
 requestAnimationFrame(render);
 
@@ -640,23 +694,32 @@ function connect() {
     setTimeout(connect, 1000);
   };
   ws.onmessage = (event) => {
+    const t0 = performance.now();
     const msg = JSON.parse(event.data);
+    view.profile.parseMs += performance.now() - t0;
+    view.profile.parses += 1;
     if (msg.type === 'scene') {
       // the first scene, or a new model's after a `load`: everything is drawn anew
       if (view.drag) endDrag();
       view.scene = msg;
       view.scenes = (view.scenes || 0) + 1;
       view.drawn = null;
+      pending = null;
+      needsRender = true;
+      fpsWindowStart = null;
       buildScene(msg);
     } else if (msg.type === 'frame') {
       view.frames += 1;
       view.lastFrame = msg;
-      if (!view.held) applyFrame(msg);
+      pending = msg;  // drawn at the next animation frame (render), unless a newer one comes first
       updatePanel(msg);
     } else if (msg.type === 'view') {
-      // the server's answer to the frame-rate report: it sends every decimation-th frame
+      // the server's answer to the frame-rate report: it sends one frame in `decimation` ticks
+      // of its timer (a real number, net/view_decimation.hpp)
       view.decimation = msg.decimation;
-      document.getElementById('decimation').textContent = msg.decimation > 1 ? ` (every ${msg.decimation}th frame)` : '';
+      // in the tooltip, not the header's text: a text that changes length every second re-wraps
+      // the header and moves the canvas under the mouse (the browser test's drag saw it)
+      document.getElementById('fps').title = `the server sends this page ${(msg.frame_rate_hz / msg.decimation).toFixed(1)} of its ${msg.frame_rate_hz} frames/s`;
     } else if ('ok' in msg) {
       onControlReply(msg);
     }

@@ -185,6 +185,13 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
   cmd->add_option("--web-dir", o.web_dir,
                   "Directory with the view's page (default: the build tree's web/, where the "
                   "build copies it)");
+  // 60 by default: the page draws only frames with new content (docs/protocol.md "Live view"),
+  // so the stream's rate bounds the frame rate it shows (issue 20 acceptance 4 asks 30)
+  cmd->add_option("--view-rate", o.view_rate_hz,
+                  "Frames per second the live view sends a page that keeps up (a slower page "
+                  "gets fewer: about the rate it draws / 0.8)")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 1000.0));
 }
 
 int serve(const ServeOptions& o) {
@@ -255,6 +262,7 @@ int serve(const ServeOptions& o) {
       vc.bind_address = config.bind_address;
       vc.port = static_cast<std::uint16_t>(o.view_port);
       vc.web_dir = o.web_dir.empty() ? std::string(RTMB_WEB_DIR) : o.web_dir;
+      vc.frame_rate_hz = o.view_rate_hz;
       vc.token = o.token;  // the view's port is guarded like the control port (issue 15)
       view = std::make_unique<ViewServer>(vc, *server, view_scene_json(*config.model_file),
                                           view_geometry(*config.model_file));

@@ -33,6 +33,7 @@ struct ServeOptions {
   int halt_after = 3;            ///< halt: consecutive overruns
   int view_port = -1;            ///< live browser view on this HTTP port (0: any); -1: off
   std::string web_dir;           ///< the view's page files; empty: the build tree's web/
+  double view_rate_hz = 60.0;    ///< the view's frames per second (ViewConfig::frame_rate_hz)
   std::string record;            ///< record inputs and the state hash into this file; empty: off
   std::string solver;            ///< KKT solver auto | dense | sparse; empty: the model file's
   /// wall | phase-lock | device; empty: the model file's serve.clock, else phase-lock with

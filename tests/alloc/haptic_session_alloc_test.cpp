@@ -56,7 +56,7 @@ TEST(HapticSessionAlloc, CouplingRecordingAndViewOnAllocateNothingOnTheSimulatio
   server.start();
   view.start();
 
-  // a browser: the scene, then frames at 30 Hz
+  // a browser: the scene, then frames at 60 Hz (the view's default)
   std::atomic<int> frames{0};
   std::thread browser([&] {
     namespace asio = boost::asio;
@@ -67,7 +67,7 @@ TEST(HapticSessionAlloc, CouplingRecordingAndViewOnAllocateNothingOnTheSimulatio
     asio::connect(ws.next_layer(), resolver.resolve("127.0.0.1", std::to_string(view.port())));
     ws.handshake("127.0.0.1", "/ws");
     boost::beast::flat_buffer buffer;
-    for (int i = 0; i < 40; ++i) {  // the scene and ~1.3 s of frames
+    for (int i = 0; i < 40; ++i) {  // the scene and ~0.65 s of frames
       ws.read(buffer);
       buffer.clear();
       ++frames;
