@@ -44,6 +44,7 @@
 #include <string>
 #include <utility>
 
+#include "engine/multibody/articulated_solve.hpp"
 #include "engine/multibody/spatial_vector_algebra.hpp"
 
 namespace rtmb {
@@ -500,6 +501,49 @@ double JointSpaceTree::energy(double /*t*/,
     potential += 0.5 * sp.stiffness * stretch * stretch;
   }
   return kinetic + potential;
+}
+
+// ---- the articulated factorization of M(q) (issue 19) -----------------------------------------
+
+std::unique_ptr<ArticulatedSolve> JointSpaceTree::articulated_solve() const {
+  std::vector<int> dofs(spec_.links.size(), 0);
+  for (std::size_t l = 0; l < spec_.links.size(); ++l) {
+    const int j = parent_joint_[l];
+    if (j >= 0) dofs[l] = tree_joint_coordinates(spec_.joints[static_cast<std::size_t>(j)].type);
+  }
+  return std::make_unique<ArticulatedSolve>(order_, parent_link_, link_coordinate_, std::move(dofs),
+                                            n_v());
+}
+
+void JointSpaceTree::articulated_inputs(VecCRef q, ArticulatedSolve& out) const noexcept {
+  kinematics(q);
+  for (std::size_t l = 0; l < state_.size(); ++l) {
+    ArticulatedSolve::Link& link = out.link(static_cast<int>(l));
+    link.inertia = state_[l].inertia;
+    link.motion_subspace = state_[l].motion_subspace;  // zero beyond dofs (kinematics)
+  }
+  if (floating_coordinate_.empty()) return;
+  // a floating joint's block of M carries c e e^T besides S^T I^c S (mass() above), with c one
+  // third of the trace of S_e^T I^c S_e over its four Euler-parameter columns: the composite
+  // inertias as in mass(), O(n)
+  for (LinkState& s : state_) s.composite = s.inertia;
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+    const int p = parent_link_[static_cast<std::size_t>(*it)];
+    if (p >= 0) {
+      state_[static_cast<std::size_t>(p)].composite +=
+          state_[static_cast<std::size_t>(*it)].composite;
+    }
+  }
+  for (int k : floating_coordinate_) {
+    const int l = link_of_coordinate_[static_cast<std::size_t>(k)];
+    const LinkState& s = state_[static_cast<std::size_t>(l)];
+    double trace = 0.0;
+    for (int c = 3; c < 7; ++c) {
+      trace += s.motion_subspace.col(c).dot(s.composite * s.motion_subspace.col(c));
+    }
+    out.link(l).joint_inertia.bottomRightCorner<4, 4>() =
+        (trace / 3.0) * s.quaternion * s.quaternion.transpose();
+  }
 }
 
 }  // namespace rtmb

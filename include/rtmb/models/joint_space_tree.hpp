@@ -29,6 +29,8 @@
 
 namespace rtmb {
 
+class ArticulatedSolve;
+
 /// A rigid link: its inertia about its centre of mass, in its own frame (the frame its parent
 /// joint moves).
 struct TreeLinkSpec {
@@ -192,6 +194,15 @@ class JointSpaceTree final : public System {
 
   /// Kinematics and the recursions write scratch of their own: each simulation gets a copy.
   [[nodiscard]] std::unique_ptr<const System> for_simulation() const override;
+
+  /// An articulated-body factorization of M(q) for this tree's topology
+  /// (engine/multibody/articulated_solve.hpp): O(n) per factor and per solve of M^-1 tau, where
+  /// mass() is O(n d) and a dense factorization O(n^3). Fill it with articulated_inputs(q, ...),
+  /// then factor() and solve(). Setup-only.
+  [[nodiscard]] std::unique_ptr<ArticulatedSolve> articulated_solve() const;
+  /// Writes the links' spatial inertias, motion subspaces and joint-space inertias at q into
+  /// `out` (made by articulated_solve() of this tree). RT-safe.
+  void articulated_inputs(VecCRef q, ArticulatedSolve& out) const noexcept;
 
  private:
   using Vec6 = Eigen::Matrix<double, 6, 1>;
