@@ -11,8 +11,8 @@
 // the effective inverse mass W = J_p X of the coupling point, X the velocity part of the KKT
 // solves K [X; mu] = [J_p^T; 0] (block elimination: X = (M^-1 - M^-1 G^T S^-1 G M^-1) J_p^T,
 // S = G M^-1 G^T), J_p = JointSpaceTree::coupling_jacobian. Without constraint rows W =
-// J_p M^-1 J_p^T, the operational-space inverse inertia of the point (Khatib, IEEE J. Robotics
-// and Automation 3(1) 1987, eq. 16's Lambda^-1).
+// J_p M^-1 J_p^T, the inverse of the point's operational-space inertia Lambda (Khatib, IEEE J.
+// Robotics and Automation 3(1) 1987).
 #include "rtmb/models/joint_space_outputs.hpp"
 
 #include <Eigen/Geometry>
