@@ -207,6 +207,8 @@ void read_inputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_v) {
     n_v = static_cast<int>(f.bodies->inputs.size());
   } else if (f.spatial && !f.spatial->inputs.empty()) {
     n_v = static_cast<int>(f.spatial->inputs.size());  // spatial_model_file.cpp's drives
+  } else if (f.joint_space && !f.joint_space->inputs.empty()) {
+    n_v = static_cast<int>(f.joint_space->inputs.size());  // urdf_model_file.cpp's drives
   } else {
     for (std::size_t i = 0; i < channels.size(); ++i) {
       if (channels[i].IsMap() && channels[i]["drive"]) {

@@ -124,7 +124,7 @@ void read_output_list(const YamlReader& r,
     const YAML::Node n = channels[i];
     const std::string p = key + "[" + std::to_string(i) + "]";
     if (links) {
-      r.check_keys(n, p, {"name", "kind", "link", "point", "joint", "unit"});
+      r.check_keys(n, p, {"name", "kind", "link", "point", "joint", "element", "unit"});
     } else {
       r.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
     }

@@ -30,13 +30,17 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
+#include "engine/model_file/driven_channels.hpp"
+#include "engine/model_file/element_readers.hpp"
 #include "engine/model_file/output_channel_readers.hpp"
+#include "engine/model_file/planar_model_file.hpp"
 
 namespace rtmb::detail {
 namespace {
@@ -277,6 +281,20 @@ std::vector<CoordinateName> coordinate_names(const TreeJointSpec& j) {
 }  // namespace
 
 std::vector<InputChannelSpec> urdf_input_channels(const JointSpaceSpec& spec) {
+  if (!spec.inputs.empty()) {
+    // named channels (`drive` keys): unit and watchdog kind from what each drives
+    std::vector<InputChannelSpec> named;
+    for (const TreeInputSpec& u : spec.inputs) {
+      const bool prismatic =
+          u.type == TreeInputType::kJointForce &&
+          spec.joints[static_cast<std::size_t>(u.joint)].type == TreeJointType::kPrismatic;
+      const InputKind kind = u.type != TreeInputType::kJointForce ? InputKind::kPosition
+                             : prismatic                          ? InputKind::kForce
+                                                                  : InputKind::kTorque;
+      named.push_back(named_input_channel(u.name, u.initial, kind));
+    }
+    return named;
+  }
   std::vector<InputChannelSpec> out;
   for (const TreeJointSpec& j : spec.joints) {
     for (const CoordinateName& n : coordinate_names(j)) {
@@ -468,6 +486,35 @@ void read_tree_forces(const YamlReader& r, const YAML::Node& list, JointSpaceSpe
         sp.rest_length = r.non_negative(l, at + ".rest_length");
       }
       spec.springs.push_back(std::move(sp));
+    } else if (type == "coupling") {
+      // a virtual coupling (joint_space_coupling.cpp): keys as the planar models' coupling, with
+      // `link` for `body`; without a target it starts where its point starts (read_urdf_model)
+      r.check_keys(n, at,
+                   {"name", "type", "link", "point", "stiffness", "damping", "target", "safety"});
+      TreeCouplingSpec c;
+      c.name = at;
+      if (const YAML::Node m = n["name"]) c.name = r.string(m, at + ".name");
+      for (const TreeCouplingSpec& other : spec.couplings) {
+        if (other.name == c.name) r.fail(n["name"], at + ".name", "a coupling of this name exists");
+      }
+      c.link = link_named(r, spec, r.required(n, at, "link", "the link coupled"), at + ".link");
+      if (c.link < 0) r.fail(n["link"], at + ".link", "a link of the robot, not the world");
+      if (const YAML::Node m = n["point"]) c.point = r.vec3(m, at + ".point");
+      c.stiffness = r.non_negative(r.required(n, at, "stiffness", "N/m"), at + ".stiffness");
+      if (const YAML::Node m = n["damping"]) c.damping = r.non_negative(m, at + ".damping");
+      c.target.setConstant(std::numeric_limits<double>::quiet_NaN());
+      if (const YAML::Node m = n["target"]) c.target = r.vec3(m, at + ".target");
+      if (const YAML::Node m = n["safety"]) read_safety(r, m, at + ".safety", c.safety);
+      spec.couplings.push_back(std::move(c));
+    } else if (type == "joint_damper") {
+      r.check_keys(n, at, {"type", "joint", "damping"});
+      TreeJointSpec& j = spec.joints[static_cast<std::size_t>(
+          moving_joint_named(r, spec, r.required(n, at, "joint", "a joint name"), at + ".joint"))];
+      if (tree_joint_coordinates(j.type) != 1) {
+        r.fail(n["joint"], at + ".joint", "a revolute or prismatic joint");
+      }
+      j.damping =
+          r.non_negative(r.required(n, at, "damping", "N m s/rad or N s/m"), at + ".damping");
     } else if (type == "joint_spring" || type == "effort") {
       const bool spring = type == "joint_spring";
       if (spring) {
@@ -489,9 +536,57 @@ void read_tree_forces(const YamlReader& r, const YAML::Node& list, JointSpaceSpe
     } else {
       r.fail(n["type"], at + ".type",
              "unknown force type '" + type +
-                 "' for a URDF robot (valid: gravity, spring, joint_spring, effort)");
+                 "' for a URDF robot (valid: gravity, spring, joint_spring, joint_damper, effort, "
+                 "coupling)");
     }
   }
+}
+
+// The coupling of spec named at n.
+int coupling_named(const YamlReader& r,
+                   const JointSpaceSpec& spec,
+                   const YAML::Node& n,
+                   const std::string& key) {
+  const std::string name = r.string(n, key);
+  std::string names;
+  for (std::size_t k = 0; k < spec.couplings.size(); ++k) {
+    if (spec.couplings[k].name == name) return static_cast<int>(k);
+    names += (names.empty() ? "" : ", ") + spec.couplings[k].name;
+  }
+  r.fail(n, key, "no coupling '" + name + "' (couplings: " + names + ")");
+}
+
+// The `drive` of one named channel of a URDF robot: `motor` (a generalized force on a joint,
+// clamped to +-limit) or `coupling` (one axis of a coupling's target).
+TreeInputSpec read_tree_drive(const YamlReader& r,
+                              const YAML::Node& d,
+                              const std::string& p,
+                              const JointSpaceSpec& spec) {
+  TreeInputSpec u;
+  const YAML::Node type = drive_type(r, d, p);
+  const std::string t = r.string(type, p + ".type");
+  if (t == "motor") {
+    r.check_keys(d, p, {"type", "joint", "limit"});
+    u.type = TreeInputType::kJointForce;
+    u.joint = moving_joint_named(r, spec, r.required(d, p, "joint", "a joint name"), p + ".joint");
+    if (tree_joint_coordinates(spec.joints[static_cast<std::size_t>(u.joint)].type) != 1) {
+      r.fail(d["joint"], p + ".joint", "a revolute or prismatic joint");
+    }
+    if (const YAML::Node m = d["limit"]) u.limit = r.positive(m, p + ".limit");
+  } else if (t == "coupling") {
+    r.check_keys(d, p, {"type", "element", "axis"});
+    u.element =
+        coupling_named(r, spec, r.required(d, p, "element", "a coupling's name"), p + ".element");
+    const YAML::Node a = r.required(d, p, "axis", "x, y or z");
+    const std::string axis = r.string(a, p + ".axis");
+    if (axis != "x" && axis != "y" && axis != "z") r.fail(a, p + ".axis", "expected x, y or z");
+    const int i = axis[0] - 'x';
+    u.type = static_cast<TreeInputType>(static_cast<int>(TreeInputType::kCouplingX) + i);
+    u.initial = spec.couplings[static_cast<std::size_t>(u.element)].target(i);
+  } else {
+    r.fail(type, p + ".type", "unknown drive type '" + t + "' (valid: motor, coupling)");
+  }
+  return u;
 }
 
 }  // namespace
@@ -511,6 +606,9 @@ std::vector<JointSpaceOutputSpec> read_urdf_outputs(const YamlReader& r,
       {"position_drift", JointSpaceOutputType::kPositionDrift},
       {"velocity_drift", JointSpaceOutputType::kVelocityDrift},
       {"energy", JointSpaceOutputType::kEnergy},
+      {"coupling_force", JointSpaceOutputType::kCouplingForce},
+      {"haptic_force", JointSpaceOutputType::kHapticForce},
+      {"coupling_linearization", JointSpaceOutputType::kCouplingLinearization},
   };
   read_output_list(
       r, outputs, out,
@@ -524,6 +622,11 @@ std::vector<JointSpaceOutputSpec> read_urdf_outputs(const YamlReader& r,
         check_kind_key(r, n, p, "joint", joint_kind, "joint outputs");
         check_kind_key(r, n, p, "link", link_kind, "link outputs");
         check_kind_key(r, n, p, "point", point_kind, "point outputs");
+        const bool coupling_kind = o.type == JointSpaceOutputType::kCouplingForce ||
+                                   o.type == JointSpaceOutputType::kHapticForce ||
+                                   o.type == JointSpaceOutputType::kCouplingLinearization;
+        check_kind_key(r, n, p, "element", coupling_kind, "coupling outputs");
+        if (coupling_kind) o.element = coupling_named(r, spec, n["element"], p + ".element");
         bool prismatic = false;
         if (joint_kind) {
           o.joint = moving_joint_named(r, spec, n["joint"], p + ".joint");
@@ -587,12 +690,31 @@ std::shared_ptr<const JointSpaceSpec> read_urdf_model(const YamlReader& r, const
   }
   if (const YAML::Node n = root["joints"]) read_closures(r, n, spec);
   if (const YAML::Node n = root["forces"]) read_tree_forces(r, n, spec);
+  // couplings without a target (NaN from read_tree_forces): a placeholder while assembling
+  std::vector<std::size_t> untargeted;
+  for (std::size_t k = 0; k < spec.couplings.size(); ++k) {
+    if (spec.couplings[k].target.allFinite()) continue;
+    untargeted.push_back(k);
+    spec.couplings[k].target.setZero();
+  }
   // the loop must close from the initial positions (assembly, JointSpaceTree::initial_state)
   try {
     State s;
-    JointSpaceTree(spec).initial_state(s);
+    const JointSpaceTree tree(spec);
+    tree.initial_state(s);
+    // named channels refer to the assembled pose: a coupling's default target is where its
+    // point starts
+    for (const std::size_t k : untargeted) {
+      TreeCouplingSpec& c = spec.couplings[k];
+      c.target = tree.point_position(s.q, c.link, c.point);
+    }
   } catch (const std::invalid_argument& e) {
     r.fail(root["joints"] ? root["joints"] : root["urdf"], "joints", e.what());
+  }
+  if (const YAML::Node n = root["inputs"]) {
+    read_input_drives<JointSpaceTree>(r, n, spec, [&](const YAML::Node& d, const std::string& key) {
+      return read_tree_drive(r, d, key, spec);
+    });
   }
   return std::make_shared<const JointSpaceSpec>(std::move(spec));
 }

@@ -5,23 +5,45 @@
 // channels read the state directly (q is the joint coordinates); link channels are the tree's
 // forward kinematics (JointSpaceTree::link_pose, point_position, point_velocity: a point x of a
 // link moves at x' = v_O + w x x, RBDA eq. 2.28's point velocity of the link's spatial velocity);
-// drift and energy are the System's own evaluations.
+// drift and energy are the System's own evaluations. Coupling outputs (issue 19 acceptance 6)
+// are the planar models' in 3D (engine/multibody/planar_outputs.cpp): the force
+// JointSpaceTree::coupling_force, the haptic force through the coupling's ForceOutputFilter, and
+// the effective inverse mass W = J_p X of the coupling point, X the velocity part of the KKT
+// solves K [X; mu] = [J_p^T; 0] (block elimination: X = (M^-1 - M^-1 G^T S^-1 G M^-1) J_p^T,
+// S = G M^-1 G^T), J_p = JointSpaceTree::coupling_jacobian. Without constraint rows W =
+// J_p M^-1 J_p^T, the inverse of the point's operational-space inertia Lambda (Khatib, IEEE J.
+// Robotics and Automation 3(1) 1987).
 #include "rtmb/models/joint_space_outputs.hpp"
 
 #include <Eigen/Geometry>
 #include <array>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 
+#include "engine/kkt/kkt_backend.hpp"
 #include "engine/multibody/output_kinds.hpp"
+#include "rtmb/models/force_output_filter.hpp"
 
 namespace rtmb {
 
 namespace {
 
 // Component suffixes per JointSpaceOutputType, in declaration order (output_kinds.hpp).
-constexpr std::array<std::string_view, 8> kSuffixes{
-    "", "", "x y z", "vx vy vz", "x y z e0 e1 e2 e3", "", "", ""};
-static_assert(static_cast<std::size_t>(JointSpaceOutputType::kEnergy) + 1 == kSuffixes.size());
+constexpr std::array<std::string_view, 11> kSuffixes{
+    "",
+    "",
+    "x y z",
+    "vx vy vz",
+    "x y z e0 e1 e2 e3",
+    "",
+    "",
+    "",
+    "fx fy fz",
+    "fx fy fz flags energy damping",
+    "w_xx w_xy w_xz w_yy w_yz w_zz stiffness damping"};
+static_assert(static_cast<std::size_t>(JointSpaceOutputType::kCouplingLinearization) + 1 ==
+              kSuffixes.size());
 
 }  // namespace
 
@@ -51,6 +73,12 @@ std::vector<std::string> default_output_units(JointSpaceOutputType type, bool pr
       return {"1/s"};
     case JointSpaceOutputType::kEnergy:
       return {"J"};
+    case JointSpaceOutputType::kCouplingForce:
+      return {"N", "N", "N"};
+    case JointSpaceOutputType::kHapticForce:
+      return {"N", "N", "N", "1", "J", "N*s/m"};
+    case JointSpaceOutputType::kCouplingLinearization:
+      return {"1/kg", "1/kg", "1/kg", "1/kg", "1/kg", "1/kg", "N/m", "N*s/m"};
   }
   return {};
 }
@@ -59,6 +87,27 @@ std::vector<std::pair<std::string, std::string>> output_channels(
     const std::vector<JointSpaceOutputSpec>& outputs) {
   return detail::scalar_channels(outputs);
 }
+
+// Scratch of the coupling outputs, sized once.
+struct JointSpaceOutputs::Coupling {
+  // per output spec (index into outputs_): the haptic filter and what it remembers between
+  // ticks (last state time, last device position)
+  struct Haptic {
+    ForceOutputFilter filter;
+    double last_t = 0.0;
+    Eigen::Vector3d last_target = Eigen::Vector3d::Zero();
+    bool have_last = false;
+  };
+  std::vector<std::optional<Haptic>> haptic;
+  std::optional<KktBackend> kkt;  // linearization: K [x; mu] = [J_p^T e; 0]
+  Mat jacobian;                   // J_p, 3 x n_v
+  Vec rhs;
+  Vec zero_lambda;
+  Vec x;
+  Vec mu;
+};
+
+JointSpaceOutputs::~JointSpaceOutputs() = default;
 
 JointSpaceOutputs::JointSpaceOutputs(const System& system,
                                      const JointSpaceTree& tree,
@@ -92,12 +141,40 @@ JointSpaceOutputs::JointSpaceOutputs(const System& system,
     if (link_kind && (o.link < 0 || o.link >= n_links)) {
       throw std::invalid_argument(what + ": needs a link");
     }
+    const bool coupling_kind = o.type == JointSpaceOutputType::kCouplingForce ||
+                               o.type == JointSpaceOutputType::kHapticForce ||
+                               o.type == JointSpaceOutputType::kCouplingLinearization;
+    if (coupling_kind && (o.element < 0 || o.element >= static_cast<int>(spec.couplings.size()))) {
+      throw std::invalid_argument(what + ": needs a coupling");
+    }
     if (o.units.empty()) {
       o.units = default_output_units(
           o.type, joint_kind && spec.joints[static_cast<std::size_t>(o.joint)].type ==
                                     TreeJointType::kPrismatic);
     }
     count_ += output_components(o.type);
+  }
+  coupling_ = std::make_unique<Coupling>();
+  Coupling& c = *coupling_;
+  c.haptic.resize(outputs_.size());
+  for (std::size_t i = 0; i < outputs_.size(); ++i) {
+    const JointSpaceOutputSpec& o = outputs_[i];
+    if (o.type == JointSpaceOutputType::kCouplingLinearization && !c.kkt) {
+      c.kkt.emplace(system_, KktSolver::kDense);
+      c.jacobian = Mat::Zero(3, system.n_v());
+      c.rhs = Vec::Zero(system.n_v());
+      c.x = Vec::Zero(system.n_v());
+      c.zero_lambda = Vec::Zero(system.n_lambda());
+      c.mu = Vec::Zero(system.n_lambda());
+    }
+    if (o.type != JointSpaceOutputType::kHapticForce) continue;
+    const TreeCouplingSpec& e = spec.couplings[static_cast<std::size_t>(o.element)];
+    try {
+      c.haptic[i].emplace(Coupling::Haptic{ForceOutputFilter(e.safety)});
+    } catch (const std::invalid_argument& err) {
+      throw std::invalid_argument("output '" + o.name + "': coupling '" + e.name +
+                                  "': " + err.what());
+    }
   }
 }
 
@@ -109,7 +186,10 @@ void JointSpaceOutputs::evaluate(const State& s,
   auto put3 = [&out, &k](const Eigen::Vector3d& x) {
     for (int c = 0; c < 3; ++c) out[k++] = x(c);
   };
-  for (const JointSpaceOutputSpec& o : outputs_) {
+  bool kkt_loaded = false;
+  bool kkt_ok = false;
+  for (std::size_t i_out = 0; i_out < outputs_.size(); ++i_out) {
+    const JointSpaceOutputSpec& o = outputs_[i_out];
     switch (o.type) {
       case JointSpaceOutputType::kJointPosition:
         out[k++] = s.q(tree_.coordinate(o.joint));
@@ -149,6 +229,59 @@ void JointSpaceOutputs::evaluate(const State& s,
       case JointSpaceOutputType::kEnergy:
         out[k++] = system_.energy(s.t, s.q, s.v, u);
         break;
+      case JointSpaceOutputType::kCouplingForce:
+        put3(tree_.coupling_force(static_cast<std::size_t>(o.element), s.q, s.v, u));
+        break;
+      case JointSpaceOutputType::kHapticForce: {
+        const auto e = static_cast<std::size_t>(o.element);
+        Coupling::Haptic& h = *coupling_->haptic[i_out];
+        // a time that does not advance is a new run (SimulationRunner reset): start over
+        if (h.have_last && !(s.t > h.last_t)) {
+          h.filter.reset();
+          h.have_last = false;
+        }
+        const Eigen::Vector3d target = tree_.coupling_target(e, u);
+        const double dt = h.have_last ? s.t - h.last_t : 0.0;
+        const Eigen::Vector3d vel =
+            dt > 0.0 ? Eigen::Vector3d((target - h.last_target) / dt) : Eigen::Vector3d::Zero();
+        // the device renders minus the force on the link (Newton's third law on the spring)
+        const ForceOutput f =
+            h.filter.filter(-tree_.coupling_force(e, s.q, s.v, u), target, vel, dt);
+        h.last_t = s.t;
+        h.last_target = target;
+        h.have_last = true;
+        put3(f.force);
+        out[k++] = static_cast<double>(f.flags);
+        out[k++] = f.observed_energy;
+        out[k++] = f.damping;
+        break;
+      }
+      case JointSpaceOutputType::kCouplingLinearization: {
+        Coupling& c = *coupling_;
+        const auto e = static_cast<std::size_t>(o.element);
+        if (!kkt_loaded) {
+          c.kkt->load(s.t, s.q);
+          kkt_ok = c.kkt->factor();
+          kkt_loaded = true;
+        }
+        tree_.coupling_jacobian(e, s.q, c.jacobian);
+        Eigen::Matrix3d w;
+        for (int col = 0; col < 3; ++col) {
+          c.rhs = c.jacobian.row(col).transpose();
+          c.kkt->solve(c.rhs, c.zero_lambda, c.x, c.mu);
+          for (int row = 0; row < 3; ++row) w(row, col) = c.jacobian.row(row).dot(c.x);
+        }
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const TreeCouplingSpec& spec = tree_.spec().couplings[e];
+        for (int row = 0; row < 3; ++row) {
+          for (int col = row; col < 3; ++col) {
+            out[k++] = kkt_ok ? 0.5 * (w(row, col) + w(col, row)) : nan;
+          }
+        }
+        out[k++] = spec.stiffness;
+        out[k++] = spec.damping;
+        break;
+      }
     }
   }
 }

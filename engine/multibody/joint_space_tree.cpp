@@ -195,6 +195,7 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
   state_.resize(static_cast<std::size_t>(n_links));
   kinematics_q_ = Vec::Zero(n_q());
   validate_closures();
+  validate_inputs();
 }
 
 std::unique_ptr<const System> JointSpaceTree::for_simulation() const {
@@ -430,7 +431,7 @@ void JointSpaceTree::inverse_dynamics(VecCRef q,
 }
 
 void JointSpaceTree::forces(
-    double /*t*/, VecCRef q, VecCRef v, InputValues /*u*/, VecRef out_f) const noexcept {
+    double /*t*/, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept {
   // M v' = tau - (C v + g): the bias is inverse dynamics at zero acceleration (RBDA §5.1). out_f
   // serves as the zero acceleration too: the forward pass reads it before the backward pass
   // writes the torques.
@@ -444,6 +445,7 @@ void JointSpaceTree::forces(
     out_f(k) = out_f(k) - jt.damping * v(k) - jt.stiffness * (q(k) - jt.rest_position) + jt.effort;
   }
   add_spring_forces(out_f);
+  add_input_forces(u, out_f);  // couplings and joint-force channels (joint_space_coupling.cpp)
 }
 
 void JointSpaceTree::link_pose(VecCRef q,
@@ -474,10 +476,7 @@ Eigen::Vector3d JointSpaceTree::centre_of_mass(VecCRef q, double& total_mass) co
   return total_mass > 0.0 ? Eigen::Vector3d(moment / total_mass) : Eigen::Vector3d::Zero();
 }
 
-double JointSpaceTree::energy(double /*t*/,
-                              VecCRef q,
-                              VecCRef v,
-                              InputValues /*u*/) const noexcept {
+double JointSpaceTree::energy(double /*t*/, VecCRef q, VecCRef v, InputValues u) const noexcept {
   kinematics(q);
   link_velocities(v);  // their accelerations are not needed, but cost only a cross product
   double kinetic = 0.0;
@@ -500,7 +499,7 @@ double JointSpaceTree::energy(double /*t*/,
         sp.rest_length;
     potential += 0.5 * sp.stiffness * stretch * stretch;
   }
-  return kinetic + potential;
+  return kinetic + potential + coupling_potential(u);
 }
 
 // ---- the articulated factorization of M(q) (issue 19) -----------------------------------------

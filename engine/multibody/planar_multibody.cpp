@@ -29,6 +29,7 @@
 #include "engine/multibody/planar_joint_blocks.hpp"
 #include "engine/multibody/planar_knife_edge.hpp"
 #include "engine/multibody/planar_rolling_wheel.hpp"
+#include "engine/multibody/virtual_coupling.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {
@@ -305,12 +306,11 @@ Eigen::Vector2d PlanarMultibody::coupling_force(std::size_t k,
                                                 VecCRef q,
                                                 VecCRef v,
                                                 InputValues u) const noexcept {
-  // F = -k (p - p*) - c p': the target is a position only (no target velocity is streamed), so
-  // the damper acts on the absolute point velocity, a dissipative term towards rest
+  // F = -k (p - p*) - c p' (engine/multibody/virtual_coupling.hpp)
   const PlanarForceSpec& f = spec_.forces[k];
   const Vec2 p = point_position(q, f.body_i, f.point_i);
   const Vec2 dp = point_velocity(q, v, f.body_i, f.point_i);
-  return -f.stiffness * (p - coupling_target(k, u)) - f.damping * dp;
+  return detail::virtual_coupling_force<Vec2>(f.stiffness, f.damping, p, coupling_target(k, u), dp);
 }
 
 Eigen::Vector2d PlanarMultibody::wall_force(std::size_t k, VecCRef q, VecCRef v) const noexcept {

@@ -107,6 +107,39 @@ TEST(JointSpaceAllocations, FloatingBaseEveryMethodAndStabilizerAllocatesNothing
   expect_clean_sweep(sys, file.settings.dt, kFloatingBaseSteps, "wam_floating");
 }
 
+// Issue 19 acceptance 6: configs/urdf/wam_haptic.yaml, the WAM with a virtual coupling on its
+// flange (J_p^T F in every force evaluation) and its named channels, x every method x every
+// stabilizer, the channels set so that the coupling is stretched; then its outputs (the haptic
+// force through the safety filter, the linearization's KKT solves) evaluate without allocating.
+TEST(JointSpaceAllocations, HapticCouplingEveryMethodAndStabilizerAllocatesNothing) {
+  const ModelFile file = load_model_file(testing::config_path("urdf/wam_haptic.yaml"));
+  const std::shared_ptr<const System> sys = make_system(file);
+  ASSERT_EQ(sys->n_inputs(), 4);
+  expect_clean_sweep(sys, file.settings.dt, kFloatingBaseSteps, "wam_haptic");
+  const auto& tree = dynamic_cast<const JointSpaceTree&>(*sys);
+  JointSpaceOutputs evaluator(*sys, tree, file.joint_space_outputs);
+  const Model model(sys, file.settings);
+  Workspace ws(model);
+  State s;
+  sys->initial_state(s);
+  const Eigen::Vector3d target = file.joint_space->couplings[0].target;
+  std::vector<double> out(static_cast<std::size_t>(evaluator.count()));
+  testing::AllocationCounts counts;
+  {
+    testing::AllocationScope scope;
+    for (int k = 0; k < 20; ++k) {
+      const double u[4] = {target.x() + 1e-3 * k, target.y(), target.z(), 0.5};
+      set_inputs(ws, u);
+      (void)step(model, s, ws);
+      evaluator.evaluate(s, ws, out);
+    }
+    counts = scope.counts();
+  }
+  EXPECT_EQ(counts.allocations, 0u);
+  EXPECT_EQ(counts.deallocations, 0u);
+  EXPECT_TRUE(std::isfinite(out[0]) && std::isfinite(out.back()));
+}
+
 // Every closure type's rows, the springs and the joint-named outputs evaluate without allocating.
 TEST(JointSpaceAllocations, ClosureRowsSpringsAndOutputsAllocateNothing) {
   JointSpaceSpec spec;

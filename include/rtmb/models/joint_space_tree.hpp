@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rtmb/models/force_output_filter.hpp"
 #include "rtmb/system.hpp"
 
 namespace rtmb {
@@ -114,12 +115,47 @@ struct TreePointSpringSpec {
   double rest_length = 0.0;  ///< [m], >= 0
 };
 
+/// Virtual coupling of a haptic device to a link point (issue 19 acceptance 6; the planar and
+/// spatial models' `coupling`, issue 4): F = -k (p - p*) - c p' on the world point p of `link`
+/// (engine/multibody/virtual_coupling.hpp), p* = `target` with each axis an input channel may drive
+/// (TreeInputType::kCouplingX/Y/Z). Its generalized force is J_p(q)^T F.
+struct TreeCouplingSpec {
+  std::string name;
+  int link = 0;                                      ///< index into links
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();   ///< link frame [m]
+  double stiffness = 0.0;                            ///< k [N/m], >= 0
+  double damping = 0.0;                              ///< c [N s/m], >= 0
+  Eigen::Vector3d target = Eigen::Vector3d::Zero();  ///< p* of an undriven axis, world [m]
+  ForceSafetyConfig safety;  ///< the filter of its haptic_force outputs (force_output_filter.hpp)
+};
+
+enum class TreeInputType {
+  kJointForce,  ///< generalized force on a 1-coordinate joint (torque [N m] or force [N]),
+                ///< clamped to +-limit when limit > 0
+  kCouplingX,   ///< target x of coupling `element` [m]
+  kCouplingY,   ///< target y [m]
+  kCouplingZ,   ///< target z [m]
+};
+
+/// A named input channel of a tree (System::n_inputs()): with any, they replace the default
+/// channels (one generalized force per coordinate through the applied force).
+struct TreeInputSpec {
+  std::string name;
+  TreeInputType type = TreeInputType::kJointForce;
+  int joint = -1;        ///< kJointForce: index into joints
+  int element = -1;      ///< kCoupling*: index into couplings
+  double limit = 0.0;    ///< kJointForce: clamp [N m | N]; 0: none
+  double initial = 0.0;  ///< value before any input arrives
+};
+
 struct JointSpaceSpec {
   std::string name = "joint_space";
   std::vector<TreeLinkSpec> links;
   std::vector<TreeJointSpec> joints;
   std::vector<TreeClosureSpec> closures;
   std::vector<TreePointSpringSpec> springs;
+  std::vector<TreeCouplingSpec> couplings;
+  std::vector<TreeInputSpec> inputs;
   Eigen::Vector3d gravity{0.0, 0.0, -9.81};  ///< world [m/s^2]
 };
 
@@ -147,8 +183,9 @@ class JointSpaceTree final : public System {
   void initial_state(State& out) const override;
   /// M(q) by the composite-rigid-body algorithm (Featherstone Table 6.2). RT-safe.
   void mass(double t, VecCRef q, MatRef out_M) const noexcept override;
-  /// f = -(C(q, v) v + g(q)) - D v - K (q - q_rest) + effort + springs (bias by recursive
-  /// Newton-Euler, Featherstone Table 5.1; D the joint dampers, K the joint springs). RT-safe.
+  /// f = -(C(q, v) v + g(q)) - D v - K (q - q_rest) + effort + springs + J_p^T F of the
+  /// couplings + the joint-force channels (bias by recursive Newton-Euler, Featherstone
+  /// Table 5.1; D the joint dampers, K the joint springs). RT-safe.
   void forces(double t, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept override;
   void constraints(double t, VecCRef q, VecRef out_g) const noexcept override;
   void jacobian(double t, VecCRef q, MatRef out_G) const noexcept override;
@@ -186,7 +223,8 @@ class JointSpaceTree final : public System {
 
   [[nodiscard]] bool has_energy() const noexcept override { return true; }
   /// T + V: sum over links of v_i^T I_i v_i / 2 (Featherstone eq. 2.67), -m_i g . c_i, and the
-  /// joint and point springs' and the efforts' potentials. RT-safe.
+  /// joint and point springs', the couplings' springs' (k |p - p*|^2 / 2 at the targets of u)
+  /// and the efforts' potentials. RT-safe.
   [[nodiscard]] double energy(double t,
                               VecCRef q,
                               VecCRef v,
@@ -203,6 +241,24 @@ class JointSpaceTree final : public System {
   /// Writes the links' spatial inertias, motion subspaces and joint-space inertias at q into
   /// `out` (made by articulated_solve() of this tree). RT-safe.
   void articulated_inputs(VecCRef q, ArticulatedSolve& out) const noexcept;
+
+  // ---- named inputs and couplings (engine/multibody/joint_space_coupling.cpp) ----------------
+  [[nodiscard]] int n_inputs() const noexcept override {
+    return static_cast<int>(spec_.inputs.size());
+  }
+  [[nodiscard]] double initial_input(int i) const noexcept override {
+    return spec_.inputs[static_cast<std::size_t>(i)].initial;
+  }
+  /// Target p* of coupling k at the channel values u [m, world]. RT-safe.
+  [[nodiscard]] Eigen::Vector3d coupling_target(std::size_t k, InputValues u) const noexcept;
+  /// Force F = -k (p - p*) - c p' coupling k exerts on its link [N, world]. RT-safe.
+  [[nodiscard]] Eigen::Vector3d coupling_force(std::size_t k,
+                                               VecCRef q,
+                                               VecCRef v,
+                                               InputValues u) const noexcept;
+  /// The translational Jacobian J_p = dp/dq (3 x n_v) of coupling k's point at q, column k
+  /// S_k,lin + S_k,ang x p over the coordinates that move its link (RBDA eq. 5.7). RT-safe.
+  void coupling_jacobian(std::size_t k, VecCRef q, MatRef out_J) const noexcept;
 
  private:
   using Vec6 = Eigen::Matrix<double, 6, 1>;
@@ -265,6 +321,15 @@ class JointSpaceTree final : public System {
                          const Eigen::Vector3d& weight,
                          RowRef out) const noexcept;
   void add_spring_forces(VecRef out_f) const noexcept;
+  // after forces()' RNEA (kinematics and link velocities at (q, v)): J_p^T F of every coupling
+  // and the named joint-force channels
+  void add_input_forces(InputValues u, VecRef out_f) const noexcept;
+  // the couplings' springs' k |p - p*|^2 / 2, after kinematics(q)
+  [[nodiscard]] double coupling_potential(InputValues u) const noexcept;
+  [[nodiscard]] double input(InputValues u, std::size_t i) const noexcept {
+    return i < u.size() ? u[i] : spec_.inputs[i].initial;
+  }
+  void validate_inputs();
   // the velocity-product term c_J of a planar or floating joint (RBDA eq. 5.8), after S is set
   [[nodiscard]] Vec6 joint_bias(const LinkState& s, VecCRef v, int k) const noexcept;
   // the floating joints' normalization rows (after the closures' rows): g, G, L, d(G v)/dq
@@ -295,6 +360,8 @@ class JointSpaceTree final : public System {
   // step's time on the WAM (perf, 2026-11-27), so it runs once per q
   mutable Vec kinematics_q_;
   mutable bool kinematics_valid_ = false;
+  // per coupling: the input channel of its x, y, z target, or -1 (the spec's target)
+  std::vector<std::array<int, 3>> target_channel_;
 };
 
 /// The number of coordinates of a spec (sum of tree_joint_coordinates over its joints).
