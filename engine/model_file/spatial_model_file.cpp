@@ -103,22 +103,82 @@ SpatialJointType joint_type(const In& in, const YAML::Node& n, const std::string
   in.fail(n, key,
           "unknown joint type '" + t +
               "' (valid: spherical, revolute, universal, cylindrical, prismatic, fixed, distance, "
-              "planar)");
+              "planar, rolling_disc)");
+}
+
+// The name of joints[k] (at j, key p), unique among spec.joints and `last`.
+std::string joint_name(const In& in,
+                       const YAML::Node& j,
+                       const std::string& p,
+                       const std::string& name,
+                       const SpatialModelSpec& spec,
+                       const std::vector<SpatialJointSpec>& last) {
+  for (const auto* list : {&spec.joints, &last}) {
+    for (const SpatialJointSpec& other : *list) {
+      if (other.name == name)
+        in.fail(j["name"] ? j["name"] : j, p + ".name", "duplicate joint name");
+    }
+  }
+  return name;
+}
+
+// A `rolling_disc` (engine/multibody/spatial_rolling_disc.hpp): `body` a thin disc of `radius`
+// centred at its origin, its symmetry `axis` in the body frame, rolling without slip on the plane
+// through `plane_point` with normal `plane_normal` (world; default z = 0, normal +z). Its contact
+// row goes to spec.joints as "<name>", its two no-slip rows to `last` as "<name>.no_slip" (the
+// caller appends them after every other joint: nonholonomic rows come last, rtmb/system.hpp).
+void read_rolling_disc(const In& in,
+                       const YAML::Node& j,
+                       const std::string& p,
+                       SpatialModelSpec& spec,
+                       std::vector<SpatialJointSpec>& last) {
+  in.check_keys(j, p, {"name", "type", "body", "radius", "axis", "plane_point", "plane_normal"});
+  SpatialJointSpec jt;
+  jt.name = joint_name(in, j, p, item_name(in, j, p, p), spec, last);
+  jt.type = SpatialJointType::kDiscContact;
+  jt.body_i = kGround;
+  jt.body_j = body_ref(in, in.required(j, p, "body", "the disc"), p + ".body", spec, false);
+  jt.radius = in.positive(in.required(j, p, "radius", "m"), p + ".radius");
+  const YAML::Node axis = in.required(j, p, "axis", "the disc's symmetry axis, body frame");
+  jt.axis_j = in.nonzero3(axis, p + ".axis").normalized();
+  if (const YAML::Node m = j["plane_point"]) jt.point_i = in.vec3(m, p + ".plane_point");
+  if (const YAML::Node m = j["plane_normal"]) {
+    jt.axis_i = in.nonzero3(m, p + ".plane_normal").normalized();
+  }
+  // the contact row pulls the centre to R sqrt(1 - k^2) above the plane: a disc given below it
+  // or lying flat (no lowest rim point) would be assembled through it or fail, so say so instead
+  const SpatialBodySpec& b = spec.bodies[static_cast<std::size_t>(jt.body_j)];
+  const double k = jt.axis_i.dot(rotation(b.orientation) * jt.axis_j);
+  if (!(jt.axis_i.dot(b.position - jt.point_i) > 0.0)) {
+    in.fail(j["plane_normal"] ? j["plane_normal"] : j["body"], p + ".plane_normal",
+            "the disc's centre must start above the plane (on the side plane_normal points to)");
+  }
+  if (!(std::abs(k) < 1.0 - 1e-9)) {
+    in.fail(axis, p + ".axis", "the disc must not start flat on the plane (axis along its normal)");
+  }
+  SpatialJointSpec no_slip = jt;
+  no_slip.name = joint_name(in, j, p, jt.name + ".no_slip", spec, last);
+  no_slip.type = SpatialJointType::kDiscNoSlip;
+  spec.joints.push_back(std::move(jt));
+  last.push_back(std::move(no_slip));
 }
 
 void read_joints(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
   if (!n.IsSequence()) in.fail(n, "joints", "expected a list of joints");
+  std::vector<SpatialJointSpec> last;  // the no-slip rows of rolling discs, appended at the end
   for (std::size_t k = 0; k < n.size(); ++k) {
     const YAML::Node j = n[k];
     const std::string p = "joints[" + std::to_string(k) + "]";
+    if (j.IsMap() && j["type"] && j["type"].IsScalar() &&
+        j["type"].as<std::string>() == "rolling_disc") {
+      read_rolling_disc(in, j, p, spec, last);
+      continue;
+    }
     in.check_keys(j, p,
                   {"name", "type", "body_i", "body_j", "point_i", "point_j", "axis_i", "axis_j",
                    "ref_i", "ref_j", "length"});
     SpatialJointSpec jt;
-    jt.name = item_name(in, j, p, p);
-    for (const SpatialJointSpec& other : spec.joints) {
-      if (other.name == jt.name) in.fail(j["name"], p + ".name", "duplicate joint name");
-    }
+    jt.name = joint_name(in, j, p, item_name(in, j, p, p), spec, last);
     jt.type = joint_type(in, in.required(j, p, "type", "joint type"), p + ".type");
     read_body_pair(in, j, p, spec, "joins a body to itself", jt.body_i, jt.body_j, jt.point_i,
                    jt.point_j);
@@ -148,6 +208,7 @@ void read_joints(const In& in, const YAML::Node& n, SpatialModelSpec& spec) {
     }
     spec.joints.push_back(std::move(jt));
   }
+  for (SpatialJointSpec& jt : last) spec.joints.push_back(std::move(jt));
 }
 
 bool read_frame(const In& in, const YAML::Node& e, const std::string& p) {

@@ -69,6 +69,20 @@ void complete_frames(const SpatialModelSpec& spec, SpatialJointSpec& j, const st
   j.ref_j = rj.norm() > 1e-9 ? Vec3(rj.normalized()) : any_normal(j.axis_j);
 }
 
+// A rolling disc (spatial_rolling_disc.hpp): the plane is the ground (body_i), the disc a body
+// (body_j) with a radius > 0 and a non-zero axis of its own (not derived from the poses).
+void check_rolling_disc(const SpatialJointSpec& j, const std::string& what) {
+  if (j.body_i != kGround || j.body_j == kGround) {
+    throw std::invalid_argument(what + ": a rolling disc is body_j on the ground's plane (body_i)");
+  }
+  if (!(j.radius > 0.0) || !std::isfinite(j.radius)) {
+    throw std::invalid_argument(what + ": radius must be finite and > 0");
+  }
+  if (!(j.axis_j.norm() > 0.0) || !j.axis_j.allFinite() || !j.point_i.allFinite()) {
+    throw std::invalid_argument(what + ": the disc axis (axis_j) must be non-zero");
+  }
+}
+
 // The bindings of the named input channels (SpatialModelSpec::inputs).
 void validate_inputs(SpatialModelSpec& spec) {
   const int n = static_cast<int>(spec.bodies.size());
@@ -118,9 +132,20 @@ SpatialModelSpec spatial_detail::validated(SpatialModelSpec spec) {
     detail::check_body(j.body_i, n, what);
     detail::check_body(j.body_j, n, what);
     if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
+    if (j.type == SpatialJointType::kDiscContact || j.type == SpatialJointType::kDiscNoSlip) {
+      check_rolling_disc(j, what);
+    }
     complete_frames(spec, j, what);
     if (j.type == SpatialJointType::kDistance && !(j.length > 0.0)) {
       throw std::invalid_argument(what + ": length must be > 0");
+    }
+  }
+  // the nonholonomic rows must be the System's last (System::n_holonomic())
+  for (std::size_t k = 1; k < spec.joints.size(); ++k) {
+    if (is_nonholonomic(spec.joints[k - 1].type) && !is_nonholonomic(spec.joints[k].type)) {
+      throw std::invalid_argument("joint '" + spec.joints[k].name +
+                                  "': rolling_disc_no_slip entries must follow every other joint "
+                                  "(their rows are the nonholonomic ones)");
     }
   }
   for (const SpatialForceSpec& f : spec.forces) {
@@ -154,17 +179,29 @@ int spatial_detail::constraint_row_count(const SpatialModelSpec& spec) {
   return rows;
 }
 
+int spatial_detail::nonholonomic_row_count(const SpatialModelSpec& spec) {
+  int rows = 0;
+  for (const SpatialJointSpec& j : spec.joints) {
+    rows += is_nonholonomic(j.type) ? constraint_rows(j.type) : 0;
+  }
+  return rows;
+}
+
 namespace {
 
 // Rows per joint type, in SpatialJointType order: spherical 3, revolute 5, universal 4,
-// cylindrical 4, prismatic 5, fixed 6, distance 1, planar 3.
-constexpr std::array<int, 8> kJointRows{3, 5, 4, 4, 5, 6, 1, 3};
-constexpr std::array<std::string_view, 8> kJointNames{"spherical",   "revolute",  "universal",
-                                                      "cylindrical", "prismatic", "fixed",
-                                                      "distance",    "planar"};
-static_assert(static_cast<std::size_t>(SpatialJointType::kPlanar) + 1 == kJointRows.size());
+// cylindrical 4, prismatic 5, fixed 6, distance 1, planar 3, rolling disc contact 1 and no slip 2.
+constexpr std::array<int, 10> kJointRows{3, 5, 4, 4, 5, 6, 1, 3, 1, 2};
+constexpr std::array<std::string_view, 10> kJointNames{
+    "spherical", "revolute", "universal", "cylindrical",  "prismatic",
+    "fixed",     "distance", "planar",    "rolling_disc", "rolling_disc_no_slip"};
+static_assert(static_cast<std::size_t>(SpatialJointType::kDiscNoSlip) + 1 == kJointRows.size());
 
 }  // namespace
+
+bool is_nonholonomic(SpatialJointType type) noexcept {
+  return type == SpatialJointType::kDiscNoSlip;
+}
 
 int constraint_rows(SpatialJointType type) noexcept {
   return detail::enum_lookup(kJointRows, type, 0);

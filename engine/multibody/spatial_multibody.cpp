@@ -46,7 +46,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "engine/multibody/spatial_euler_jacobian.hpp"
 #include "engine/multibody/spatial_model_spec.hpp"
+#include "engine/multibody/spatial_rolling_disc.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {
@@ -63,22 +65,9 @@ using Mat7 = Eigen::Matrix<double, 7, 7>;
 
 constexpr int kMaxRows = 6;
 
-Mat3 skew(const Vec3& a) noexcept {
-  Mat3 s;
-  s << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
-  return s;
-}
+using spatial::skew;
 
-// B(e, s) = d(A(e) s)/de (see the file comment)
-Mat34 dAs_de(const Vec4& e, const Vec3& s) noexcept {
-  const double e0 = e(0);
-  const Vec3 eps = e.tail<3>();
-  Mat34 b;
-  b.col(0) = 2.0 * (e0 * s + eps.cross(s));
-  b.rightCols<3>() = 2.0 * (eps.dot(s) * Mat3::Identity() + eps * s.transpose() -
-                            s * eps.transpose() - e0 * skew(s));
-  return b;
-}
+using spatial_detail::dAs_de;  // B(e, s) = d(A(e) s)/de (see the file comment)
 
 // The pose and velocity of one joint body; the ground is at rest at the origin with e = (1,0,0,0)
 struct BodyView {
@@ -225,6 +214,17 @@ void evaluate_joint(const SpatialJointSpec& jt,
       dot_row(body_vector(bi, hi_axis), aj, 2, b);
       break;
     }
+    case SpatialJointType::kDiscContact:
+    case SpatialJointType::kDiscNoSlip: {
+      // spatial_rolling_disc.hpp: the plane is the ground (body i), the disc body j
+      spatial_detail::DiscRows d;
+      spatial_detail::rolling_disc_rows(jt, bj.r, bj.e, bj.ed, d);
+      const int rows = constraint_rows(jt.type);
+      b.g.head(rows) = d.g.head(rows);
+      b.G.block(0, 7, rows, 7) = d.G.topRows(rows);
+      b.H.block(0, 7, rows, 7) = d.H.topRows(rows);
+      break;
+    }
   }
 }
 
@@ -339,7 +339,9 @@ Eigen::Matrix3d rotation(const Eigen::Vector4d& e) noexcept {
 SpatialMultibody::SpatialMultibody(SpatialModelSpec spec)
     : System(7 * static_cast<int>(spec.bodies.size()),
              7 * static_cast<int>(spec.bodies.size()),
-             spatial_detail::constraint_row_count(spec)),
+             spatial_detail::constraint_row_count(spec),
+             spatial_detail::constraint_row_count(spec) -
+                 spatial_detail::nonholonomic_row_count(spec)),
       spec_(spatial_detail::validated(std::move(spec))) {
   const int nb = static_cast<int>(spec_.bodies.size());
   int row = nb;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "rtmb/state.hpp"
+#include "rtmb/status.hpp"
 
 namespace rtmb {
 
@@ -15,16 +16,22 @@ EnergyStabilization::EnergyStabilization(const System& system, InputValues chann
   e0_ = system.energy(s0.t, s0.q, s0.v, channels_);
 }
 
-bool EnergyStabilization::apply(double t, VecCRef q, VecRef v) noexcept {
+bool EnergyStabilization::apply(double t, VecCRef q, VecRef v, StepStatus& status) noexcept {
   // s = sqrt((E0 - V) / T) (energy_stabilization.hpp)
   const double potential = system_.energy(t, q, zero_, channels_);
   const double kinetic = system_.energy(t, q, v, channels_) - potential;
   const double target = e0_ - potential;
-  if (!(kinetic > 0.0) || !(target > 0.0)) return false;
   const double s = std::sqrt(target / kinetic);
-  if (!std::isfinite(s)) return false;
-  v *= s;
-  return true;
+  if (kinetic > 0.0 && target > 0.0 && std::isfinite(s)) {
+    v *= s;
+    return true;
+  }
+  // No root. Nothing is wrong where the invariant already holds to round-off (at rest at the
+  // reference energy: T = 0 = E0 - V); otherwise the energy stays off E0 and the step says so.
+  const double scale = std::abs(e0_) + std::abs(potential) + std::abs(kinetic);
+  if (std::abs(kinetic - target) <= kRoundOff * scale) return true;
+  status.set(StepFlag::kStabilizerNotConverged);
+  return false;
 }
 
 }  // namespace rtmb

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
+#include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
 #include "rtmb/types.hpp"
 
@@ -24,16 +25,20 @@ namespace rtmb {
 /// error, O(h^(p+1)) per step, so the method's order is kept (Chin Thm 3.2).
 ///
 /// Only for conservative, scleronomic systems whose energy() is quadratic in v (Model refuses it
-/// for a system without energy() or with g_t != 0 at the initial state). Nothing is changed where
-/// the equation has no root: at rest (T = 0) or where V > E0. RT-safe after construction.
+/// for a system without energy() or with g_t != 0 at the initial state). Where the equation has
+/// no root (the invariant's gradient in this direction, H D = 2 T, is zero: at rest; or V > E0;
+/// or an energy is not finite) v is left unchanged and, unless E = E0 already holds to round-off
+/// (at rest at the reference energy), the step's status gets StepFlag::kStabilizerNotConverged:
+/// the stabilizer did not reach its invariant. RT-safe after construction.
 class EnergyStabilization {
  public:
   /// E0 = E(initial_state) at the channel values `channels` (the Workspace's inputs, which the
   /// later evaluations read too). Setup-only (allocates).
   EnergyStabilization(const System& system, InputValues channels);
 
-  /// v <- s v with E(q, s v) = E0; false (v unchanged) where there is no root. RT-safe.
-  bool apply(double t, VecCRef q, VecRef v) noexcept;
+  /// v <- s v with E(q, s v) = E0. Where there is no root: v unchanged, returns false and sets
+  /// kStabilizerNotConverged in `status` (true, no flag, when E = E0 to round-off). RT-safe.
+  bool apply(double t, VecCRef q, VecRef v, StepStatus& status) noexcept;
 
   [[nodiscard]] double reference() const noexcept { return e0_; }
 
@@ -42,6 +47,8 @@ class EnergyStabilization {
   InputValues channels_;
   double e0_ = 0.0;
   Vec zero_;  ///< v = 0, for V = E(q, 0)
+  /// |E - E0| <= kRoundOff (|E0| + |V| + |T|): the invariant holds, nothing to correct
+  static constexpr double kRoundOff = 64.0 * 2.220446049250313e-16;
 };
 
 }  // namespace rtmb

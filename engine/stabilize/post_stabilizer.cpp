@@ -34,7 +34,7 @@ void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noe
   // DATOL: skip when the drift is already below the user's threshold
   if (datol_ > 0.0 &&
       std::max(rg_.lpNorm<Eigen::Infinity>(), rv_.lpNorm<Eigen::Infinity>()) <= datol_) {
-    if (energy_) (void)energy_->apply(t, q, v);
+    if (energy_) (void)energy_->apply(t, q, v, status);
     return;
   }
 
@@ -56,7 +56,8 @@ void PostStabilizer::apply(double t, VecRef q, VecRef v, StepStatus& status) noe
     v -= dv_;
     ++status.stabilizer_iterations;
   }
-  if (energy_) (void)energy_->apply(t, q, v);  // the energy invariant, after the constraints
+  if (energy_)
+    (void)energy_->apply(t, q, v, status);  // the energy invariant, after the constraints
 }
 
 }  // namespace rtmb

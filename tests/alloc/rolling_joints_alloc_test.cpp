@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // SPDX-FileCopyrightText: rtmb developers
 //
-// Issue 16, acceptance 5 (the planar rolling joints): zero allocations per step for a model with
-// a rolling wheel (configs/rolling_wheel.yaml: a holonomic contact row and a nonholonomic no-slip
-// row) and one with knife edges (a sled and a trailer hitched to it, each on a blade), for every
+// Issue 16, acceptance 5 (the rolling joints): zero allocations per step for a model with a
+// rolling wheel (configs/rolling_wheel.yaml: a holonomic contact row and a nonholonomic no-slip
+// row), one with knife edges (a sled and a trailer hitched to it, each on a blade) and the spatial
+// rolling disc (configs/rolling_disc_body.yaml: a contact row and two no-slip rows), for every
 // explicit method x {pstab, sboth, project, baumgarte}, with the sparse KKT path (auto) and the
 // dense one; and for the energy pass of PStab and S-both (Settings::stabilize_energy). Every
 // counted step must also be unflagged.
@@ -43,8 +44,11 @@ TEST(RollingJointsAllocations, EveryExplicitMethodWithEachStabilizerAllocatesNot
   const std::shared_ptr<const System> sleds = make_system(parse_model_file(kSleds, "sleds.yaml"));
   ASSERT_EQ(wheel->n_nonholonomic(), 1);
   ASSERT_EQ(sleds->n_nonholonomic(), 2);
+  const std::shared_ptr<const System> disc = testing::load_config_system("rolling_disc_body.yaml");
+  ASSERT_EQ(disc->n_nonholonomic(), 2);
   int runs = 0;
-  for (const auto& [name, sys] : {std::pair{"rolling_wheel", wheel}, std::pair{"sleds", sleds}}) {
+  for (const auto& [name, sys] : {std::pair{"rolling_wheel", wheel}, std::pair{"sleds", sleds},
+                                  std::pair{"rolling_disc_body", disc}}) {
     for (const Method method : testing::kExplicitMethods) {
       for (const StabilizerKind stabilizer :
            {StabilizerKind::kPStab, StabilizerKind::kSBoth, StabilizerKind::kProject,

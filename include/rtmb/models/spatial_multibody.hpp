@@ -47,6 +47,16 @@ enum class SpatialJointType {
   kFixed,        ///< spherical + relative orientation kept: 6 rows
   kDistance,     ///< |p_j - p_i| = length: 1 row
   kPlanar,       ///< point j in the plane through p_i normal to axis_i, axes parallel: 3 rows
+  // A thin disc rolling without slip on a fixed plane (issue 16; engine/multibody/
+  // spatial_rolling_disc.hpp; model files' `rolling_disc`): body_i = kGround, the plane through
+  // point_i (world) with unit normal axis_i (world); body_j the disc, its centre at the body's
+  // origin, its symmetry axis axis_j (body frame, required), its radius `radius`.
+  /// Rolling disc, contact (1 row): the disc's lowest rim point stays on the plane.
+  kDiscContact,
+  /// Rolling disc, no slip (2 nonholonomic rows, same keys): the disc's material point at the
+  /// contact has no velocity along the plane. A spec lists every kDiscNoSlip entry after all the
+  /// other joints (validated), so its rows are the System's last (System::n_holonomic()).
+  kDiscNoSlip,
 };
 
 /// A joint between body i and body j (either may be kGround) at points and body-fixed axes.
@@ -65,6 +75,7 @@ struct SpatialJointSpec {
   Eigen::Vector3d ref_i = Eigen::Vector3d::Zero();    ///< reference normal to axis_i, i's frame
   Eigen::Vector3d ref_j = Eigen::Vector3d::Zero();    ///< reference normal to axis_j, j's frame
   double length = 0.0;                                ///< distance: |p_j - p_i| [m], > 0
+  double radius = 0.0;  ///< kDiscContact, kDiscNoSlip: the disc's radius r [m], > 0
 };
 
 enum class SpatialForceType {
@@ -130,6 +141,8 @@ struct SpatialModelSpec {
 /// Rows of a joint type (see SpatialJointType).
 [[nodiscard]] int constraint_rows(SpatialJointType type) noexcept;
 [[nodiscard]] std::string_view to_string(SpatialJointType type) noexcept;
+/// True for the joint types whose rows are velocity constraints (kDiscNoSlip).
+[[nodiscard]] bool is_nonholonomic(SpatialJointType type) noexcept;
 
 /// Euler-parameter matrices (Haug 1989, ch. 6): E(e) = [-eps, eps~ + e0 I],
 /// L(e) = [-eps, -eps~ + e0 I] (3 x 4), with omega = 2 E e' (world) and omega' = 2 L e' (body);
@@ -149,7 +162,8 @@ std::vector<std::string> assemble(SpatialModelSpec& spec,
 
 /// The absolute-coordinate System of a spatial model. Construction validates the spec (throws
 /// std::invalid_argument), derives the joint frames and preallocates; every evaluation is
-/// allocation-free. Rows: one normalization row per body (row b), then the joints' rows in order.
+/// allocation-free. Rows: one normalization row per body (row b), then the joints' rows in order;
+/// the rows of kDiscNoSlip entries (the spec's last joints) are nonholonomic (rtmb/system.hpp).
 class SpatialMultibody final : public System {
  public:
   explicit SpatialMultibody(SpatialModelSpec spec);

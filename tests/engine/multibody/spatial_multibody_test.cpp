@@ -155,6 +155,11 @@ TEST_P(SpatialJointGeometry, ConstraintsVanishWhereTheJointHoldsAndSeeViolations
       Rrel = Eigen::AngleAxisd(1.1, ai).matrix();
       t = 0.3 * perp + 0.2 * ai.cross(perp);
       break;
+    // the rolling disc holds one body on the ground's plane: not a two-body joint, not among
+    // all_spatial_joint_types() (tests/engine/multibody/spatial_rolling_disc_test.cpp)
+    case SpatialJointType::kDiscContact:
+    case SpatialJointType::kDiscNoSlip:
+      break;
   }
   // b's frame at t = 0 equals a's, so derived axis_j/ref_j are a's; universal: axis_j normal
   s.bodies[0].position = ra;
