@@ -110,7 +110,7 @@ TEST(GenCommand, BeamRunsOnTheSparsePathWithItsPinsHeldAndConservesEnergy) {
   const std::string path = ::testing::TempDir() + "rtmb_gen_beam.yaml";
   std::string text;
   generate("--n 20", path, &text, "beam");
-  EXPECT_EQ(count(text, "{name: p"), 21u);
+  EXPECT_EQ(count(text, ", mass: "), 21u);  // particles
   EXPECT_EQ(count(text, "{name: axial"), 20u);
   EXPECT_EQ(count(text, "{name: bend"), 19u);
   EXPECT_EQ(count(text, "{name: pin"), 4u);
