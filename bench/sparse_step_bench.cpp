@@ -5,7 +5,8 @@
 // chain with its tip pinned (the model of `rtmb gen chain --n N --loop`), sparse KKT solver for
 // N = 3 .. 1000, dense for N <= 100 side by side (the crossover that Settings::solver `auto`
 // uses, kSparseCrossoverNv), monitor on (the default) and off. Any System factory can be
-// registered (register_scaling), so spatial chains can be added without touching the loop.
+// registered (register_scaling), so spatial chains can be added without touching the loop; the
+// particle beam of `rtmb gen beam` (issue 17) is one more family.
 //
 // Counters: bodies = N, ns_per_body = (time per step) / N, and items_per_second = bodies per
 // second. The exponent of time vs N comes from scripts/fit_scaling.py on the JSON output:
@@ -106,6 +107,14 @@ const int kRegistered = [] {
         return make_system(parse_model_file(chain_model_yaml(n, true, true), "spatial chain"));
       },
       {10, 30, 100, 300, 1000});
+  // issue 17, acceptance 5: the simply supported particle beam of `rtmb gen beam --n N` (N
+  // elements: N + 1 particles, N trusses, N - 1 bending elements, 4 pin rows); "bodies" counts
+  // elements here. scripts/fit_scaling.py checks its exponent (sparse, monitor on) <= 1.15.
+  register_scaling("particle_beam",
+                   [](int n) -> std::shared_ptr<const System> {
+                     return make_system(parse_model_file(beam_model_yaml(n), "particle beam"));
+                   },
+                   {25, 50, 100, 200});
   return 0;
 }();
 

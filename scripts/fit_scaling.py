@@ -9,7 +9,8 @@ For every BM_ChainStep/<family>/<solver>/<monitor>/<N> series it prints the time
 body (CPU and wall; the median aggregate when the run had --benchmark_repetitions, else the
 single run), then fits log t = a + p log N by least squares over N >= --min-n and prints the
 exponent p. The issue-4 acceptance (planar_loop, sparse, monitor on): p <= 1.15 and <= 0.5 us per
-body at N = 1000; the exit code is 1 when it is missed. Other families (spatial_loop) are
+body at N = 1000; the issue-17 acceptance (particle_beam, sparse, monitor on, N = 25 .. 200
+elements): p <= 1.15. The exit code is 1 when one is missed. Other families (spatial_loop) are
 reported with their exponent only. Python standard library only.
 """
 import argparse
@@ -88,6 +89,11 @@ def main():
             print("  acceptance (exponent <= %.2f, <= %.2f us/body at N = 1000): %s "
                   "(cpu %.3f us/body)" % (args.max_exponent, args.max_us_per_body,
                                           "PASS" if good else "FAIL", per_body))
+            ok = ok and good
+        if solver == "sparse" and monitor == "monitor" and family == "particle_beam":
+            good = p_cpu <= args.max_exponent
+            print("  acceptance (issue 17: exponent <= %.2f): %s" %
+                  (args.max_exponent, "PASS" if good else "FAIL"))
             ok = ok and good
     # crossover: smallest N where sparse beats dense (monitor on)
     for (family, solver, monitor), by_n in sorted(series.items()):

@@ -23,6 +23,14 @@ void add_gen_command(CLI::App& app, GenOptions& o, int* exit_code) {
   chain->add_flag("--spatial", o.spatial,
                   "Spatial bodies (dimension: spatial) on spherical joints, zigzagging out of "
                   "the vertical plane");
+  CLI::App* beam = add_subcommand(
+      *gen, "beam",
+      "Simply supported planar beam of N elements (10 m; particles with trusses and bending "
+      "elements, each end pinned by two rods), moving in its first mode, no gravity.",
+      exit_code, [&o] { return generate_beam(o); });
+  beam->add_option("--n", o.elements, "Number of elements N (N + 1 particles)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 100000));
   gen->require_subcommand(1);
 }
 
@@ -32,6 +40,11 @@ int generate_chain(const GenOptions& o) {
     return 2;
   }
   std::fputs(chain_model_yaml(o.links, o.loop, o.spatial).c_str(), stdout);
+  return 0;
+}
+
+int generate_beam(const GenOptions& o) {
+  std::fputs(beam_model_yaml(o.elements).c_str(), stdout);
   return 0;
 }
 

@@ -85,8 +85,8 @@ std::string sparse_unsupported_reason(const System& system, const Settings& sett
   SparsePattern jacobian;
   if (!system.sparse_structure(mass_lower, jacobian)) {
     return "system '" + std::string(system.name()) +
-           "' has no sparse structure (only body models with every mass and inertia > 0 have "
-           "one)";
+           "' has no sparse structure (only body models with every mass and inertia > 0 and "
+           "particle models have one)";
   }
   if (is_implicit(settings.method)) {
     return "the implicit method " + std::string(to_string(settings.method)) +

@@ -399,6 +399,7 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
                 "rods",
                 "trusses",
                 "bendings",
+                "pulses",
                 "gravity"});
 
   ModelFile f;

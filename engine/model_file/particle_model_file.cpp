@@ -186,6 +186,23 @@ void read_bendings(const In& in, const YAML::Node& n, ParticleModelSpec& spec) {
   }
 }
 
+void read_pulses(const In& in, const YAML::Node& n, ParticleModelSpec& spec) {
+  for (std::size_t k = 0; k < list_of(in, n, "pulses").size(); ++k) {
+    const YAML::Node e = n[k];
+    const std::string p = "pulses[" + std::to_string(k) + "]";
+    in.check_keys(e, p, {"name", "particle", "peak", "start", "duration"});
+    PulseSpec s;
+    s.name = item_name(in, e, p, p);
+    s.particle = particle_ref(in, in.required(e, p, "particle", "the particle it pushes"),
+                              p + ".particle", spec);
+    s.peak = point(in, in.required(e, p, "peak", "the force at the apex, N"), p + ".peak",
+                   spec.dimension);
+    if (const YAML::Node m = e["start"]) s.start = in.non_negative(m, p + ".start");
+    s.duration = in.positive(in.required(e, p, "duration", "s"), p + ".duration");
+    spec.pulses.push_back(s);
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const ParticleModelSpec> read_particle_model(const YAML::Node& root,
@@ -202,6 +219,7 @@ std::shared_ptr<const ParticleModelSpec> read_particle_model(const YAML::Node& r
   if (const YAML::Node m = root["rods"]) read_rods(in, m, *spec);
   if (const YAML::Node m = root["trusses"]) read_trusses(in, m, *spec);
   if (const YAML::Node m = root["bendings"]) read_bendings(in, m, *spec);
+  if (const YAML::Node m = root["pulses"]) read_pulses(in, m, *spec);
   if (const YAML::Node m = root["gravity"])
     spec->gravity = point(in, m, "gravity", spec->dimension);
   try {

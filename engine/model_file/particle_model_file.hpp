@@ -18,12 +18,12 @@ namespace rtmb::detail {
 
 /// The top-level keys a particle model may use besides the common ones (name, dimension,
 /// integration, serve, inputs, outputs).
-inline constexpr const char* kParticleModelKeys[] = {"particles", "rods", "trusses", "bendings",
-                                                     "gravity"};
+inline constexpr const char* kParticleModelKeys[] = {"particles", "rods",   "trusses",
+                                                     "bendings",  "pulses", "gravity"};
 
-/// Reads `particles`, `rods`, `trusses`, `bendings` and `gravity` (`dimension: spatial` for 3-D,
-/// planar by default) and checks that the initial positions satisfy every rod (a particle model
-/// is not assembled: the file must give a consistent state). Setup-only.
+/// Reads `particles`, `rods`, `trusses`, `bendings`, `pulses` and `gravity` (`dimension: spatial`
+/// for 3-D, planar by default) and checks that the initial positions satisfy every rod (a particle
+/// model is not assembled: the file must give a consistent state). Setup-only.
 [[nodiscard]] std::shared_ptr<const ParticleModelSpec> read_particle_model(const YAML::Node& root,
                                                                            const std::string& path);
 

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "engine/multibody/bending_element.hpp"
+#include "engine/multibody/pulse_element.hpp"
 #include "engine/multibody/truss_element.hpp"
 #include "rtmb/state.hpp"
 
@@ -82,11 +83,23 @@ ParticleModelSpec validated(ParticleModelSpec spec) {
     require(b.a != b.b && b.a != b.c && b.b != b.c, what + ": needs three different particles");
     require(std::isfinite(b.stiffness) && b.stiffness >= 0.0, what + ": stiffness must be >= 0");
   }
+  for (const PulseSpec& f : spec.pulses) {
+    const std::string what = "pulse '" + f.name + "'";
+    check_particle(f.particle, n, what);
+    require(finite(f.peak) && (!planar || f.peak.z() == 0.0),
+            what + ": peak must be finite (and in the plane)");
+    require(std::isfinite(f.start) && f.start >= 0.0, what + ": start must be >= 0");
+    require(std::isfinite(f.duration) && f.duration > 0.0, what + ": duration must be > 0");
+  }
   return spec;
 }
 
 TrussElement truss_of(const TrussSpec& t) noexcept {
   return TrussElement{t.stiffness, t.rest, t.strain};
+}
+
+PulseElement pulse_of(const PulseSpec& f) noexcept {
+  return PulseElement{f.peak, f.start, f.duration};
 }
 
 // Incidence of the bending element's points in (r1, r2): a -> (1, 0), b -> (0, 1), c -> (-1, -1)
@@ -114,6 +127,7 @@ ParticleSystem::ParticleSystem(ParticleModelSpec spec)
     links_.push_back({b.a, b.c});
     links_.push_back({b.b, b.c});
   }
+  build_jacobian_slots();
 }
 
 void ParticleSystem::joint_points(double /*t*/,
@@ -165,12 +179,17 @@ void ParticleSystem::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexc
   }
 }
 
-void ParticleSystem::forces(
-    double /*t*/, VecCRef q, VecCRef /*v*/, InputValues /*u*/, VecRef out_f) const noexcept {
-  out_f.setZero();
+void ParticleSystem::add_external(double t, VecRef f) const noexcept {
   for (std::size_t p = 0; p < spec_.particles.size(); ++p) {
-    add(out_f, static_cast<int>(p), spec_.particles[p].mass * spec_.gravity);
+    add(f, static_cast<int>(p), spec_.particles[p].mass * spec_.gravity);
   }
+  for (const PulseSpec& pulse : spec_.pulses) add(f, pulse.particle, pulse_of(pulse).force(t));
+}
+
+void ParticleSystem::forces(
+    double time, VecCRef q, VecCRef /*v*/, InputValues /*u*/, VecRef out_f) const noexcept {
+  out_f.setZero();
+  add_external(time, out_f);
   for (const TrussSpec& t : spec_.trusses) {
     const Vec3 g = truss_of(t).gradient(position(q, t.j) - position(q, t.i));
     add(out_f, t.i, g);
@@ -186,16 +205,14 @@ void ParticleSystem::forces(
   }
 }
 
-void ParticleSystem::discrete_gradient_forces(double /*t*/,
+void ParticleSystem::discrete_gradient_forces(double time,
                                               VecCRef q0,
                                               VecCRef q1,
                                               VecCRef /*v*/,
                                               InputValues /*u*/,
                                               VecRef out_f) const noexcept {
   out_f.setZero();
-  for (std::size_t p = 0; p < spec_.particles.size(); ++p) {
-    add(out_f, static_cast<int>(p), spec_.particles[p].mass * spec_.gravity);
-  }
+  add_external(time, out_f);  // at the step's t~ (the midpoint for V0(1,1,0))
   for (const TrussSpec& t : spec_.trusses) {
     const Vec3 g = truss_of(t).discrete_gradient(position(q0, t.j) - position(q0, t.i),
                                                  position(q1, t.j) - position(q1, t.i));

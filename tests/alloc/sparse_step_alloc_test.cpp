@@ -4,15 +4,18 @@
 // The sparse KKT path keeps the step contract: after Model and Workspace construction no step
 // allocates. Counted by the malloc-family interposer over 5 000 steps of four_bar.yaml with
 // solver sparse for every explicit method x every stabilizer with a sparse path, over 2 000
-// steps of a 1000-link pinned chain (RK4 + PStab and MAMPC4 + S-both), and around the sparse
+// steps of a 1000-link pinned chain (RK4 + PStab and MAMPC4 + S-both), over 1 000 steps of the
+// 200-element particle beam of `rtmb gen beam` (RK4 + PStab), and around the sparse
 // System evaluations themselves (the fused ones included).
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "rtmb/models/chain_models.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
@@ -62,16 +65,36 @@ INSTANTIATE_TEST_SUITE_P(ExplicitMethods,
                                             ::testing::ValuesIn(kSparseStabilizers)),
                          testing::method_stabilizer_param_name);
 
-TEST(SparseStepAllocations, ThousandLinkChainAllocatesNothing) {
-  const auto chain = std::make_shared<PlanarMultibody>(testing::planar_chain_spec(1000, true));
-  for (const auto& [method, stabilizer] : {Combo{Method::kRk4, StabilizerKind::kPStab},
-                                           Combo{Method::kMampc4, StabilizerKind::kSBoth}}) {
-    const Model model(chain, sparse_settings(method, stabilizer));
-    const testing::StepAllocationCounts run = testing::count_step_allocations(model, 5, 2'000);
-    EXPECT_EQ(run.counts.allocations, 0u) << to_string(method);
-    EXPECT_EQ(run.counts.deallocations, 0u) << to_string(method);
-    EXPECT_EQ(run.flagged, 0) << to_string(method);
+// `steps` sparse steps of `sys` with each method + stabilizer allocate and free nothing and are
+// never flagged
+void expect_sparse_steps_allocate_nothing(const std::shared_ptr<const System>& sys,
+                                          std::initializer_list<Combo> combos,
+                                          long steps) {
+  for (const auto& [method, stabilizer] : combos) {
+    const Model model(sys, sparse_settings(method, stabilizer));
+    ASSERT_EQ(model.solver(), KktSolver::kSparse) << sys->name();
+    const testing::StepAllocationCounts run = testing::count_step_allocations(model, 5, steps);
+    EXPECT_EQ(run.counts.allocations, 0u) << sys->name() << " " << to_string(method);
+    EXPECT_EQ(run.counts.deallocations, 0u) << sys->name() << " " << to_string(method);
+    EXPECT_EQ(run.flagged, 0) << sys->name() << " " << to_string(method);
   }
+}
+
+TEST(SparseStepAllocations, ThousandLinkChainAllocatesNothing) {
+  expect_sparse_steps_allocate_nothing(
+      std::make_shared<PlanarMultibody>(testing::planar_chain_spec(1000, true)),
+      {Combo{Method::kRk4, StabilizerKind::kPStab}, Combo{Method::kMampc4, StabilizerKind::kSBoth}},
+      2'000);
+}
+
+TEST(SparseStepAllocations, TwoHundredElementParticleBeamAllocatesNothing) {
+  // issue 17, acceptance 5: the beam of `rtmb gen beam --n 200` with the benchmark's (and its
+  // model file's) RK4 + PStab at dt = 1 ms (bench/sparse_step_bench.cpp,
+  // BM_ChainStep/particle_beam). Not the Adams methods: the beam's highest bending frequency,
+  // 1600 rad/s, is outside their stability region at this step (their steps get flagged).
+  expect_sparse_steps_allocate_nothing(
+      make_system(parse_model_file(beam_model_yaml(200), "beam_200")),
+      {Combo{Method::kRk4, StabilizerKind::kPStab}}, 1'000);
 }
 
 TEST(SparseStepAllocations, SparseEvaluationsAllocateNothing) {

@@ -12,7 +12,8 @@
 // B(u_{n+1/2}) du = g(u_{n+1}) - g(u_n), reference §3). The elements' forces are analytic with
 // their Jacobians (force_jacobians), and the midpoint-family implicit methods get them as discrete
 // gradients (DiscreteGradientForces, rtmb/discrete_gradient.hpp), so V0(1,1,0) conserves T + V to
-// round-off. Dense only (no sparse structure).
+// round-off. The explicit methods can take the sparse path (sparse_structure: M is diagonal, each
+// rod row touches one or two particles, engine/multibody/particle_sparse.cpp), O(N) per step.
 
 #include <Eigen/Core>
 #include <span>
@@ -67,6 +68,17 @@ struct BendingSpec {
   double stiffness = 0.0;  ///< C_b [J], >= 0
 };
 
+/// Triangular force pulse on particle `particle` (engine/multibody/pulse_element.hpp): zero at
+/// `start`, `peak` at start + duration/2, zero again from start + duration on (Hoitink §4.2.2's
+/// "triangular force pulse applied over the first 0.5 seconds").
+struct PulseSpec {
+  std::string name;
+  int particle = 0;
+  Eigen::Vector3d peak = Eigen::Vector3d::Zero();  ///< [N]; z = 0 in a planar model
+  double start = 0.0;                              ///< [s], >= 0
+  double duration = 1.0;                           ///< [s], > 0
+};
+
 struct ParticleModelSpec {
   std::string name = "particles";
   int dimension = 3;  ///< 2 (x, y) or 3 (x, y, z) coordinates per particle
@@ -74,6 +86,7 @@ struct ParticleModelSpec {
   std::vector<ParticleRodSpec> rods;
   std::vector<TrussSpec> trusses;
   std::vector<BendingSpec> bendings;
+  std::vector<PulseSpec> pulses;
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();  ///< [m/s^2]
 };
 
@@ -92,8 +105,16 @@ class ParticleSystem final : public System, public JointPoints, public DiscreteG
 
   RTMB_SYSTEM_EVALUATION_OVERRIDES;
   RTMB_SYSTEM_ITERATION_BLOCK_OVERRIDES;
+
+  // M (diagonal) and G (a rod row: d^T / l on particle j, -d^T / l on particle i) in CSC form
+  // for the sparse path; the fused evaluations keep System's defaults (two calls). Setup: the
+  // patterns; values RT-safe.
+  bool sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const override;
+  void mass_values(double t, VecCRef q, std::span<double> out) const noexcept override;
+  void jacobian_values(double t, VecCRef q, std::span<double> out) const noexcept override;
   /// Gravity at the midpoint (its potential is linear: the midpoint force is its exact discrete
-  /// gradient), trusses and bending elements by their discrete gradients between q0 and q1.
+  /// gradient), the pulses at t, trusses and bending elements by their discrete gradients between
+  /// q0 and q1.
   void discrete_gradient_forces(double t,
                                 VecCRef q0,
                                 VecCRef q1,
@@ -118,11 +139,23 @@ class ParticleSystem final : public System, public JointPoints, public DiscreteG
  private:
   [[nodiscard]] Eigen::Vector3d position(VecCRef q, int particle) const noexcept;
   void add(VecRef f, int particle, const Eigen::Vector3d& force) const noexcept;
+  void build_jacobian_slots();  // setup: jacobian_slots_, jacobian_outer_
+  // gravity and the pulses at time t
+  void add_external(double t, VecRef f) const noexcept;
   void add_block(MatRef K, int pi, int pj, const Eigen::Matrix3d& block) const noexcept;
 
   ParticleModelSpec spec_;
   std::vector<JointLink> links_;  // drawing: rods, trusses, bending arms
   std::vector<int> ground_;       // drawing: the anchor points, after the particles
+  // one stored entry of G in CSC order: rod row `rod`, coordinate `axis` of its particle, and
+  // the sign of d there (+1 on particle j, -1 on particle i)
+  struct JacobianSlot {
+    int rod = 0;
+    int axis = 0;
+    double sign = 1.0;
+  };
+  std::vector<JacobianSlot> jacobian_slots_;
+  std::vector<int> jacobian_outer_;  // the CSC column starts of G
 };
 
 }  // namespace rtmb

@@ -2,7 +2,8 @@
 // SPDX-FileCopyrightText: rtmb developers
 //
 // `rtmb gen chain`: the generated model file loads, runs with its loop closed and conserves
-// energy (no damping in the chain), planar and spatial (--spatial), and bad options are refused.
+// energy (no damping in the chain), planar and spatial (--spatial), and bad options are refused;
+// `rtmb gen beam`: the particle beam loads and runs on the sparse path with its pins held.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,9 +27,12 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-/// `rtmb gen chain ARGS > path`; with `text`, reads the file back into it.
-void generate(const std::string& args, const std::string& path, std::string* text = nullptr) {
-  const CommandResult r = run_rtmb("gen chain " + args + " > " + path);
+/// `rtmb gen MODEL ARGS > path`; with `text`, reads the file back into it.
+void generate(const std::string& args,
+              const std::string& path,
+              std::string* text = nullptr,
+              const std::string& model = "chain") {
+  const CommandResult r = run_rtmb("gen " + model + " " + args + " > " + path);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   if (text == nullptr) return;
   *text = rtmb::testing::read_text(path);
@@ -98,6 +102,21 @@ TEST(GenCommand, SpatialOpenChainRuns) {
   const std::string path = ::testing::TempDir() + "rtmb_gen_chain_spatial_open.yaml";
   generate("--n 20 --spatial", path);
   (void)run_generated(path, "0.2", 1e-7);
+}
+
+TEST(GenCommand, BeamRunsOnTheSparsePathWithItsPinsHeldAndConservesEnergy) {
+  // 20 elements: 21 particles, 20 trusses, 19 bending elements, two pins of two rods each; no
+  // damping and no gravity, so RK4 + PStab keeps T + V (its error at dt = 1 ms is far below 1e-6)
+  const std::string path = ::testing::TempDir() + "rtmb_gen_beam.yaml";
+  std::string text;
+  generate("--n 20", path, &text, "beam");
+  EXPECT_EQ(count(text, ", mass: "), 21u);  // particles
+  EXPECT_EQ(count(text, "{name: axial"), 20u);
+  EXPECT_EQ(count(text, "{name: bend"), 19u);
+  EXPECT_EQ(count(text, "{name: pin"), 4u);
+  const CommandResult r = run_generated(path, "0.5", 1e-6);
+  EXPECT_NE(r.last_line.find("\"solver\":\"sparse\""), std::string::npos) << r.last_line;
+  EXPECT_NE(run_rtmb("gen beam --n 1").exit_code, 0);  // CLI range: N >= 2
 }
 
 }  // namespace

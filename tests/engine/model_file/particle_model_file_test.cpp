@@ -4,7 +4,8 @@
 // Particle models in model files (engine/model_file/particle_model_file.cpp,
 // docs/model-format.md "Particles, rods, trusses and bending elements"): configs/four_mass.yaml
 // gives the seed's masses, bars, trusses and initial state (Hoitink §4.2.1, reference §4.2), a
-// planar file with a fixed anchor and a bending element loads, and bad input is refused at the
+// planar file with a fixed anchor, a bending element and a pulse loads (the pulse's force on its
+// particle at the apex), and bad input is refused at the
 // offending key with file and line.
 #include "engine/model_file/particle_model_file.hpp"
 
@@ -62,6 +63,8 @@ trusses:
   - {name: ab, between: [a, b], stiffness: 10, strain: linear}
 bendings:
   - {name: abc, points: [a, c, b], stiffness: 0.5}
+pulses:
+  - {name: kick, particle: b, peak: [0, 2], start: 0.1, duration: 0.5}
 gravity: [0, -9.81]
 integration: {method: midpoint, stabilizer: none, dt: 0.01}
 )";
@@ -74,8 +77,23 @@ TEST(ParticleModelFile, PlanarModelWithAnchorAndBendingLoads) {
   EXPECT_EQ(f.particles->trusses[0].rest, 1.0);  // default: the initial distance
   EXPECT_EQ(f.particles->bendings[0].c, 1);
   EXPECT_EQ(f.particles->gravity, Eigen::Vector3d(0.0, -9.81, 0.0));
+  ASSERT_EQ(f.particles->pulses.size(), 1u);
+  const PulseSpec& kick = f.particles->pulses[0];
+  EXPECT_EQ(kick.particle, 1);
+  EXPECT_EQ(kick.peak, Eigen::Vector3d(0.0, 2.0, 0.0));
+  EXPECT_EQ(kick.start, 0.1);
+  EXPECT_EQ(kick.duration, 0.5);
   const auto sys = make_system(f);
   EXPECT_EQ(sys->n_q(), 6);
+  // the pulse acts on b's coordinates only: at its apex (t = 0.35) f gains the peak there
+  State s(sys->n_q(), sys->n_v());
+  sys->initial_state(s);
+  Vec before(6), apex(6);
+  sys->forces(0.0, s.q, s.v, {}, before);
+  sys->forces(0.35, s.q, s.v, {}, apex);
+  Vec expected = Vec::Zero(6);
+  expected(3) = 2.0;
+  EXPECT_TRUE((apex - before).isApprox(expected, 1e-12)) << (apex - before).transpose();
   // drawn as joint points: the three particles and the anchor
   const auto* points = joint_points_of(*sys);
   ASSERT_NE(points, nullptr);
@@ -105,6 +123,11 @@ TEST(ParticleModelFile, BadInputIsRefusedAtItsKey) {
   refused("{name: b, mass: 0.2", "{name: a, mass: 0.2", "duplicate particle name 'a'");
   refused("gravity: [0, -9.81]", "gravity: [0, -9.81]\nbodies: []",
           "key 'bodies': not with 'particles'");
+  refused("particle: b, peak", "particle: z, peak", "key 'pulses[0].particle': unknown particle");
+  refused("duration: 0.5", "duration: 0", "key 'pulses[0].duration': must be > 0");
+  refused("start: 0.1", "start: -1", "key 'pulses[0].start'");
+  refused("peak: [0, 2]", "peak: [0, 2, 1]", "key 'pulses[0].peak'");
+  refused("duration: 0.5}", "duration: 0.5, shape: sine}", "pulses[0]");
   // folded at the start: a and c on the same side of b
   refused("position: [2, 1]", "position: [0, 1.0000001]", "folded");
   // element keys without particles
