@@ -61,6 +61,22 @@ using spatial::Vec6;
   throw std::invalid_argument("joint-space tree: " + what);
 }
 
+// I^c_i = I_i + sum over children I^c_c (RBDA eq. 6.11), leaves first: `order` lists every link
+// after its parent. A template so that the tree's private per-link state can be passed. RT-safe.
+template <class LinkStates>
+void accumulate_composite_inertias(LinkStates& state,
+                                   const std::vector<int>& order,
+                                   const std::vector<int>& parent) noexcept {
+  for (auto& s : state) s.composite = s.inertia;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int p = parent[static_cast<std::size_t>(*it)];
+    if (p >= 0) {
+      state[static_cast<std::size_t>(p)].composite +=
+          state[static_cast<std::size_t>(*it)].composite;
+    }
+  }
+}
+
 }  // namespace
 
 int tree_joint_coordinates(TreeJointType type) noexcept {
@@ -309,14 +325,7 @@ void JointSpaceTree::kinematics(VecCRef q) const noexcept {
 //   and H_ij = 0 when neither is an ancestor of the other.
 void JointSpaceTree::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept {
   kinematics(q);
-  for (LinkState& s : state_) s.composite = s.inertia;
-  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-    const int p = parent_link_[static_cast<std::size_t>(*it)];
-    if (p >= 0) {
-      state_[static_cast<std::size_t>(p)].composite +=
-          state_[static_cast<std::size_t>(*it)].composite;
-    }
-  }
+  accumulate_composite_inertias(state_, order_, parent_link_);
   out_M.setZero();
   for (int i = 0; i < n_v(); ++i) {
     const int li = link_of_coordinate_[static_cast<std::size_t>(i)];
@@ -525,14 +534,7 @@ void JointSpaceTree::articulated_inputs(VecCRef q, ArticulatedSolve& out) const 
   // a floating joint's block of M carries c e e^T besides S^T I^c S (mass() above), with c one
   // third of the trace of S_e^T I^c S_e over its four Euler-parameter columns: the composite
   // inertias as in mass(), O(n)
-  for (LinkState& s : state_) s.composite = s.inertia;
-  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-    const int p = parent_link_[static_cast<std::size_t>(*it)];
-    if (p >= 0) {
-      state_[static_cast<std::size_t>(p)].composite +=
-          state_[static_cast<std::size_t>(*it)].composite;
-    }
-  }
+  accumulate_composite_inertias(state_, order_, parent_link_);
   for (int k : floating_coordinate_) {
     const int l = link_of_coordinate_[static_cast<std::size_t>(k)];
     const LinkState& s = state_[static_cast<std::size_t>(l)];

@@ -13,19 +13,16 @@
 #include "engine/model_file/urdf_model_file.hpp"
 #include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/model_file.hpp"
+#include "tests/support/model_file_errors.hpp"
 
 namespace rtmb {
 namespace {
 
 const std::string kWam = "urdf: /usr/share/doc/dart/data/urdf/wam/wam.urdf\n";
 
+// the error a YAML model file with this text gives (a test failure when it loads)
 std::string yaml_error_of(const std::string& text) {
-  try {
-    (void)parse_model_file(text, "robot.yaml");
-  } catch (const ModelFileError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::model_file_error(text, "robot.yaml");
 }
 
 TEST(UrdfModelFileCoupling, WamHapticLoadsWithItsCouplingChannelsAndDampers) {

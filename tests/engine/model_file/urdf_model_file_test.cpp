@@ -22,6 +22,7 @@
 #include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/model_file_errors.hpp"
 
 namespace rtmb {
 namespace {
@@ -202,13 +203,9 @@ integration: {method: rk4, dt: 0.002}
   EXPECT_EQ(s.v, (Vec(7) << 0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0).finished());
 }
 
+// the error a YAML model file with this text gives (a test failure when it loads)
 std::string yaml_error_of(const std::string& text) {
-  try {
-    (void)parse_model_file(text, "robot.yaml");
-  } catch (const ModelFileError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::model_file_error(text, "robot.yaml");
 }
 
 TEST(UrdfModelFile, YamlErrorsNameTheKey) {

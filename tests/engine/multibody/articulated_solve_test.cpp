@@ -19,22 +19,19 @@
 #include <string>
 
 #include "rtmb/models/joint_space_tree.hpp"
+#include "tests/support/tilted_inertia.hpp"
 
 namespace rtmb {
 namespace {
 
-Eigen::Matrix3d inertia_of(double a, double b, double c, double tilt) {
-  const Eigen::Matrix3d r =
-      Eigen::AngleAxisd(tilt, Eigen::Vector3d(1.0, 2.0, 0.5).normalized()).toRotationMatrix();
-  return r * Eigen::Vector3d(a, b, c).asDiagonal() * r.transpose();
-}
+using testing::tilted_inertia;
 
 TreeLinkSpec link_of(int l) {
   TreeLinkSpec link;
   link.name = "l" + std::to_string(l);
   link.mass = 1.0 + 0.3 * (l % 4);
   link.com = {0.05 * (l % 3), -0.1, 0.2 - 0.03 * (l % 5)};
-  link.inertia = inertia_of(0.02 + 0.01 * (l % 3), 0.03, 0.015 + 0.005 * (l % 2), 0.3 * l);
+  link.inertia = tilted_inertia(0.02 + 0.01 * (l % 3), 0.03, 0.015 + 0.005 * (l % 2), 0.3 * l);
   return link;
 }
 

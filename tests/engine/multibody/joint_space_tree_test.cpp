@@ -31,15 +31,12 @@
 
 #include "rtmb/model.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/tilted_inertia.hpp"
 
 namespace rtmb {
 namespace {
 
-Eigen::Matrix3d inertia_of(double a, double b, double c, double tilt) {
-  const Eigen::Matrix3d r =
-      Eigen::AngleAxisd(tilt, Eigen::Vector3d(1.0, 2.0, 0.5).normalized()).toRotationMatrix();
-  return r * Eigen::Vector3d(a, b, c).asDiagonal() * r.transpose();
-}
+using testing::tilted_inertia;
 
 // l0 on the world by a revolute joint, l1 prismatic on l0, l2 revolute on l1, l3 welded to l0
 // (fixed), l4 revolute on l3: a tree with a branch and a fixed joint inside it.
@@ -52,7 +49,7 @@ JointSpaceSpec branched_tree(double damping = 0.0) {
     link.name = "l" + std::to_string(l);
     link.mass = masses[l];
     link.com = {0.05 * l, -0.1, 0.2 - 0.03 * l};
-    link.inertia = inertia_of(0.02 + 0.01 * l, 0.03, 0.015 + 0.005 * l, 0.3 * l);
+    link.inertia = tilted_inertia(0.02 + 0.01 * l, 0.03, 0.015 + 0.005 * l, 0.3 * l);
     s.links.push_back(link);
   }
   auto joint = [&](const char* name, TreeJointType type, int parent, int child) {
@@ -260,7 +257,7 @@ JointSpaceSpec floating_tree() {
     link.name = "b" + std::to_string(l);
     link.mass = masses[l];
     link.com = {0.04 * l - 0.05, 0.1, -0.07 * l};
-    link.inertia = inertia_of(0.03 + 0.01 * l, 0.02, 0.025 + 0.004 * l, 0.5 * l + 0.2);
+    link.inertia = tilted_inertia(0.03 + 0.01 * l, 0.02, 0.025 + 0.004 * l, 0.5 * l + 0.2);
     s.links.push_back(link);
   }
   auto joint = [&](const char* name, TreeJointType type, int parent, int child) {
