@@ -14,10 +14,15 @@ double view_decimation(double timer_hz, double page_fps, double current, double 
   // the frames per second this page was sent since its last report
   const double sent =
       std::isfinite(sent_hz) && sent_hz > 0.0 ? sent_hz : timer_hz / std::max(current, 1.0);
-  const bool keeps_up = page_fps >= 0.85 * sent;
+  if (page_fps >= 0.85 * sent) return std::clamp(0.5 * current, 1.0, kMaxViewDecimation);
+  // between 60 % and 85 %: d stays. A page whose frames arrive in bursts (two within one of its
+  // animation frames, the newer drawn) draws a fixed share of what it gets whatever the rate;
+  // backing it off to F / 0.8 at each report would shrink its rate by that share every time
+  // (measured: a 1000-body chain drawing 76 % of 27.5 frames/s was taken down to 12 in 6 s)
+  if (page_fps >= 0.6 * sent) return std::clamp(current, 1.0, kMaxViewDecimation);
   // at most half the frames per report: one slow second (a tab in the background, a burst of
   // load) costs a page half its frames, not all but one in 30
-  const double d = keeps_up ? 0.5 * current : std::min(0.8 * timer_hz / page_fps, 2.0 * current);
+  const double d = std::min(0.8 * timer_hz / page_fps, 2.0 * current);
   return std::clamp(d, 1.0, kMaxViewDecimation);
 }
 
