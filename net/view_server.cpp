@@ -554,17 +554,17 @@ void ViewServer::Impl::on_frame_timer() {
       }
     }
     // the frame is encoded only on ticks some page takes (a 1000-body chain's is ~60 kB)
-    std::size_t live = 0;
+    std::size_t sent = 0;
     std::string frame;
     for (auto& weak : sessions) {
       if (auto s = weak.lock(); s && s->takes_frame()) {
         if (frame.empty()) frame = frame_json(stats);
         s->send(frame, false);
-        ++live;
+        ++sent;
       }
     }
     std::erase_if(sessions, [](const std::weak_ptr<WsSession>& w) { return w.expired(); });
-    if (live > 0) count(*this, [live](ViewStats& st) { st.frames_sent += live; });
+    if (sent > 0) count(*this, [sent](ViewStats& st) { st.frames_sent += sent; });
     on_frame_timer();
   });
 }

@@ -622,9 +622,7 @@ std::vector<JointSpaceOutputSpec> read_urdf_outputs(const YamlReader& r,
         check_kind_key(r, n, p, "joint", joint_kind, "joint outputs");
         check_kind_key(r, n, p, "link", link_kind, "link outputs");
         check_kind_key(r, n, p, "point", point_kind, "point outputs");
-        const bool coupling_kind = o.type == JointSpaceOutputType::kCouplingForce ||
-                                   o.type == JointSpaceOutputType::kHapticForce ||
-                                   o.type == JointSpaceOutputType::kCouplingLinearization;
+        const bool coupling_kind = is_coupling_output(o.type);
         check_kind_key(r, n, p, "element", coupling_kind, "coupling outputs");
         if (coupling_kind) o.element = coupling_named(r, spec, n["element"], p + ".element");
         bool prismatic = false;

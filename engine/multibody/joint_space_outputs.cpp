@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "engine/kkt/kkt_backend.hpp"
+#include "engine/multibody/haptic_output_track.hpp"
 #include "engine/multibody/output_kinds.hpp"
 #include "rtmb/models/force_output_filter.hpp"
 
@@ -90,15 +91,8 @@ std::vector<std::pair<std::string, std::string>> output_channels(
 
 // Scratch of the coupling outputs, sized once.
 struct JointSpaceOutputs::Coupling {
-  // per output spec (index into outputs_): the haptic filter and what it remembers between
-  // ticks (last state time, last device position)
-  struct Haptic {
-    ForceOutputFilter filter;
-    double last_t = 0.0;
-    Eigen::Vector3d last_target = Eigen::Vector3d::Zero();
-    bool have_last = false;
-  };
-  std::vector<std::optional<Haptic>> haptic;
+  // per output spec (index into outputs_): the haptic filter and its last sample
+  std::vector<std::optional<detail::HapticOutputTrack>> haptic;
   std::optional<KktBackend> kkt;  // linearization: K [x; mu] = [J_p^T e; 0]
   Mat jacobian;                   // J_p, 3 x n_v
   Vec rhs;
@@ -141,10 +135,8 @@ JointSpaceOutputs::JointSpaceOutputs(const System& system,
     if (link_kind && (o.link < 0 || o.link >= n_links)) {
       throw std::invalid_argument(what + ": needs a link");
     }
-    const bool coupling_kind = o.type == JointSpaceOutputType::kCouplingForce ||
-                               o.type == JointSpaceOutputType::kHapticForce ||
-                               o.type == JointSpaceOutputType::kCouplingLinearization;
-    if (coupling_kind && (o.element < 0 || o.element >= static_cast<int>(spec.couplings.size()))) {
+    if (is_coupling_output(o.type) &&
+        (o.element < 0 || o.element >= static_cast<int>(spec.couplings.size()))) {
       throw std::invalid_argument(what + ": needs a coupling");
     }
     if (o.units.empty()) {
@@ -170,7 +162,7 @@ JointSpaceOutputs::JointSpaceOutputs(const System& system,
     if (o.type != JointSpaceOutputType::kHapticForce) continue;
     const TreeCouplingSpec& e = spec.couplings[static_cast<std::size_t>(o.element)];
     try {
-      c.haptic[i].emplace(Coupling::Haptic{ForceOutputFilter(e.safety)});
+      c.haptic[i].emplace(detail::HapticOutputTrack{ForceOutputFilter(e.safety)});
     } catch (const std::invalid_argument& err) {
       throw std::invalid_argument("output '" + o.name + "': coupling '" + e.name +
                                   "': " + err.what());
@@ -234,22 +226,8 @@ void JointSpaceOutputs::evaluate(const State& s,
         break;
       case JointSpaceOutputType::kHapticForce: {
         const auto e = static_cast<std::size_t>(o.element);
-        Coupling::Haptic& h = *coupling_->haptic[i_out];
-        // a time that does not advance is a new run (SimulationRunner reset): start over
-        if (h.have_last && !(s.t > h.last_t)) {
-          h.filter.reset();
-          h.have_last = false;
-        }
-        const Eigen::Vector3d target = tree_.coupling_target(e, u);
-        const double dt = h.have_last ? s.t - h.last_t : 0.0;
-        const Eigen::Vector3d vel =
-            dt > 0.0 ? Eigen::Vector3d((target - h.last_target) / dt) : Eigen::Vector3d::Zero();
-        // the device renders minus the force on the link (Newton's third law on the spring)
-        const ForceOutput f =
-            h.filter.filter(-tree_.coupling_force(e, s.q, s.v, u), target, vel, dt);
-        h.last_t = s.t;
-        h.last_target = target;
-        h.have_last = true;
+        const ForceOutput f = coupling_->haptic[i_out]->update(
+            s.t, tree_.coupling_force(e, s.q, s.v, u), tree_.coupling_target(e, u));
         put3(f.force);
         out[k++] = static_cast<double>(f.flags);
         out[k++] = f.observed_energy;

@@ -22,6 +22,7 @@
 
 #include "engine/dynamics/dynamics.hpp"
 #include "engine/kkt/kkt_backend.hpp"
+#include "engine/multibody/haptic_output_track.hpp"
 #include "engine/multibody/output_kinds.hpp"
 #include "engine/multibody/spec_checks.hpp"
 #include "rtmb/models/force_output_filter.hpp"
@@ -134,15 +135,8 @@ struct PlanarOutputs::Buffers {
   Vec zero_lambda;
   Vec x;
   Vec mu;
-  // per output spec (index into outputs_): the haptic filter and what it remembers between
-  // ticks (last state time, last device position)
-  struct Haptic {
-    ForceOutputFilter filter;
-    double last_t = 0.0;
-    Vec2 last_target = Vec2::Zero();
-    bool have_last = false;
-  };
-  std::vector<std::optional<Haptic>> haptic;
+  // per output spec (index into outputs_): the haptic filter and its last sample
+  std::vector<std::optional<detail::HapticOutputTrack>> haptic;
 };
 
 PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOutputSpec> outputs)
@@ -200,7 +194,7 @@ PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOu
     if (outputs_[i].type != PlanarOutputType::kHapticForce) continue;
     const auto e = static_cast<std::size_t>(outputs_[i].element);
     try {
-      buf_->haptic[i].emplace(Buffers::Haptic{ForceOutputFilter(spec.forces[e].safety)});
+      buf_->haptic[i].emplace(detail::HapticOutputTrack{ForceOutputFilter(spec.forces[e].safety)});
     } catch (const std::invalid_argument& err) {
       throw std::invalid_argument("output '" + outputs_[i].name + "': coupling '" +
                                   spec.forces[e].name + "': " + err.what());
@@ -312,23 +306,10 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
         break;
       case PlanarOutputType::kHapticForce: {
         const auto e = static_cast<std::size_t>(o.element);
-        Buffers::Haptic& h = *b.haptic[i_out];
-        // a time that does not advance is a new run (SimulationRunner reset): start over
-        if (h.have_last && !(s.t > h.last_t)) {
-          h.filter.reset();
-          h.have_last = false;
-        }
         const Vec2 target = system_.coupling_target(e, u);
-        const double dt = h.have_last ? s.t - h.last_t : 0.0;
-        const Vec2 vel = dt > 0.0 ? Vec2((target - h.last_target) / dt) : Vec2::Zero();
-        // the device renders minus the force on the body (Newton's third law on the spring)
-        const Vec2 raw = -system_.coupling_force(e, s.q, s.v, u);
-        const ForceOutput f =
-            h.filter.filter(Vec3(raw.x(), raw.y(), 0.0), Vec3(target.x(), target.y(), 0.0),
-                            Vec3(vel.x(), vel.y(), 0.0), dt);
-        h.last_t = s.t;
-        h.last_target = target;
-        h.have_last = true;
+        const Vec2 force = system_.coupling_force(e, s.q, s.v, u);
+        const ForceOutput f = b.haptic[i_out]->update(s.t, Vec3(force.x(), force.y(), 0.0),
+                                                      Vec3(target.x(), target.y(), 0.0));
         out[k++] = f.force.x();
         out[k++] = f.force.y();
         out[k++] = static_cast<double>(f.flags);

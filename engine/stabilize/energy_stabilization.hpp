@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: rtmb developers
 #pragma once
 
+#include <limits>
+
 #include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
 #include "rtmb/types.hpp"
@@ -48,7 +50,7 @@ class EnergyStabilization {
   double e0_ = 0.0;
   Vec zero_;  ///< v = 0, for V = E(q, 0)
   /// |E - E0| <= kRoundOff (|E0| + |V| + |T|): the invariant holds, nothing to correct
-  static constexpr double kRoundOff = 64.0 * 2.220446049250313e-16;
+  static constexpr double kRoundOff = 64.0 * std::numeric_limits<double>::epsilon();
 };
 
 }  // namespace rtmb

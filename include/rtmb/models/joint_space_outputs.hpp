@@ -43,6 +43,13 @@ enum class JointSpaceOutputType {
   kCouplingLinearization,
 };
 
+/// The kinds that read a coupling (JointSpaceOutputSpec::element).
+[[nodiscard]] constexpr bool is_coupling_output(JointSpaceOutputType type) noexcept {
+  return type == JointSpaceOutputType::kCouplingForce ||
+         type == JointSpaceOutputType::kHapticForce ||
+         type == JointSpaceOutputType::kCouplingLinearization;
+}
+
 struct JointSpaceOutputSpec {
   std::string name;
   JointSpaceOutputType type = JointSpaceOutputType::kJointPosition;
