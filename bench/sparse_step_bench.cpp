@@ -24,9 +24,11 @@
 #include <string>
 
 #include "rtmb/models/chain_models.hpp"
+#include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/model_file.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/joint_space_chain_spec.hpp"
 #include "tests/support/planar_chain_spec.hpp"
 
 namespace {
@@ -65,12 +67,14 @@ void bm_chain_step(
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-/// Registers BM_ChainStep/<label>/<solver>/<monitor|nomonitor>/<N> for a System family.
+/// Registers BM_ChainStep/<label>/<solver>/<monitor|nomonitor>/<N> for a System family, with
+/// `fast` (sparse for body models, tree for joint-space trees) and dense side by side.
 void register_scaling(const std::string& label,
                       const SystemFactory& factory,
-                      std::initializer_list<int> sizes) {
+                      std::initializer_list<int> sizes,
+                      KktSolver fast = KktSolver::kSparse) {
   for (int n : sizes) {
-    for (KktSolver solver : {KktSolver::kSparse, KktSolver::kDense}) {
+    for (KktSolver solver : {fast, KktSolver::kDense}) {
       if (solver == KktSolver::kDense && n > 100) continue;  // O(n^3): seconds per step
       for (bool monitor : {true, false}) {
         const std::string name = "BM_ChainStep/" + label + "/" + std::string(to_string(solver)) +
@@ -90,6 +94,15 @@ const int kRegistered = [] {
         return std::make_shared<PlanarMultibody>(rtmb::testing::planar_chain_spec(n, true));
       },
       {3, 5, 10, 20, 30, 100, 300, 1000});
+  // issue 19, acceptance 4: a spatial chain in joint space with its tip pinned (N revolute
+  // coordinates, 3 loop rows), tree KKT (articulated M^-1, engine/kkt/tree_kkt.hpp) against dense
+  // (CRBA's M in the full K); also the tree solver's crossover, kTreeCrossoverNv
+  register_scaling(
+      "joint_space_loop",
+      [](int n) -> std::shared_ptr<const System> {
+        return std::make_shared<JointSpaceTree>(rtmb::testing::joint_space_chain_spec(n, true));
+      },
+      {5, 10, 15, 20, 25, 50, 100}, KktSolver::kTree);
   // the smallest models, for the crossover: open chains of 1 and 2 links (n_v = 3, 6)
   register_scaling(
       "planar_open",

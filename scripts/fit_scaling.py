@@ -10,8 +10,9 @@ body (CPU and wall; the median aggregate when the run had --benchmark_repetition
 single run), then fits log t = a + p log N by least squares over N >= --min-n and prints the
 exponent p. The issue-4 acceptance (planar_loop, sparse, monitor on): p <= 1.15 and <= 0.5 us per
 body at N = 1000; the issue-17 acceptance (particle_beam, sparse, monitor on, N = 25 .. 200
-elements): p <= 1.15. The exit code is 1 when one is missed. Other families (spatial_loop) are
-reported with their exponent only. Python standard library only.
+elements): p <= 1.15; the issue-19 acceptance (joint_space_loop, tree, monitor on, N = 10 .. 100
+links of a pinned spatial chain in joint space): p <= 1.15. The exit code is 1 when one is missed.
+Other families (spatial_loop) are reported with their exponent only. Python standard library only.
 """
 import argparse
 import json
@@ -95,16 +96,23 @@ def main():
             print("  acceptance (issue 17: exponent <= %.2f): %s" %
                   (args.max_exponent, "PASS" if good else "FAIL"))
             ok = ok and good
-    # crossover: smallest N where sparse beats dense (monitor on)
+        if solver == "tree" and monitor == "monitor" and family == "joint_space_loop":
+            good = p_cpu <= args.max_exponent
+            print("  acceptance (issue 19: exponent <= %.2f): %s" %
+                  (args.max_exponent, "PASS" if good else "FAIL"))
+            ok = ok and good
+    # crossover: smallest N where the fast solver (sparse; tree for joint-space trees) beats dense
+    # (monitor on)
     for (family, solver, monitor), by_n in sorted(series.items()):
         if solver != "dense" or monitor != "monitor":
             continue
-        sparse = series.get((family, "sparse", monitor), {})
-        common = sorted(set(by_n) & set(sparse))
-        faster = [n for n in common if sparse[n][0] < by_n[n][0]]
-        print("\n%s: sparse faster than dense (cpu) at N = %s; dense/sparse time ratio: %s" %
-              (family, faster, ", ".join("N=%d %.2f" % (n, by_n[n][0] / sparse[n][0])
-                                         for n in common)))
+        fast_name = "tree" if (family, "tree", monitor) in series else "sparse"
+        fast = series.get((family, fast_name, monitor), {})
+        common = sorted(set(by_n) & set(fast))
+        faster = [n for n in common if fast[n][0] < by_n[n][0]]
+        print("\n%s: %s faster than dense (cpu) at N = %s; dense/%s time ratio: %s" %
+              (family, fast_name, faster, fast_name,
+               ", ".join("N=%d %.2f" % (n, by_n[n][0] / fast[n][0]) for n in common)))
     return 0 if ok else 1
 
 

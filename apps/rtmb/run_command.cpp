@@ -170,9 +170,11 @@ void add_run_command(CLI::App& app, RunOptions& o, int* exit_code) {
   run->add_option("--solver", o.solver,
                   "KKT solver: auto (sparse for body models from n_v >= " +
                       std::to_string(kSparseCrossoverNv) +
-                      " where the method and stabilizer have a sparse path), dense, sparse")
+                      " where the method and stabilizer have a sparse path; tree for joint-space "
+                      "trees from n_v >= " +
+                      std::to_string(kTreeCrossoverNv) + "), dense, sparse, tree")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "dense", "sparse"}));
+      ->check(CLI::IsMember({"auto", "dense", "sparse", "tree"}));
   run->add_option("--csv", o.csv, "Write t, q, v, drifts and energy to this CSV file");
   run->add_option("--every", o.every, "CSV: one row every N steps")
       ->capture_default_str()

@@ -151,9 +151,9 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--solver", o.solver,
-                  "KKT solver: auto, dense or sparse (default: the model file's "
+                  "KKT solver: auto, dense, sparse or tree (default: the model file's "
                   "integration.solver, auto)")
-      ->check(CLI::IsMember({"auto", "dense", "sparse"}));
+      ->check(CLI::IsMember({"auto", "dense", "sparse", "tree"}));
   cmd->add_flag(
       "--demo", o.demo,
       "Also run a local demo client: a 1 kHz device (signed inputs, wire v2) that drives input "

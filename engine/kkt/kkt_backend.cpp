@@ -62,6 +62,8 @@ KktBackend::KktBackend(const System& system, KktSolver solver) : system_(system)
     sparse_.emplace(make_sparse_kkt(m, g));
     g_outer_ = std::move(g.outer);
     g_inner_ = std::move(g.inner);
+  } else if (solver == KktSolver::kTree) {
+    tree_.emplace(system);
   } else {
     dense_.emplace(system.n_v(), system.n_lambda());
   }
@@ -71,6 +73,9 @@ void KktBackend::load(double t, VecCRef q) noexcept {
   if (sparse_) {
     system_.mass_values(t, q, sparse_->mass_values());
     system_.jacobian_values(t, q, sparse_->jacobian_values());
+  } else if (tree_) {
+    tree_->load_mass(t, q);  // M is factored here: the articulated inertias need only q
+    system_.jacobian(t, q, tree_->jacobian_block());
   } else {
     system_.mass(t, q, dense_->mass_block());
     system_.jacobian(t, q, dense_->jacobian_block());
@@ -100,6 +105,7 @@ void KktBackend::load_with_constraints(double t, VecCRef q, VecRef out_g) noexce
 }
 
 bool KktBackend::factor() noexcept {
+  if (tree_) return tree_->factor();
   return sparse_ ? sparse_->factor() : dense_->factor();
 }
 
@@ -116,6 +122,11 @@ bool KktBackend::factor_at(double t, VecCRef q, StepStatus& status) noexcept {
 
 bool KktBackend::factor_solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept {
   if (sparse_) return sparse_->factor_solve(a, b, out_x, out_mu);
+  if (tree_) {
+    const bool ok = tree_->factor();
+    tree_->solve(a, b, out_x, out_mu);
+    return ok;
+  }
   const bool ok = dense_->factor();
   dense_->solve(a, b, out_x, out_mu);
   return ok;
@@ -124,6 +135,8 @@ bool KktBackend::factor_solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu)
 void KktBackend::solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept {
   if (sparse_) {
     sparse_->solve(a, b, out_x, out_mu);
+  } else if (tree_) {
+    tree_->solve(a, b, out_x, out_mu);
   } else {
     dense_->solve(a, b, out_x, out_mu);
   }
@@ -132,6 +145,8 @@ void KktBackend::solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexce
 void KktBackend::solve_correction(VecCRef r, VecRef out_dx) noexcept {
   if (sparse_) {
     sparse_->solve_correction(r, out_dx);
+  } else if (tree_) {
+    tree_->solve_correction(r, out_dx);
   } else {
     dense_->solve_correction(r, out_dx);
   }
@@ -143,6 +158,9 @@ void KktBackend::solve_correction2(VecCRef r1,
                                    VecRef out_dx2) noexcept {
   if (sparse_) {
     sparse_->solve_correction2(r1, r2, out_dx1, out_dx2);
+  } else if (tree_) {
+    tree_->solve_correction(r1, out_dx1);
+    tree_->solve_correction(r2, out_dx2);
   } else {
     dense_->solve_correction2(r1, r2, out_dx1, out_dx2);
   }
@@ -151,6 +169,8 @@ void KktBackend::solve_correction2(VecCRef r1,
 void KktBackend::add_jacobian_product(VecCRef v, VecRef out) const noexcept {
   if (sparse_) {
     csc_multiply_add(g_outer_, g_inner_, sparse_->jacobian_values().data(), v, out);
+  } else if (tree_) {
+    out.noalias() += tree_->jacobian() * v;
   } else {
     out.noalias() += dense_->jacobian() * v;
   }

@@ -8,25 +8,27 @@
 #include "engine/kkt/block_kkt.hpp"
 #include "engine/kkt/dense_kkt.hpp"
 #include "engine/kkt/sparse_kkt.hpp"
+#include "engine/kkt/tree_kkt.hpp"
 #include "rtmb/model.hpp"
 #include "rtmb/status.hpp"
 #include "rtmb/system.hpp"
 
 namespace rtmb {
 
-/// The KKT solver of one pipeline stage, DenseKkt or BlockKkt (Settings::solver, resolved by
-/// Model). Why a two-way switch and not a virtual interface: there are exactly two solvers, the
-/// callers are few (Dynamics, PostStabilizer, ProjectionStabilizer), and a branch on a bool that
-/// never changes is free next to a factorization; the storage of the solver not chosen is never
-/// allocated (a sparse workspace holds no (n_v + n_lambda)^2 matrix).
+/// The KKT solver of one pipeline stage, DenseKkt, BlockKkt or TreeKkt (Settings::solver,
+/// resolved by Model). Why a switch and not a virtual interface: there are exactly three solvers,
+/// the callers are few (Dynamics, PostStabilizer, ProjectionStabilizer), and a branch that never
+/// changes is free next to a factorization; the storage of the solvers not chosen is never
+/// allocated (a sparse or tree workspace holds no (n_v + n_lambda)^2 matrix).
 ///
 /// Per evaluation: load(t, q) writes M(t,q) and G(t,q) (dense blocks, or the values of the
 /// System's sparse_structure() in CSC order), factor(), then solve()/solve_correction() any
 /// number of times. Everything after construction is allocation-free.
 class KktBackend {
  public:
-  /// solver is KktSolver::kDense or kSparse (Model resolves kAuto). Sparse needs
-  /// system.sparse_structure() (std::invalid_argument otherwise). Setup-only.
+  /// solver is KktSolver::kDense, kSparse or kTree (Model resolves kAuto). Sparse needs
+  /// system.sparse_structure(), tree system.mass_factor() (std::invalid_argument otherwise).
+  /// Setup-only.
   KktBackend(const System& system, KktSolver solver);
 
   [[nodiscard]] bool is_sparse() const noexcept { return sparse_.has_value(); }
@@ -42,6 +44,7 @@ class KktBackend {
   /// True when the last factorization dropped rows of G found dependent at its configuration
   /// (zero multipliers; DenseKkt / BlockKkt dropped_rows()): the caller flags kRankDeficient.
   [[nodiscard]] bool rank_deficient() const noexcept {
+    if (tree_) return tree_->rank_deficient();
     return sparse_ ? sparse_->rank_deficient() : dense_->rank_deficient();
   }
   /// load(t, q), factor(), counting the factorization in status and flagging kSingularKkt
@@ -60,14 +63,17 @@ class KktBackend {
   /// out += G v with the G of the last load(). RT-safe.
   void add_jacobian_product(VecCRef v, VecRef out) const noexcept;
   /// The G of the last load() as a dense n_lambda x n_v block (it stays valid after factor()).
-  /// Dense path only: a caller that needs G itself (the stabilized vector field) is refused the
-  /// sparse path by sparse_unsupported_reason(). RT-safe.
-  [[nodiscard]] MatCRef dense_jacobian() const noexcept { return dense_->jacobian(); }
+  /// Dense and tree paths only: a caller that needs G itself (the stabilized vector field) is
+  /// refused the sparse path by sparse_unsupported_reason(). RT-safe.
+  [[nodiscard]] MatCRef dense_jacobian() const noexcept {
+    return tree_ ? tree_->jacobian() : MatCRef(dense_->jacobian());
+  }
 
  private:
   const System& system_;
   std::optional<DenseKkt> dense_;
   std::optional<BlockKkt> sparse_;
+  std::optional<TreeKkt> tree_;
   std::vector<int> g_outer_;  ///< sparse: CSC column starts of G
   std::vector<int> g_inner_;  ///< sparse: CSC row indices of G
 };

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -21,6 +22,12 @@ namespace rtmb {
 // that has a sparse structure.
 const int kSparseCrossoverNv = 3;
 
+// Crossover of the tree path (docs/architecture.md "The tree path"): the whole RK4 + PStab step
+// on the pinned spatial chain (bench/sparse_step_bench.cpp, BM_ChainStep/joint_space_loop, medians
+// of 3, 2026-11-27) took dense/tree 0.91 of the time at n = 15 and 1.03 at n = 20, so the tree
+// path pays from 20 coordinates on; the WAM (7) and the small arms stay dense.
+const int kTreeCrossoverNv = 20;
+
 namespace {
 
 // The names of Method, StabilizerKind and KktSolver, in declaration order (enum_names.hpp).
@@ -32,11 +39,11 @@ constexpr std::array<std::string_view, 15> kStabilizers{
     "none",    "baumgarte", "pstab", "sboth", "sfull", "project",   "orthproj", "orthproj-m",
     "symproj", "symproj-m", "dc-b",  "dc-c",  "dc-d",  "partition", "svf"};
 constexpr std::array<std::string_view, 2> kSvfVariants{"ggt_inverse", "gt"};
-constexpr std::array<std::string_view, 3> kSolvers{"auto", "dense", "sparse"};
+constexpr std::array<std::string_view, 4> kSolvers{"auto", "dense", "sparse", "tree"};
 static_assert(static_cast<std::size_t>(Method::kGgl) + 1 == kMethods.size());
 static_assert(static_cast<std::size_t>(StabilizerKind::kSvf) + 1 == kStabilizers.size());
 static_assert(static_cast<std::size_t>(SvfVariant::kGt) + 1 == kSvfVariants.size());
-static_assert(static_cast<std::size_t>(KktSolver::kSparse) + 1 == kSolvers.size());
+static_assert(static_cast<std::size_t>(KktSolver::kTree) + 1 == kSolvers.size());
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("invalid settings: " + what);
@@ -103,6 +110,27 @@ std::string sparse_unsupported_reason(const System& system, const Settings& sett
       return "stabilizer " + std::string(to_string(settings.stabilizer)) +
              " has no sparse path (sparse: none, baumgarte, pstab, sboth, project)";
   }
+}
+
+std::string tree_unsupported_reason(const System& system, const Settings& settings) {
+  const std::unique_ptr<MassFactor> factor = system.mass_factor();
+  if (factor == nullptr) {
+    return "system '" + std::string(system.name()) +
+           "' has no O(n) mass factorization (only joint-space trees have one)";
+  }
+  if (is_implicit(settings.method)) {
+    return "the implicit method " + std::string(to_string(settings.method)) +
+           " has no tree path (dense iteration matrix)";
+  }
+  // the articulated factorization needs M positive definite (no joint without inertia about it);
+  // checked where the motion starts
+  State s0(system.n_q(), system.n_v());
+  system.initial_state(s0);
+  if (!factor->factor(s0.t, s0.q)) {
+    return "the mass matrix of system '" + std::string(system.name()) +
+           "' is singular at its initial state (a joint moves no mass or inertia)";
+  }
+  return {};
 }
 
 std::optional<Method> parse_method(std::string_view name) noexcept {
@@ -184,6 +212,10 @@ Model::Model(std::shared_ptr<const System> system, const Settings& settings)
   // and faster (n_v at or above the measured crossover), dense otherwise
   if (settings_.solver == KktSolver::kDense) {
     solver_ = KktSolver::kDense;
+  } else if (settings_.solver == KktSolver::kTree) {
+    const std::string why_not = tree_unsupported_reason(*system_, settings_);
+    require(why_not.empty(), "solver tree: " + why_not);
+    solver_ = KktSolver::kTree;
   } else {
     const std::string why_not = sparse_unsupported_reason(*system_, settings_);
     require(settings_.solver != KktSolver::kSparse || why_not.empty(), "solver sparse: " + why_not);
@@ -191,6 +223,12 @@ Model::Model(std::shared_ptr<const System> system, const Settings& settings)
                                   system_->n_v() >= kSparseCrossoverNv)
                   ? KktSolver::kSparse
                   : KktSolver::kDense;
+    // auto: the tree path for a joint-space tree from the measured crossover on
+    if (solver_ == KktSolver::kDense && settings_.solver == KktSolver::kAuto &&
+        system_->n_v() >= kTreeCrossoverNv &&
+        tree_unsupported_reason(*system_, settings_).empty()) {
+      solver_ = KktSolver::kTree;
+    }
   }
 }
 

@@ -513,6 +513,31 @@ double JointSpaceTree::energy(double /*t*/, VecCRef q, VecCRef v, InputValues u)
 
 // ---- the articulated factorization of M(q) (issue 19) -----------------------------------------
 
+namespace {
+
+// MassFactor of a joint-space tree: the links' inertias and subspaces at q from the tree's
+// kinematics (one memo with mass() and forces()), then ArticulatedSolve's O(n) passes.
+class JointSpaceMassFactor final : public MassFactor {
+ public:
+  JointSpaceMassFactor(const JointSpaceTree& tree, std::unique_ptr<ArticulatedSolve> solve)
+      : tree_(tree), solve_(std::move(solve)) {}
+  bool factor(double /*t*/, VecCRef q) noexcept override {
+    tree_.articulated_inputs(q, *solve_);
+    return solve_->factor();
+  }
+  void solve(VecRef x) noexcept override { solve_->solve(x); }
+
+ private:
+  const JointSpaceTree& tree_;
+  std::unique_ptr<ArticulatedSolve> solve_;
+};
+
+}  // namespace
+
+std::unique_ptr<MassFactor> JointSpaceTree::mass_factor() const {
+  return std::make_unique<JointSpaceMassFactor>(*this, articulated_solve());
+}
+
 std::unique_ptr<ArticulatedSolve> JointSpaceTree::articulated_solve() const {
   std::vector<int> dofs(spec_.links.size(), 0);
   for (std::size_t l = 0; l < spec_.links.size(); ++l) {

@@ -104,20 +104,28 @@ enum class SvfVariant {
 /// "Sparse path").
 enum class KktSolver {
   kAuto,    ///< kSparse when supported (sparse_unsupported_reason() empty) and n_v >=
-            ///< kSparseCrossoverNv, else kDense; resolved by Model
+            ///< kSparseCrossoverNv, else kTree when supported (tree_unsupported_reason() empty)
+            ///< and n_v >= kTreeCrossoverNv, else kDense; resolved by Model
   kDense,   ///< DenseKkt: O((n_v + n_lambda)^3), any System, M only PD on ker G
   kSparse,  ///< BlockKkt: O(N) for body-coordinate models with M positive definite
+  kTree,    ///< TreeKkt: O(n) M^-1 by the articulated-body algorithm and the n_lambda x
+            ///< n_lambda G M^-1 G^T, for joint-space trees (System::mass_factor()) with M
+            ///< positive definite
 };
 
 /// n_v from which `auto` picks the sparse solver: the crossover measured with
 /// bench/sparse_step_bench.cpp (RK4 + PStab on planar chains, dense vs sparse step time;
 /// docs/architecture.md "The sparse path"). Defined in engine/model/model.cpp.
 extern const int kSparseCrossoverNv;
+/// n_v from which `auto` picks the tree solver for a joint-space tree (where the whole step crossed
+/// over in bench/sparse_step_bench.cpp's joint_space_loop family). Defined in
+/// engine/model/model.cpp.
+extern const int kTreeCrossoverNv;
 
 [[nodiscard]] std::string_view to_string(Method m) noexcept;
 [[nodiscard]] std::string_view to_string(KktSolver s) noexcept;
 [[nodiscard]] std::optional<KktSolver> parse_solver(std::string_view name) noexcept;
-/// "auto, dense, sparse".
+/// "auto, dense, sparse, tree".
 [[nodiscard]] std::string solver_names();
 [[nodiscard]] std::string_view to_string(StabilizerKind s) noexcept;
 [[nodiscard]] std::optional<Method> parse_method(std::string_view name) noexcept;
@@ -165,6 +173,11 @@ struct Settings {
 /// method, a stabilizer without a sparse path), or an empty string when it can. Setup-only.
 [[nodiscard]] std::string sparse_unsupported_reason(const System& system, const Settings& settings);
 
+/// Why the tree KKT path (engine/kkt/tree_kkt.hpp) cannot run `system` with `settings` (no
+/// System::mass_factor(), an implicit method, M singular at the initial state), or an empty
+/// string when it can. Setup-only.
+[[nodiscard]] std::string tree_unsupported_reason(const System& system, const Settings& settings);
+
 /// The immutable description the step runs on: a System and its settings.
 /// Construction validates the settings (std::invalid_argument with the offending field; for
 /// solver sparse where unsupported, the message starts "invalid settings: solver sparse").
@@ -174,7 +187,8 @@ class Model {
 
   [[nodiscard]] const System& system() const noexcept { return *system_; }
   [[nodiscard]] const Settings& settings() const noexcept { return settings_; }
-  /// The KKT solver the step uses: settings().solver with kAuto resolved (kDense or kSparse).
+  /// The KKT solver the step uses: settings().solver with kAuto resolved (kDense, kSparse or
+  /// kTree).
   [[nodiscard]] KktSolver solver() const noexcept { return solver_; }
 
  private:

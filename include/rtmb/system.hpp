@@ -29,6 +29,23 @@ struct SparsePattern {
   [[nodiscard]] int nonzeros() const noexcept { return static_cast<int>(inner.size()); }
 };
 
+/// M(t,q)^-1 applied without forming M: a System whose mass matrix has an O(n) factorization
+/// (a joint-space tree: the articulated-body algorithm, engine/multibody/articulated_solve.hpp)
+/// returns one from System::mass_factor(), and the tree KKT backend (engine/kkt/tree_kkt.hpp)
+/// solves [M G^T; G 0] through it and the small G M^-1 G^T (issue 19). One per simulation; it
+/// evaluates the System it came from (its per-simulation instance).
+class MassFactor {
+ public:
+  MassFactor() = default;
+  virtual ~MassFactor() = default;
+  MassFactor(const MassFactor&) = delete;
+  MassFactor& operator=(const MassFactor&) = delete;
+  /// Factors M(t,q); false when M is singular or not finite there. RT-safe.
+  [[nodiscard]] virtual bool factor(double t, VecCRef q) noexcept = 0;
+  /// x <- M^-1 x with the last factor(). RT-safe.
+  virtual void solve(VecRef x) noexcept = 0;
+};
+
 /// A constrained mechanical system in descriptor form (Chin 1995 eq. 2.2, 4.1):
 ///
 ///     q' = v
@@ -187,6 +204,12 @@ class System {
                                                VecCRef q,
                                                std::span<double> out_jacobian,
                                                VecRef out_g) const noexcept;
+
+  // ---- O(n) mass-matrix factorization (joint-space trees, issue 19) ---------------------------
+  /// A factorization of M(t,q) that applies M^-1 without forming M (MassFactor above), or nullptr
+  /// (the default): the System has none, and the engine factors the dense or sparse M. Called on
+  /// the System a Workspace evaluates (its for_simulation() instance). Setup-only (allocates).
+  [[nodiscard]] virtual std::unique_ptr<MassFactor> mass_factor() const { return nullptr; }
 
   // ---- named input channels (issue 4) --------------------------------------------------------
   // A body model binds input channels to its elements (a force on a body point, a torque, a

@@ -37,10 +37,13 @@ constexpr long kFloatingBaseSteps = testing::kCountsViaSanitizerHooks ? 50 : 100
 
 // Every method x stabilizer on sys, `steps` counted steps each: no heap call and no flagged step
 // in any run that the engine accepts, and most combinations run; prints the tally under `label`.
+// solver: the KKT solver of every run (auto: the Model's choice; tree: the articulated M^-1 and
+// G M^-1 G^T of engine/kkt/tree_kkt.hpp).
 void expect_clean_sweep(const std::shared_ptr<const System>& sys,
                         double dt,
                         long steps,
-                        const char* label) {
+                        const char* label,
+                        KktSolver solver = KktSolver::kAuto) {
   const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
       sys, dt, steps, label,
       [](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
@@ -49,7 +52,8 @@ void expect_clean_sweep(const std::shared_ptr<const System>& sys,
         EXPECT_EQ(run.counts.deallocations, 0u)
             << to_string(method) << " + " << to_string(stabilizer);
         EXPECT_EQ(run.flagged, 0) << to_string(method) << " + " << to_string(stabilizer);
-      });
+      },
+      solver);
   std::printf("%s: %d method x stabilizer runs of %ld steps, %d refused at setup\n", label,
               sweep.ran, steps, sweep.refused);
   EXPECT_GT(sweep.ran, 10 * sweep.refused);
@@ -138,6 +142,18 @@ TEST(JointSpaceAllocations, HapticCouplingEveryMethodAndStabilizerAllocatesNothi
   EXPECT_EQ(counts.allocations, 0u);
   EXPECT_EQ(counts.deallocations, 0u);
   EXPECT_TRUE(std::isfinite(out[0]) && std::isfinite(out.back()));
+}
+
+// The tree KKT path (solver tree, issue 19 acceptance 4): the closed-loop arm and the floating-base
+// WAM (a floating joint's 7 x 7 D_i and c e e^T) x every explicit method x every stabilizer (the
+// implicit methods have no tree path and are refused at setup, counted).
+TEST(JointSpaceAllocations, TreeKktPathEveryMethodAndStabilizerAllocatesNothing) {
+  const ModelFile arm = load_model_file(testing::config_path("urdf/parallelogram_arm.yaml"));
+  expect_clean_sweep(make_system(arm), arm.settings.dt, kFloatingBaseSteps,
+                     "parallelogram_arm/tree", KktSolver::kTree);
+  const ModelFile floating = load_model_file(testing::config_path("urdf/wam_floating.yaml"));
+  expect_clean_sweep(make_system(floating), floating.settings.dt, kFloatingBaseSteps,
+                     "wam_floating/tree", KktSolver::kTree);
 }
 
 // Every closure type's rows, the springs and the joint-named outputs evaluate without allocating.

@@ -51,8 +51,12 @@ inline std::vector<StabilizerKind> all_stabilizers() {
 }
 
 /// Settings of a fixed-step allocation run; Baumgarte gets gains (20, 100) so that it acts.
-inline Settings step_allocation_settings(Method method, StabilizerKind stabilizer, double dt) {
+inline Settings step_allocation_settings(Method method,
+                                         StabilizerKind stabilizer,
+                                         double dt,
+                                         KktSolver solver = KktSolver::kAuto) {
   Settings settings;
+  settings.solver = solver;
   settings.method = method;
   settings.stabilizer = stabilizer;
   settings.dt = dt;
@@ -96,7 +100,8 @@ struct StepAllocationSweep {
 
 /// Every method x stabilizer the allocation tests cover (the implicit index-3 methods with none):
 /// a Model of sys with step_allocation_settings(method, stabilizer, dt), 5 warm-up steps, then
-/// check(method, stabilizer, count_step_allocations(...)) over `steps` counted ones. A
+/// check(method, stabilizer, count_step_allocations(...)) over `steps` counted ones, with the KKT
+/// solver `solver` (auto: the Model's choice; tree: the joint-space tree path). A
 /// combination the Model refuses (std::invalid_argument) is printed after `label` with its
 /// reason and counted, never silently dropped.
 template <class Check>
@@ -104,14 +109,16 @@ StepAllocationSweep sweep_step_allocations(const std::shared_ptr<const System>& 
                                            double dt,
                                            long steps,
                                            const std::string& label,
-                                           Check check) {
+                                           Check check,
+                                           KktSolver solver = KktSolver::kAuto) {
   StepAllocationSweep out;
   for (Method method : all_methods()) {
     for (StabilizerKind stabilizer : all_stabilizers()) {
       if (is_implicit(method) && stabilizer != StabilizerKind::kNone) continue;
       std::unique_ptr<Model> model;
       try {
-        model = std::make_unique<Model>(sys, step_allocation_settings(method, stabilizer, dt));
+        model =
+            std::make_unique<Model>(sys, step_allocation_settings(method, stabilizer, dt, solver));
       } catch (const std::invalid_argument& e) {
         ++out.refused;
         std::printf("refused at setup: %s %s + %s: %s\n", label.c_str(),

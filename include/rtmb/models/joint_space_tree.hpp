@@ -241,6 +241,9 @@ class JointSpaceTree final : public System {
   /// Writes the links' spatial inertias, motion subspaces and joint-space inertias at q into
   /// `out` (made by articulated_solve() of this tree). RT-safe.
   void articulated_inputs(VecCRef q, ArticulatedSolve& out) const noexcept;
+  /// The articulated factorization as the System's MassFactor, for the tree KKT backend
+  /// (engine/kkt/tree_kkt.hpp). Setup-only.
+  [[nodiscard]] std::unique_ptr<MassFactor> mass_factor() const override;
 
   // ---- named inputs and couplings (engine/multibody/joint_space_coupling.cpp) ----------------
   [[nodiscard]] int n_inputs() const noexcept override {
