@@ -27,7 +27,12 @@ inline constexpr double kMaxViewDecimation = 30.0;
 /// its session; when not a positive finite rate, timer_hz / current, the nominal rate at d =
 /// current):
 ///  - it drew at least 85 % of them (it keeps up): d = current / 2, twice the frames;
-///  - it drew 60-85 % of them: d = current. A page whose frames arrive in bursts draws a fixed
+///  - it drew 60-85 % of them and had a quarter more animation frames than it was sent
+///    (animation_hz, the page's requestAnimationFrame rate; 0 or not finite: unknown): d =
+///    current / 2. Its missed frames came in bursts (two within one animation frame), and more
+///    frames fill more of its idle animation frames;
+///  - it drew 60-85 % of them otherwise: d = current. A page whose frames arrive in bursts draws a
+///  fixed
 ///    share of what it gets at any rate; the rule below would then cut its rate by that share at
 ///    every report, down to nothing (measured on a 1000-body chain before this band existed);
 ///  - else d = 0.8 timer_hz / page_fps: it gets page_fps / 0.8, a quarter more than it draws
@@ -45,7 +50,8 @@ inline constexpr double kMaxViewDecimation = 30.0;
 [[nodiscard]] double view_decimation(double timer_hz,
                                      double page_fps,
                                      double current,
-                                     double sent_hz) noexcept;
+                                     double sent_hz,
+                                     double animation_hz = 0.0) noexcept;
 
 /// Per-page pacing of the timer's frames at a real decimation d: every tick adds one to a credit,
 /// a frame is sent when the credit reaches d and takes d from it, so n ticks send floor(n / d) or

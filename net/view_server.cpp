@@ -230,7 +230,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
         elapsed >= 0.5 ? static_cast<double>(frames_since_report_) / elapsed : 0.0;
     last_report_ = now;
     frames_since_report_ = 0;
-    decimation_ = view_decimation(impl_.config.frame_rate_hz, fps->number, decimation_, sent_hz);
+    // the page's animation frames per second over the same second (optional: older pages)
+    const JsonValue* raf = o.find("raf");
+    const double animation_hz =
+        raf != nullptr && raf->type == JsonType::kNumber ? raf->number : 0.0;
+    decimation_ = view_decimation(impl_.config.frame_rate_hz, fps->number, decimation_, sent_hz,
+                                  animation_hz);
     count(impl_, [this, f = fps->number](ViewStats& s) {
       ++s.frame_rate_reports;
       s.page_fps = f;

@@ -9,6 +9,9 @@
 const SVG = 'http://www.w3.org/2000/svg';
 const MARGIN = { left: 52, right: 8, top: 6, bottom: 30 };
 const HEIGHT = 128;
+// Width of the time axis per bucket of drawn samples (Chart.drawnSamples): at most two points per
+// 6 px, finer than a person reads a 128 px high chart.
+const PX_PER_BUCKET = 6;
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(SVG, name);
@@ -168,13 +171,47 @@ export class Chart {
     this.yLabel.setAttribute('x', -(MARGIN.top + plotH / 2));
     this.yLabel.setAttribute('y', 10);
     this.yLabel.setAttribute('text-anchor', 'middle');
+    const buckets = Math.max(1, Math.floor(plotW / PX_PER_BUCKET));
     this.values.forEach((list, k) => {
       const pts = [];
-      list.forEach((v, i) => {
-        const yv = this.value(v);
-        if (yv !== null) pts.push(`${x(this.t[i]).toFixed(1)},${y(yv).toFixed(1)}`);
-      });
+      for (const i of this.drawnSamples(list, t0, t1, buckets)) {
+        pts.push(`${x(this.t[i]).toFixed(1)},${y(this.value(list[i])).toFixed(1)}`);
+      }
       this.lines[k].setAttribute('points', pts.join(' '));
     });
+  }
+
+  // The samples of one trace that are drawn: per bucket of the time axis the smallest and the
+  // largest value, in time order, so a spike (a p99 step time) stays visible. A polyline of every
+  // sample (300 per trace, five charts redrawn 5 times a second) is rasterized anew by the browser
+  // at each redraw; in headless Chromium with software WebGL that raster grew with the charts'
+  // history until the page's animation frames fell from 58 to 10 per second (issue 20 point 6,
+  // measured on the 1000-body chain with tests/e2e/view_fps_e2e.mjs).
+  drawnSamples(list, t0, t1, buckets) {
+    const picked = [];
+    let bucket = -1;
+    let lo = -1;
+    let hi = -1;
+    const flush = () => {
+      if (lo < 0) return;
+      if (lo === hi) picked.push(lo);
+      else picked.push(Math.min(lo, hi), Math.max(lo, hi));
+    };
+    list.forEach((v, i) => {
+      const yv = this.value(v);
+      if (yv === null) return;
+      const b = Math.min(buckets - 1, Math.floor(((this.t[i] - t0) / (t1 - t0)) * buckets));
+      if (b !== bucket) {
+        flush();
+        bucket = b;
+        lo = i;
+        hi = i;
+        return;
+      }
+      if (yv < this.value(list[lo])) lo = i;
+      if (yv > this.value(list[hi])) hi = i;
+    });
+    flush();
+    return picked;
   }
 }

@@ -86,6 +86,22 @@ TEST(ViewDecimation, APageThatKeepsUpIsOfferedMoreUntilItsOwnLimit) {
   }
 }
 
+// A page that drew 60-85 % of what it got but had idle animation frames (a quarter more than the
+// frames it was sent) lost the rest to bursts, not to its own speed: it is offered twice as many.
+// Without idle animation frames, or with its animation frames unknown (0, NaN: an older page), d
+// holds as above; below 60 % the animation frames change nothing.
+TEST(ViewDecimation, APageWithIdleAnimationFramesIsOfferedMoreThoughBurstsCostItFrames) {
+  // the 1000-body chain: 20 sent, 15 drawn (75 %), 47 animation frames per second
+  EXPECT_EQ(view_decimation(60.0, 15.0, 3.0, 20.0, 47.0), 1.5);
+  EXPECT_EQ(view_decimation(60.0, 15.0, 3.0, 20.0, 25.0), 1.5);  // 1.25 x 20: just enough
+  EXPECT_EQ(view_decimation(60.0, 15.0, 3.0, 20.0, 24.0), 3.0);  // no idle animation frames
+  EXPECT_EQ(view_decimation(60.0, 15.0, 3.0, 20.0, 0.0), 3.0);
+  EXPECT_EQ(view_decimation(60.0, 15.0, 3.0, 20.0, std::numeric_limits<double>::quiet_NaN()), 3.0);
+  EXPECT_EQ(view_decimation(60.0, 15.0, 1.0, 20.0, 47.0), 1.0);  // at the timer's rate already
+  // drew under 60 %: it is slow whatever its animation frames, backed off to 0.8 * 60 / 10
+  EXPECT_EQ(view_decimation(60.0, 10.0, 3.0, 20.0, 60.0), 4.8);
+}
+
 // The rate a page was really sent is what it is compared with: a view's timer late on a loaded
 // machine sent 20 frames per second at d = 1, not 60; a page that drew those 20 keeps up.
 TEST(ViewDecimation, APageIsComparedWithTheFramesItWasReallySent) {
