@@ -18,30 +18,23 @@
 
 #include "engine/kkt/dense_kkt.hpp"
 #include "rtmb/models/joint_space_tree.hpp"
+#include "tests/support/joint_space_chain_spec.hpp"
 
 namespace rtmb {
 namespace {
 
-// n links of 0.3 m hanging from the world, revolute about x, y, z in turn; the tip pinned to the
-// world where it is at q = 0.1 (every joint), `copies` times
+// the chain of tests/support/joint_space_chain_spec.hpp (n links of 0.3 m hanging from the world,
+// revolute about x, y, z in turn, every joint at 0.1), with unequal links, and its tip pinned to
+// the world where it is, `copies` times
 JointSpaceSpec pinned_chain(int n, int copies) {
-  JointSpaceSpec s;
+  JointSpaceSpec s = rtmb::testing::joint_space_chain_spec(n, false);
   s.name = "pinned_chain";
   for (int l = 0; l < n; ++l) {
-    TreeLinkSpec link;
-    link.name = "l" + std::to_string(l);
+    TreeLinkSpec& link = s.links[static_cast<std::size_t>(l)];
     link.mass = 1.0 + 0.1 * (l % 3);
     link.com = {0.0, 0.01 * (l % 2), -0.15};
     link.inertia = Eigen::Vector3d(0.008, 0.0075, 0.001).asDiagonal();
-    s.links.push_back(link);
-    TreeJointSpec j;
-    j.name = "j" + std::to_string(l);
-    j.parent = l - 1;
-    j.child = l;
-    j.origin_xyz = l == 0 ? Eigen::Vector3d::Zero() : Eigen::Vector3d(0.0, 0.0, -0.3);
-    j.axis = Eigen::Vector3d::Unit(l % 3);
-    j.initial_position = 0.1;
-    s.joints.push_back(j);
+    s.joints[static_cast<std::size_t>(l)].initial_velocity = 0.0;
   }
   const JointSpaceTree open(s);
   const Eigen::Vector3d tip = open.point_position(Vec::Constant(n, 0.1), n - 1, {0.0, 0.0, -0.3});

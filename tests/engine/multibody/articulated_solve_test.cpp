@@ -19,6 +19,7 @@
 #include <string>
 
 #include "rtmb/models/joint_space_tree.hpp"
+#include "tests/support/joint_space_chain_spec.hpp"
 #include "tests/support/tilted_inertia.hpp"
 
 namespace rtmb {
@@ -60,20 +61,12 @@ JointSpaceSpec every_joint_type() {
   return s;
 }
 
-// n links, each revolute on the one before about axes turning x, y, z
+// the chain of tests/support/joint_space_chain_spec.hpp (n links, each revolute on the one before
+// about axes turning x, y, z) with the links of link_of
 JointSpaceSpec spatial_chain(int n) {
-  JointSpaceSpec s;
+  JointSpaceSpec s = rtmb::testing::joint_space_chain_spec(n, false);
   s.name = "chain";
-  for (int l = 0; l < n; ++l) {
-    s.links.push_back(link_of(l));
-    TreeJointSpec j;
-    j.name = "j" + std::to_string(l);
-    j.parent = l - 1;
-    j.child = l;
-    j.origin_xyz = l == 0 ? Eigen::Vector3d::Zero() : Eigen::Vector3d(0.0, 0.0, -0.3);
-    j.axis = Eigen::Vector3d::Unit(l % 3);
-    s.joints.push_back(j);
-  }
+  for (int l = 0; l < n; ++l) s.links[static_cast<std::size_t>(l)] = link_of(l);
   return s;
 }
 
