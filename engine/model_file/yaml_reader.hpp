@@ -26,6 +26,10 @@
 
 namespace rtmb::detail {
 
+// The key of a ModelFileError made from a yaml-cpp exception that escaped a reader
+// (parse_model_file, model_file.cpp): a loader bug, which fuzz/fuzz_model.cpp reports.
+inline constexpr const char* kYamlErrorKey = "(yaml)";
+
 // Reads one file: every accessor knows the file name, so every error can say where it is.
 class YamlReader {
  public:
@@ -157,6 +161,11 @@ class YamlReader {
                                     const std::string& prefix,
                                     const char* name,
                                     const std::string& what) const {
+    // a scalar has no keys: yaml-cpp's operator[] would throw BadSubscript past the loader (found
+    // by fuzz_model: `driver: some text` where a driver mapping belongs)
+    if (map.IsScalar() || map.IsSequence()) {
+      fail(map, prefix, std::string("expected a mapping with '") + name + "' (" + what + ")");
+    }
     YAML::Node value = map[name];
     if (!value) fail(map, join(prefix, name), "missing (" + what + ")");
     return value;

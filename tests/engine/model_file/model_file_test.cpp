@@ -92,6 +92,25 @@ TEST(ModelFile, AKeyThatIsNotAPlainNameIsAnErrorNotAnEscapingException) {
   }
 }
 
+// A scalar where a mapping belongs, read through YamlReader::required: a ModelFileError at the
+// scalar naming its key; yaml-cpp's BadSubscript used to escape the loader and end the program
+// (found by fuzz/fuzz_model.cpp: a joint's `driver: the slider follows the closed form`).
+TEST(ModelFile, AScalarWhereAMappingBelongsIsAnErrorNotAnEscapingException) {
+  const std::string text =
+      "name: m\n"
+      "bodies:\n"
+      "  - {name: crank, mass: 1.0, inertia: 0.045, pose: [0.0, 0.0, 0.0]}\n"
+      "joints:\n"
+      "  - name: pivot\n"
+      "    type: revolute\n"
+      "    body_i: ground\n"
+      "    body_j: crank\n"
+      "    driver: the slider follows the closed form\n";
+  const std::string message = error_of(text);
+  EXPECT_EQ(message.rfind("rig.yaml:9:13: key 'joints[0].driver'", 0), 0u) << message;
+  EXPECT_NE(message.find("expected a mapping with 'type'"), std::string::npos) << message;
+}
+
 // Every bad-input class: the message starts with file:line:column and names the key.
 struct BadCase {
   const char* what;
