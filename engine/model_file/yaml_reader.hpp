@@ -26,10 +26,6 @@
 
 namespace rtmb::detail {
 
-// The key of a ModelFileError made from a yaml-cpp exception that escaped a reader
-// (parse_model_file, model_file.cpp): a loader bug, which fuzz/fuzz_model.cpp reports.
-inline constexpr const char* kYamlErrorKey = "(yaml)";
-
 // Reads one file: every accessor knows the file name, so every error can say where it is.
 class YamlReader {
  public:
