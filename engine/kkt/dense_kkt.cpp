@@ -8,15 +8,16 @@
 #include <type_traits>
 #include <utility>
 
+#include "engine/kkt/ldlt_kernels.hpp"
 #include "engine/kkt/pivot_tolerance.hpp"
 
 namespace rtmb {
 
 namespace {
-// A pivot this much smaller than the largest one means K is singular to working precision.
-// Mechanism data legitimately spans ~6 orders of magnitude between inertias and Jacobian entries
-// (Andrews: I2 = 4.4e-7 kg m^2 against lengths of 3e-2 m), so the threshold stays far below that.
-constexpr double kSingularPivotRatio = 1e-14;
+
+using detail::forward_unit_lower;
+using detail::ldlt_solve;
+using detail::size_of;
 // A constraint pivot at most kDependentRowTol (engine/kkt/pivot_tolerance.hpp) of its row's own
 // M^-1 norm (ldlt_factor) marks the row as dependent at this configuration, as in BlockKkt.
 
@@ -28,15 +29,6 @@ constexpr double kSingularPivotRatio = 1e-14;
 // without -ffast-math, and no FMA contraction without -mfma), so results are bit-identical.
 constexpr int kFixedMax = 16;
 
-template <int N>
-[[nodiscard]] inline int size_of(int n_rt) noexcept {
-  if constexpr (N > 0) {
-    return N;
-  } else {
-    return n_rt;
-  }
-}
-
 // f(std::integral_constant<int, n>) for n <= kFixedMax, f(std::integral_constant<int, 0>) above.
 template <int N = kFixedMax, class F>
 decltype(auto) with_fixed_size(int n, F&& f) {
@@ -45,19 +37,6 @@ decltype(auto) with_fixed_size(int n, F&& f) {
   } else {
     if (n == N) return f(std::integral_constant<int, N>{});
     return with_fixed_size<N - 1>(n, std::forward<F>(f));
-  }
-}
-
-// Solves L y = x in place for the unit lower triangle stored below the diagonal of the
-// column-major n x n matrix a (shared by the LDL^T and LU solves).
-template <int N = 0>
-void forward_unit_lower(const double* a, int n_rt, double* x) noexcept {
-  const int n = size_of<N>(n_rt);
-  for (int j = 0; j < n; ++j) {
-    const double xj = x[j];
-    if (xj == 0.0) continue;
-    const double* col = a + j * n;
-    for (int i = j + 1; i < n; ++i) x[i] -= col[i] * xj;
   }
 }
 
@@ -123,22 +102,6 @@ template <int N>
     if (std::abs(a[j + j * n]) <= kSingularPivotRatio * largest) return -1;
   }
   return dropped;
-}
-
-// K x = b in place with the LDL^T in a.
-template <int N>
-void ldlt_solve(const double* a, int n_rt, double* x) noexcept {
-  const int n = size_of<N>(n_rt);
-  forward_unit_lower<N>(a, n, x);  // L y = b
-  // D z = y; a dropped row's D_j = inf gives z_j = 0, its zero multiplier (ldlt_factor)
-  for (int j = 0; j < n; ++j) x[j] /= a[j + j * n];
-  // L^T x = z
-  for (int j = n - 1; j >= 0; --j) {
-    const double* col = a + j * n;
-    double sum = x[j];
-    for (int i = j + 1; i < n; ++i) sum -= col[i] * x[i];
-    x[j] = sum;
-  }
 }
 
 // ldlt_solve() of x and of y, each with exactly its operations in its order (the forward skip of

@@ -33,4 +33,11 @@ inline constexpr double kPivotTol = 1e-12;
 // and the sparse path, so that both drop the same rows.
 inline constexpr double kDependentRowTol = 1e-8;
 
+// A pivot this much smaller than the largest one means K is singular to working precision (the
+// dense LDL^T and LU), or, for a constraint row's own M^-1 norm, that the row has vanished (Chin
+// §4.5: G -> 0 where the singular slider-crank's branches cross; DenseKkt and TreeKkt drop it).
+// Mechanism data legitimately spans ~6 orders of magnitude between inertias and Jacobian entries
+// (Andrews: I2 = 4.4e-7 kg m^2 against lengths of 3e-2 m), so the threshold stays far below that.
+inline constexpr double kSingularPivotRatio = 1e-14;
+
 }  // namespace rtmb

@@ -12,15 +12,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/kkt/ldlt_kernels.hpp"
 #include "engine/kkt/pivot_tolerance.hpp"
 
 namespace rtmb {
-
-namespace {
-// A row of G whose M^-1 norm S_jj is this much smaller than the largest one has (nearly)
-// vanished: DenseKkt's kSingularPivotRatio, the same test on the same numbers.
-constexpr double kVanishedRowRatio = 1e-14;
-}  // namespace
 
 TreeKkt::TreeKkt(const System& system)
     : mass_(system.mass_factor()),
@@ -62,12 +57,13 @@ bool TreeKkt::factor() noexcept {
   // right-looking LDL^T of the lower triangle. Eliminating rows 0..j-1 leaves as pivot j
   // S_jj minus the squared M^-1 distance of G_j from their span, so d_j / S_jj = sin^2 of the
   // angle between G_j and that span (DenseKkt's test on the same numbers, dense_kkt.cpp
-  // ldlt_factor): at most kDependentRowTol, or a row that vanished, is dropped: its column of L
+  // ldlt_factor): at most kDependentRowTol, or a row that vanished (S_jj at most
+  // kSingularPivotRatio of the largest), is dropped: its column of L
   // zeroed, no trailing update, D_j = inf (zero multiplier).
   for (Eigen::Index j = 0; j < k; ++j) {
     const double d = s_(j, j);
     if (!std::isfinite(d)) return false;
-    if (d <= kDependentRowTol * ref_(j) || ref_(j) <= kVanishedRowRatio * largest) {
+    if (d <= kDependentRowTol * ref_(j) || ref_(j) <= kSingularPivotRatio * largest) {
       for (Eigen::Index i = j + 1; i < k; ++i) s_(i, j) = 0.0;
       s_(j, j) = std::numeric_limits<double>::infinity();
       ++dropped_;
@@ -85,18 +81,7 @@ bool TreeKkt::factor() noexcept {
 }
 
 void TreeKkt::schur_solve(VecRef z) const noexcept {
-  const Eigen::Index k = s_.rows();
-  for (Eigen::Index j = 0; j < k; ++j) {  // L w = z
-    const double zj = z(j);
-    if (zj == 0.0) continue;
-    for (Eigen::Index i = j + 1; i < k; ++i) z(i) -= s_(i, j) * zj;
-  }
-  for (Eigen::Index j = 0; j < k; ++j) z(j) /= s_(j, j);  // D
-  for (Eigen::Index j = k - 1; j >= 0; --j) {             // L^T
-    double sum = z(j);
-    for (Eigen::Index i = j + 1; i < k; ++i) sum -= s_(i, j) * z(i);
-    z(j) = sum;
-  }
+  detail::ldlt_solve<0>(s_.data(), static_cast<int>(s_.rows()), z.data());
 }
 
 void TreeKkt::solve(VecCRef a, VecCRef b, VecRef out_x, VecRef out_mu) noexcept {
