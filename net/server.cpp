@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -90,6 +91,14 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   } else if (rate_hz > 0.0) {
     substeps =
         static_cast<int>(std::max<long long>(1, std::llround(1.0 / (rate_hz * settings.dt))));
+  }
+  // a tick longer than an hour is no real-time loop, and its period in ns would overflow
+  // (`rtmb serve --dt 1e300` used to end in "InputBankConfig::period_ns must be > 0")
+  if (!(static_cast<double>(substeps) * settings.dt <= 3600.0)) {
+    char tick[64];
+    std::snprintf(tick, sizeof tick, "%g", static_cast<double>(substeps) * settings.dt);
+    throw std::invalid_argument("model '" + name + "' would tick every " + tick +
+                                " s: a served model ticks at least once an hour (dt, rate)");
   }
   ServerSchema& schema_out = b->schema;
   schema_out.model = name;

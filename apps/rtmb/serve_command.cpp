@@ -99,6 +99,12 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
                   "Loop rate [Hz] (default: 1/dt of the model; lower: "
                   "several engine steps per tick)")
       ->check(kPositiveNumber);
+  // a haptic rig often wants the model's loop faster than the file's dt allows (issue 14 point 6:
+  // configs/five_bar_haptic.yaml, dt 5e-4, served at 10 kHz with --dt 1e-4)
+  cmd->add_option("--dt", o.dt,
+                  "Engine step [s] (default: the model's); --rate must then be 1/(k dt) for a "
+                  "whole k")
+      ->check(kPositiveNumber);
   cmd->add_option("--duration", o.duration_s, "Stop after this many seconds (default: Ctrl-C)")
       ->check(kPositiveNumber);
   cmd->add_option("--bind", o.bind,
@@ -208,6 +214,7 @@ int serve(const ServeOptions& o) {
   for (const std::string& note : config.model_file->notes) {
     std::fprintf(stderr, "rtmb serve: %s: %s\n", config.model_file->path.c_str(), note.c_str());
   }
+  if (o.dt > 0.0) config.model_file->settings.dt = o.dt;
   config.rate_hz = o.rate_hz;
   if (const std::string why = rate_mismatch(o.rate_hz, config.model_file->settings.dt);
       !why.empty()) {

@@ -15,6 +15,7 @@ namespace rtmb::app {
 struct ServeOptions {
   std::string model;        ///< model file (.yaml) or built-in name; empty: configs/default.yaml
   double rate_hz = 0.0;     ///< 0: the model's 1/dt
+  double dt = 0.0;          ///< engine step [s]; 0: the model's
   double duration_s = 0.0;  ///< 0: until interrupted
   std::string bind = "127.0.0.1";
   int port = 0;  ///< TCP control port, and the UDP port when non-zero; 0: chosen by the OS
