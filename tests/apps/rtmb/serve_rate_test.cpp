@@ -49,8 +49,8 @@ TEST(ServeRate, DtSetsTheEngineStepSoThatAFasterRateIsValid) {
   EXPECT_TRUE(contains_all(r.out, {"pendulum (pendulum) at 2000.0 Hz", "closing report"}));
   const rtmb::testing::CommandResult odd = run_rtmb("serve pendulum --dt 0.0005 --rate 3000");
   EXPECT_EQ(odd.exit_code, 2) << odd.out;
-  EXPECT_TRUE(contains_all(odd.out, {"with the model's dt 0.0005 s",
-                                     "the highest valid rate is 2000 Hz"}));
+  EXPECT_TRUE(
+      contains_all(odd.out, {"with the model's dt 0.0005 s", "the highest valid rate is 2000 Hz"}));
 }
 
 TEST(ServeRate, ADtWithoutARealTimeTickIsRefusedWithExit2) {
