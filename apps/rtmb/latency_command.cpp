@@ -5,6 +5,7 @@
 // report. The measurements themselves are in apps/rtmb/latency_measurement.cpp.
 #include "apps/rtmb/latency_command.hpp"
 
+#include <sched.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -27,6 +28,7 @@
 #include "rtmb/net/server.hpp"
 #include "rtmb/net/wire.hpp"
 #include "rtmb/runtime/clock_mode.hpp"
+#include "rtmb/runtime/rt_setup.hpp"
 
 namespace rtmb::app {
 
@@ -118,6 +120,15 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
          "busy-wait the rest (--clock device: poll for each expected input), as `rtmb serve "
          "--spin-us` (default 0)")
       ->check(CLI::Range(0.0, 1000.0));
+  cmd->add_option("--device-cpu", o.device_cpu,
+                  "Run the emulated device (and the floor's pinger) on this CPU (default: "
+                  "anywhere)")
+      ->check(CLI::Range(0, 1023));
+  cmd->add_option("--server-cpu", o.server_cpu,
+                  "Run the in-process server's threads (and the floor's echo thread) on this CPU "
+                  "(default: anywhere); with --device-cpu on another CPU, both round trips "
+                  "cross between the same two CPUs, as a device and a server on their own cores")
+      ->check(CLI::Range(0, 1023));
   cmd->add_flag("--compare", o.compare,
                 "Measure every clock mode of the in-process server one after the other (same "
                 "rate, duration and channel), then the floor once, and print one table");
@@ -133,6 +144,27 @@ struct ModeRun {
   std::optional<ServerStats> stats;  ///< the in-process server's, after the run
   std::string refused;               ///< non-empty: the server refused the mode (why)
 };
+
+using CpuSet = cpu_set_t;
+
+// The calling thread's CPU set.
+CpuSet this_thread_cpus() {
+  CpuSet cpus;
+  CPU_ZERO(&cpus);
+  if (::sched_getaffinity(0, sizeof cpus, &cpus) != 0) {
+    throw std::runtime_error("sched_getaffinity failed");
+  }
+  return cpus;
+}
+
+// Pins the calling thread (and the threads it starts from then on) to cpu; std::runtime_error
+// naming the option when the CPU is not in this process's set.
+void pin_this_thread(int cpu, const char* option) {
+  const RtSetupResult r = set_cpu_affinity(cpu);
+  if (!r.ok())
+    throw std::runtime_error(std::string(option) + " " + std::to_string(cpu) + ": " +
+                             std::string(r.message()));
+}
 
 // Throws std::exception for a failure of the run itself (connection, hello, channel); a mode
 // the server refuses at construction comes back as ModeRun::refused.
@@ -154,13 +186,22 @@ ModeRun run_mode(const LatencyOptions& o,
     // the same best-effort real-time setup as `rtmb serve` (SCHED_FIFO 80, timer slack)
     config.realtime_setup = true;
     config.rt_options.priority = 80;
+    config.rt_options.cpu = o.server_cpu;
     try {
+      // the server's threads inherit this thread's CPU set: its network thread joins the
+      // simulation thread on --server-cpu, then this thread goes back to the device's CPU
+      const CpuSet device_cpus = this_thread_cpus();
+      if (o.server_cpu >= 0) pin_this_thread(o.server_cpu, "--server-cpu");
+      struct Restore {  // back to the device's CPUs on every way out
+        const CpuSet& cpus;
+        ~Restore() { (void)::sched_setaffinity(0, sizeof cpus, &cpus); }
+      } restore{device_cpus};
       server = std::make_unique<Server>(config);
+      server->start();
     } catch (const std::invalid_argument& e) {
       run.refused = e.what();
       return run;
     }
-    server->start();
     tcp_port = server->tcp_port();
   }
   struct StopServer {  // stops the in-process server on every way out
@@ -286,11 +327,12 @@ int latency(const LatencyOptions& o) {
     if (o.rate_hz * o.duration_s < 1.0 || o.rate_hz * o.duration_s > kMaxCount) {
       throw std::invalid_argument("rate x duration must give 1 to 10^7 inputs");
     }
-    if (!o.connect.empty() &&
-        (o.compare || o.clock != "wall" || o.input_margin_us >= 0 || o.spin_us > 0.0)) {
+    if (!o.connect.empty() && (o.compare || o.clock != "wall" || o.input_margin_us >= 0 ||
+                               o.spin_us > 0.0 || o.server_cpu >= 0)) {
       throw std::invalid_argument(
-          "--clock, --input-margin-us, --spin-us and --compare set the in-process server; with "
-          "--connect the running server's own settings apply (rtmb serve --clock)");
+          "--clock, --input-margin-us, --spin-us, --server-cpu and --compare set the in-process "
+          "server; with --connect the running server's own settings apply (rtmb serve --clock, "
+          "--cpu)");
     }
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "rtmb latency: %s\n", e.what());
@@ -303,6 +345,14 @@ int latency(const LatencyOptions& o) {
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("rtmb"));
   spdlog::set_level(spdlog::level::warn);
+  if (o.device_cpu >= 0) {
+    try {
+      pin_this_thread(o.device_cpu, "--device-cpu");
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr, "rtmb latency: %s\n", e.what());
+      return 2;
+    }
+  }
 
   // engine runs: one per clock mode with --compare, else one (in-process unless --connect)
   std::vector<std::optional<ClockMode>> modes;
@@ -335,7 +385,7 @@ int latency(const LatencyOptions& o) {
   try {
     // the device's inputs are version 2 (signed, docs/protocol.md "Wire version 2"): rtmb::Client
     // asks for it and every rtmb server speaks it
-    floor = run_floor(o.rate_hz, most_sent, input_v2_datagram_bytes(1));
+    floor = run_floor(o.rate_hz, most_sent, input_v2_datagram_bytes(1), o.server_cpu);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rtmb latency: floor: %s\n", e.what());
     return 2;
@@ -345,6 +395,11 @@ int latency(const LatencyOptions& o) {
   const std::string model = runs.front().model;
   std::printf("rtmb latency: %s, %.1f Hz for %.2f s%s%s\n", model.c_str(), o.rate_hz, o.duration_s,
               imp.active() ? ", impaired " : "", imp.active() ? o.impair.c_str() : "");
+  if (o.device_cpu >= 0 || o.server_cpu >= 0) {
+    const auto where = [](int cpu) { return cpu >= 0 ? "CPU " + std::to_string(cpu) : "any CPU"; };
+    std::printf("  placement: device and floor pinger on %s, server and floor echo on %s\n",
+                where(o.device_cpu).c_str(), where(o.server_cpu).c_str());
+  }
   for (const ModeRun& r : runs) {
     if (r.refused.empty()) {
       print_mode(r, floor);
@@ -370,6 +425,8 @@ int latency(const LatencyOptions& o) {
   if (o.json) {
     JsonObjectWriter j(JsonNumbers::kDigits17);
     j.field("rate_hz", o.rate_hz).field("duration_s", o.duration_s);
+    j.field("device_cpu", std::int64_t{o.device_cpu})
+        .field("server_cpu", std::int64_t{o.server_cpu});
     if (o.compare) {
       for (const ModeRun& r : runs) {
         std::string prefix = r.clock + "_";

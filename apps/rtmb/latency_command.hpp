@@ -8,7 +8,8 @@
 // engine's share of the round trip is visible. Table on stdout; --json adds one JSON object as
 // the last line. --clock picks the in-process server's clock mode (docs/architecture.md "Clock
 // modes"); --compare measures every mode one after the other, then the floor, and prints one
-// table.
+// table. --device-cpu / --server-cpu place the two ends on CPUs of their own, the floor's two
+// ends likewise, so that both round trips cross between the same two CPUs.
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -29,6 +30,10 @@ struct LatencyOptions {
   long input_margin_us = -1;       ///< phase-lock margin [us]; < 0: the server's default (30)
   double spin_us = 0.0;            ///< in-process server: wake this early and spin [us]
   bool compare = false;            ///< every clock mode in one invocation, then one table
+  /// CPU placement (-1: the scheduler's choice): the emulated device, and the floor's pinger, on
+  /// device_cpu; the in-process server's threads, and the floor's echo thread, on server_cpu
+  int device_cpu = -1;
+  int server_cpu = -1;
   bool json = false;
 };
 

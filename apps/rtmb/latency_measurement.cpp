@@ -35,6 +35,10 @@
 //
 // Floor. After the engine run (server stopped), a plain UDP ping-pong on loopback: an echo
 // thread on one socket, a pinger on another, datagrams of the input's size, same rate and count.
+// With --server-cpu the echo thread runs on the server's CPU, and the pinger is the device's
+// thread (--device-cpu), so that the floor crosses between the same two CPUs as the engine's
+// round trip: on this 2-vCPU VM a wake-up across CPUs and one on the same CPU differ by
+// several microseconds, which is the size of the floor itself (issue 14).
 #include "apps/rtmb/latency_measurement.hpp"
 
 #include <algorithm>
@@ -49,12 +53,14 @@
 #include <random>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "apps/rtmb/round_trip_report.hpp"
 #include "rtmb/net/udp_socket.hpp"
 #include "rtmb/net/wire.hpp"
+#include "rtmb/runtime/rt_setup.hpp"
 
 namespace rtmb::app {
 
@@ -292,13 +298,19 @@ EngineResult run_engine(Client& client,
   return summarize(client, count, log, sent_at, delay_ns, impair_dropped);
 }
 
-RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size) {
+RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size, int echo_cpu) {
   UdpSocket echo_socket;
   const std::uint16_t port = echo_socket.bind_loopback();
   UdpSocket ping;
   ping.connect("127.0.0.1", port);
   std::atomic<bool> stop{false};
+  std::atomic<int> pinned{0};  // 0: pending, 1: done (or not asked), -1: refused
   std::thread echo([&] {
+    if (echo_cpu >= 0 && !set_cpu_affinity(echo_cpu).ok()) {
+      pinned.store(-1);
+      return;
+    }
+    pinned.store(1);
     std::array<std::byte, kMaxDatagramBytes> buf{};
     while (!stop.load(std::memory_order_relaxed)) {
       sockaddr_in from{};
@@ -311,6 +323,11 @@ RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size) {
     }
   });
 
+  while (pinned.load() == 0) std::this_thread::yield();
+  if (pinned.load() < 0) {
+    echo.join();
+    throw std::runtime_error("cannot pin the echo thread to CPU " + std::to_string(echo_cpu));
+  }
   const auto period =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate_hz));
   std::vector<double> rtt_us;

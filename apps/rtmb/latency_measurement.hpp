@@ -43,6 +43,8 @@ EngineResult run_engine(Client& client,
                         const Impairment& imp);
 
 /// The raw floor: `count` UDP ping-pongs at rate_hz on loopback with datagrams of `size` bytes.
-RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size);
+/// The pinger is the calling thread; echo_cpu >= 0 pins the echo thread to that CPU (throws
+/// std::runtime_error when it cannot be pinned).
+RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size, int echo_cpu = -1);
 
 }  // namespace rtmb::app

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdarg>
@@ -115,21 +116,21 @@ RtSetupResult set_cpu_affinity(int cpu) noexcept {
     return make_result(RtSetupStatus::kInvalid, EINVAL, "CPU %d is out of range 0..%d", cpu,
                        CPU_SETSIZE - 1);
   }
-  // check against the CPUs this process may use, for a message better than EINVAL
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && !CPU_ISSET(cpu, &allowed)) {
-    return make_result(RtSetupStatus::kInvalid, EINVAL,
-                       "CPU %d is not available to this process (%d CPUs allowed, see taskset -p "
-                       "or the cgroup cpuset): pick one of those",
-                       cpu, CPU_COUNT(&allowed));
-  }
+  // Ask the kernel first: the CPUs the cgroup cpuset allows are the limit, not the calling
+  // thread's own set, which a thread started by one pinned elsewhere inherits (rtmb latency
+  // --server-cpu: the floor's echo thread is started by the device's pinned thread).
   cpu_set_t wanted;
   CPU_ZERO(&wanted);
   CPU_SET(cpu, &wanted);
   const int error = pthread_setaffinity_np(pthread_self(), sizeof wanted, &wanted);
   if (error == 0) {
     return make_result(RtSetupStatus::kOk, 0, "thread pinned to CPU %d", cpu);
+  }
+  if (error == EINVAL) {  // a CPU that is offline, absent or outside the cpuset
+    return make_result(RtSetupStatus::kInvalid, EINVAL,
+                       "CPU %d is not available to this process (%ld CPUs online; see the cgroup "
+                       "cpuset): pick one of those",
+                       cpu, sysconf(_SC_NPROCESSORS_ONLN));
   }
   return make_result(RtSetupStatus::kRefused, error,
                      "pinning to CPU %d refused (%s): check the cgroup cpuset and taskset -p", cpu,

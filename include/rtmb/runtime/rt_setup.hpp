@@ -65,8 +65,9 @@ struct RtSetupResult {
 /// CAP_SYS_NICE or an rtprio limit. Setup-only; never throws.
 [[nodiscard]] RtSetupResult set_realtime_priority(int priority) noexcept;
 
-/// Pins the calling thread to CPU cpu (0-based). Invalid when that CPU is not in the
-/// process's allowed set (taskset, cgroup cpuset). Setup-only; never throws.
+/// Pins the calling thread to CPU cpu (0-based). Invalid when that CPU is offline, absent or
+/// outside the process's cgroup cpuset; the set the thread inherited (taskset, a pinned parent
+/// thread) is no limit. Setup-only; never throws.
 [[nodiscard]] RtSetupResult set_cpu_affinity(int cpu) noexcept;
 
 /// Touches bytes of the calling thread's stack below the current frame, so those pages are

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "tests/support/run_binary.hpp"
 
@@ -120,11 +121,36 @@ TEST(LatencyCommand, CompareMeasuresEveryClockModeAgainstOneFloor) {
 TEST(LatencyCommand, ClockOptionsAreRefusedWithConnect) {
   const CommandResult r = run_rtmb("latency --connect 127.0.0.1:9 --clock phase-lock");
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("--clock, --input-margin-us, --spin-us and --compare"), std::string::npos)
+  EXPECT_NE(r.out.find("--clock, --input-margin-us, --spin-us, --server-cpu and --compare"),
+            std::string::npos)
       << r.out;
   const CommandResult bad = run_rtmb("latency --clock sundial");
   EXPECT_NE(bad.exit_code, 0) << bad.out;
   EXPECT_NE(bad.out.find("--clock"), std::string::npos) << bad.out;
+}
+
+// --device-cpu / --server-cpu (issue 14): each end of both round trips on a CPU of its own;
+// the placement is printed and in the JSON; a CPU the process cannot use is refused (exit 2)
+// before anything is measured.
+TEST(LatencyCommand, DeviceAndServerRunOnTheCpusAsked) {
+  const int server_cpu = std::thread::hardware_concurrency() > 1 ? 1 : 0;
+  const CommandResult r =
+      run_rtmb("latency --rate 200 --duration 0.5 --clock device --device-cpu 0 --server-cpu " +
+               std::to_string(server_cpu) + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("placement: device and floor pinger on CPU 0, server and floor echo on "
+                       "CPU " +
+                       std::to_string(server_cpu)),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(json_number(r.last_line, "device_cpu"), 0.0) << r.last_line;
+  EXPECT_EQ(json_number(r.last_line, "server_cpu"), server_cpu) << r.last_line;
+  EXPECT_GT(json_number(r.last_line, "echoed"), 0.0) << r.last_line;
+  const CommandResult bad = run_rtmb("latency --duration 0.5 --server-cpu 1023");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--server-cpu 1023: CPU 1023 is not available"), std::string::npos)
+      << bad.out;
+  EXPECT_EQ(bad.out.find("input->state RTT"), std::string::npos) << bad.out;
 }
 
 }  // namespace
