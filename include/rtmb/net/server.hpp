@@ -31,10 +31,12 @@
 // is the last input applied from any client: with one client per server (the usual case) it is
 // that client's own.
 //
-// Wake-up. After each tick (and after sending its state) the simulation thread writes to an
+// Wake-up. After a tick (and after sending its state) the simulation thread writes to an
 // eventfd (a non-blocking write of 8 bytes: no lock, no allocation, never waits), so the network
 // thread takes the new snapshot for stats and the live view at once instead of on its next
 // poll; a slow poll timer remains for housekeeping. The state's way out does not depend on it.
+// It does so at most once a millisecond, unless the state carries a change the network thread
+// acts on (control, subscribers, pause): above 1 kHz the stats sample the ticks.
 
 #include <array>
 #include <atomic>
@@ -104,7 +106,7 @@ struct ServerConfig {
   /// (docs/record-format.md; `rtmb replay` re-runs it); empty: no recording. While recording,
   /// `load` is refused (a record holds one model).
   std::string record_path;
-  bool wake_network = true;  ///< eventfd wake-up after each tick (false: poll only,
+  bool wake_network = true;  ///< eventfd wake-up after a tick, at most 1 kHz (false: poll only,
                              ///< then poll_period_ns 0 means half the period)
   /// What clocks the loop (docs/architecture.md "Clock modes"); empty: the model file's
   /// serve.clock, else wall. kDevice: each admitted input datagram runs a tick (DeviceLoop);
