@@ -13,6 +13,7 @@
 #include <utility>
 #include <boost/asio/ssl/context.hpp>
 // clang-format on
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -20,7 +21,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -94,11 +94,10 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   }
   // a tick longer than an hour is no real-time loop, and its period in ns would overflow
   // (`rtmb serve --dt 1e300` used to end in "InputBankConfig::period_ns must be > 0")
-  if (!(static_cast<double>(substeps) * settings.dt <= 3600.0)) {
-    char tick[64];
-    std::snprintf(tick, sizeof tick, "%g", static_cast<double>(substeps) * settings.dt);
-    throw std::invalid_argument("model '" + name + "' would tick every " + tick +
-                                " s: a served model ticks at least once an hour (dt, rate)");
+  if (const double tick = substeps * settings.dt; !(tick <= 3600.0)) {
+    throw std::invalid_argument(fmt::format(
+        "model '{}' would tick every {:g} s: a served model ticks at least once an hour (dt, rate)",
+        name, tick));
   }
   ServerSchema& schema_out = b->schema;
   schema_out.model = name;

@@ -181,7 +181,7 @@ class SimDriver {
     held_messages_ = 0;
     (void)b_->runner->on_tick(t);  // stop_on_non_finite is off: the state is restored instead
     (void)b_->inner->try_read(current_);
-    if (paused_ && steps_left_ == 0) wake_next_ = true;  // a `step` request's last tick
+    if (paused_ && steps_left_ == 0) dirty_ = true;  // a `step` request's last tick: wake now
     publish();
     publish_io_counters();
     return true;
@@ -326,9 +326,8 @@ class SimDriver {
     // thread's stats, view and status line
     s.sent_ns = send_state(s);
     out_->commit();
-    const bool urgent = dirty_ || wake_next_;
+    const bool urgent = dirty_;
     dirty_ = false;
-    wake_next_ = false;
     // wake the network thread: a non-blocking eventfd write, never waits (the counter would
     // have to reach 2^64 - 2 first); a failure only means the next poll takes the snapshot.
     // At most once per kMinWakeIntervalNs unless this state carries a change the network
@@ -411,7 +410,6 @@ class SimDriver {
   std::uint64_t steps_left_ = 0;
   bool paused_ = false;
   bool dirty_ = true;
-  bool wake_next_ = false;         // the next publish() wakes the network thread at once
   std::int64_t last_wake_ns_ = 0;  // when publish() last did [ns, CLOCK_MONOTONIC]
   bool device_clocked_ = false;
   int held_messages_ = 0;  // input messages of ticks not stepped (paused), applied with the next

@@ -123,12 +123,12 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
   cmd->add_option("--device-cpu", o.device_cpu,
                   "Run the emulated device (and the floor's pinger) on this CPU (default: "
                   "anywhere)")
-      ->check(CLI::Range(0, 1023));
+      ->check(kCpuIndex);
   cmd->add_option("--server-cpu", o.server_cpu,
                   "Run the in-process server's threads (and the floor's echo thread) on this CPU "
                   "(default: anywhere); with --device-cpu on another CPU, both round trips "
                   "cross between the same two CPUs, as a device and a server on their own cores")
-      ->check(CLI::Range(0, 1023));
+      ->check(kCpuIndex);
   cmd->add_flag("--compare", o.compare,
                 "Measure every clock mode of the in-process server one after the other (same "
                 "rate, duration and channel), then the floor once, and print one table");

@@ -62,6 +62,10 @@ inline const CLI::Validator kPositiveNumber =
 inline const CLI::Validator kNonNegativeNumber =
     detail::number_check("NONNEGATIVE", "non-negative", [](double x) { return x >= 0.0; });
 
+/// A CPU number as rt_setup's set_cpu_affinity takes it (0 .. CPU_SETSIZE - 1 = 1023); whether
+/// the machine has that CPU is checked when the thread is pinned.
+inline const CLI::Validator kCpuIndex = CLI::Range(0, 1023);
+
 /// Adds kFiniteNumber to every floating-point option (CLI11 type name FLOAT) of `app` and of its
 /// subcommands, so that no floating-point option anywhere takes NaN or an infinity.
 inline void check_finite_numbers(CLI::App& app) {

@@ -141,7 +141,7 @@ void add_serve_command(CLI::App& app, ServeOptions& o, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(0, 99));
   cmd->add_option("--cpu", o.cpu, "Pin the simulation thread to this CPU (default: not pinned)")
-      ->check(CLI::Range(0, 1023));
+      ->check(kCpuIndex);
   cmd->add_option("--spin-us", o.spin_us,
                   "Wake this many microseconds before each deadline and busy-wait the rest "
                   "(less wake-up jitter for more CPU; default 0); with --clock device, poll the "
