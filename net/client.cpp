@@ -254,7 +254,9 @@ bool Client::receive_state_until(StateMessage& out,
   if (!udp_) throw ClientError("receive_state: subscribe first");
   std::array<std::byte, kMaxDatagramBytes + 1> buf{};
   for (;;) {
-    if (!udp_->wait_readable(deadline)) return false;
+    if (!(busy_poll_ ? udp_->poll_readable(deadline) : udp_->wait_readable(deadline))) {
+      return false;
+    }
     const long n = udp_->receive(buf);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNREFUSED) {

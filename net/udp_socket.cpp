@@ -82,6 +82,17 @@ bool UdpSocket::wait_readable(std::chrono::steady_clock::time_point deadline) co
   return wait_for_socket(fd_, POLLIN, deadline);
 }
 
+bool UdpSocket::poll_readable(std::chrono::steady_clock::time_point deadline) const {
+  const timespec zero{0, 0};
+  for (;;) {
+    pollfd p{fd_, POLLIN, 0};
+    const int r = ::ppoll(&p, 1, &zero, nullptr);
+    if (r > 0) return true;
+    if (r < 0 && errno != EINTR) fail("poll");
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+  }
+}
+
 long UdpSocket::receive(std::span<std::byte> buffer, sockaddr_in* from) noexcept {
   socklen_t len = sizeof(sockaddr_in);
   return ::recvfrom(fd_, buffer.data(), buffer.size(), MSG_DONTWAIT,

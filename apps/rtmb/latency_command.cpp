@@ -129,6 +129,12 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
                   "(default: anywhere); with --device-cpu on another CPU, both round trips "
                   "cross between the same two CPUs, as a device and a server on their own cores")
       ->check(kCpuIndex);
+  cmd->add_flag("--device-poll", o.device_poll,
+                "The emulated device and the floor's pinger wait by polling their sockets, never "
+                "sleeping, as a device's servo loop on a core of its own (give it one with "
+                "--device-cpu); with --spin-us the floor's echo polls too, as the server then "
+                "does. A datagram to a thread asleep on another CPU costs its sender the wake-up "
+                "of that CPU, tens of microseconds on a VM (docs/architecture.md)");
   cmd->add_flag("--compare", o.compare,
                 "Measure every clock mode of the in-process server one after the other (same "
                 "rate, duration and channel), then the floor once, and print one table");
@@ -219,7 +225,7 @@ ModeRun run_mode(const LatencyOptions& o,
   run.model = schema.model;
   const std::uint16_t channel = resolve_channel(o.channel, schema);
   client.subscribe(1);
-  run.engine = run_engine(client, host, channel, o.rate_hz, o.duration_s, imp);
+  run.engine = run_engine(client, host, channel, o.rate_hz, o.duration_s, imp, o.device_poll);
   if (server) run.stats = server->stats();
   return run;
 }
@@ -385,7 +391,8 @@ int latency(const LatencyOptions& o) {
   try {
     // the device's inputs are version 2 (signed, docs/protocol.md "Wire version 2"): rtmb::Client
     // asks for it and every rtmb server speaks it
-    floor = run_floor(o.rate_hz, most_sent, input_v2_datagram_bytes(1), o.server_cpu);
+    floor = run_floor(o.rate_hz, most_sent, input_v2_datagram_bytes(1), o.server_cpu, o.device_poll,
+                      o.device_poll && o.spin_us > 0.0);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rtmb latency: floor: %s\n", e.what());
     return 2;
@@ -399,6 +406,11 @@ int latency(const LatencyOptions& o) {
     const auto where = [](int cpu) { return cpu >= 0 ? "CPU " + std::to_string(cpu) : "any CPU"; };
     std::printf("  placement: device and floor pinger on %s, server and floor echo on %s\n",
                 where(o.device_cpu).c_str(), where(o.server_cpu).c_str());
+  }
+  if (o.device_poll) {
+    std::printf("  waiting: device and floor pinger poll%s\n",
+                o.spin_us > 0.0 ? "; the server spins and the floor echo polls"
+                                : "; the server and the floor echo sleep");
   }
   for (const ModeRun& r : runs) {
     if (r.refused.empty()) {
@@ -426,7 +438,8 @@ int latency(const LatencyOptions& o) {
     JsonObjectWriter j(JsonNumbers::kDigits17);
     j.field("rate_hz", o.rate_hz).field("duration_s", o.duration_s);
     j.field("device_cpu", std::int64_t{o.device_cpu})
-        .field("server_cpu", std::int64_t{o.server_cpu});
+        .field("server_cpu", std::int64_t{o.server_cpu})
+        .field("device_poll", o.device_poll);
     if (o.compare) {
       for (const ModeRun& r : runs) {
         std::string prefix = r.clock + "_";

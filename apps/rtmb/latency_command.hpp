@@ -9,7 +9,8 @@
 // the last line. --clock picks the in-process server's clock mode (docs/architecture.md "Clock
 // modes"); --compare measures every mode one after the other, then the floor, and prints one
 // table. --device-cpu / --server-cpu place the two ends on CPUs of their own, the floor's two
-// ends likewise, so that both round trips cross between the same two CPUs.
+// ends likewise, so that both round trips cross between the same two CPUs; --device-poll makes
+// the device a polling servo loop, as a haptic device's own controller is.
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -34,6 +35,9 @@ struct LatencyOptions {
   /// device_cpu; the in-process server's threads, and the floor's echo thread, on server_cpu
   int device_cpu = -1;
   int server_cpu = -1;
+  /// the emulated device and the floor's pinger wait by polling, never sleeping (a servo loop on
+  /// a core of its own); the floor's echo polls too when the server spins (spin_us > 0)
+  bool device_poll = false;
   bool json = false;
 };
 

@@ -33,6 +33,14 @@
 // with. The loss is applied once, device -> server: an input is dropped with probability loss,
 // so the expected fraction of inputs that never reach the server is loss itself.
 //
+// Busy polling (--device-poll). The device, and the floor's pinger, then wait for a state and for
+// the next input's time by polling in a loop, never sleeping: a device's servo loop on a core of
+// its own. On this VM a datagram to a thread asleep on the other vCPU costs its sender about
+// 36 us inside the send system call (the wake-up of the halted vCPU), 4 us when the receiver
+// polls; so with a sleeping device the server's "state sent" time counts the device's wake-up
+// (issue 14). The floor's echo thread polls when the server spins (--spin-us), as the server's
+// simulation thread then does, so that both round trips keep the same waits.
+//
 // Floor. After the engine run (server stopped), a plain UDP ping-pong on loopback: an echo
 // thread on one socket, a pinger on another, datagrams of the input's size, same rate and count.
 // With --server-cpu the echo thread runs on the server's CPU, and the pinger is the device's
@@ -70,6 +78,16 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kGrace = std::chrono::milliseconds(300);  // wait for the last echoes
 constexpr std::uint32_t kImpairSeed = 12345u;
+
+// Sleeps until t, or with poll spins until t (the CPU stays awake; see "Busy polling").
+void wait_until(Clock::time_point t, bool poll) {
+  if (!poll) {
+    std::this_thread::sleep_until(t);
+    return;
+  }
+  while (Clock::now() < t) {
+  }
+}
 
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
@@ -241,7 +259,8 @@ EngineResult run_engine(Client& client,
                         std::uint16_t channel,
                         double rate_hz,
                         double duration_s,
-                        const Impairment& imp) {
+                        const Impairment& imp,
+                        bool device_poll) {
   const auto count = static_cast<std::uint64_t>(std::llround(rate_hz * duration_s));
   const auto period =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate_hz));
@@ -249,6 +268,7 @@ EngineResult run_engine(Client& client,
   // the device's own input socket, opened before the receiver starts (nothing throws after)
   UdpSocket out;
   out.connect(host, client.schema().udp_port);
+  client.set_busy_poll(device_poll);
 
   StateLog log(count, rate_hz);
   std::vector<std::int64_t> sent_at(static_cast<std::size_t>(count) + 1, 0);
@@ -277,7 +297,7 @@ EngineResult run_engine(Client& client,
       for (std::uint64_t next = 1; next <= count; ++next) {
         const auto due = t0 + period * static_cast<long>(next - 1);
         while (Clock::now() < due && client.receive_state_until(m, due)) log.take(m, now_ns());
-        std::this_thread::sleep_until(due);
+        wait_until(due, device_poll);
         make_input(next, h);
         (void)out.send(std::span<const std::byte>(h.bytes.data(), h.size));
         const auto give_up = due + period;
@@ -298,7 +318,12 @@ EngineResult run_engine(Client& client,
   return summarize(client, count, log, sent_at, delay_ns, impair_dropped);
 }
 
-RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size, int echo_cpu) {
+RttSummary run_floor(double rate_hz,
+                     std::uint64_t count,
+                     std::size_t size,
+                     int echo_cpu,
+                     bool pinger_poll,
+                     bool echo_poll) {
   UdpSocket echo_socket;
   const std::uint16_t port = echo_socket.bind_loopback();
   UdpSocket ping;
@@ -314,7 +339,10 @@ RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size, int 
     std::array<std::byte, kMaxDatagramBytes> buf{};
     while (!stop.load(std::memory_order_relaxed)) {
       sockaddr_in from{};
-      if (!echo_socket.wait_readable(Clock::now() + std::chrono::milliseconds(20))) continue;
+      const auto until = Clock::now() + std::chrono::milliseconds(20);
+      if (!(echo_poll ? echo_socket.poll_readable(until) : echo_socket.wait_readable(until))) {
+        continue;
+      }
       const long n = echo_socket.receive(buf, &from);
       if (n > 0) {
         (void)echo_socket.send_to(
@@ -336,13 +364,14 @@ RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size, int 
   std::array<std::byte, kMaxDatagramBytes> reply{};
   const auto t0 = Clock::now();
   for (std::uint64_t i = 1; i <= count; ++i) {
-    std::this_thread::sleep_until(t0 + period * static_cast<long>(i));
+    wait_until(t0 + period * static_cast<long>(i), pinger_poll);
     const std::int64_t sent = now_ns();
     std::memcpy(buf.data(), &i, sizeof i);
     (void)ping.send(std::span<const std::byte>(buf.data(), size));
     // wait for this ping's reply (older replies are skipped), at most 100 ms
     for (;;) {
-      if (!ping.wait_readable(Clock::now() + std::chrono::milliseconds(100))) break;
+      const auto until = Clock::now() + std::chrono::milliseconds(100);
+      if (!(pinger_poll ? ping.poll_readable(until) : ping.wait_readable(until))) break;
       const long n = ping.receive(reply);
       if (n < 0) break;
       std::uint64_t got = 0;

@@ -35,16 +35,25 @@ struct EngineResult {
 
 /// The emulated device: sends inputs to `channel` at rate_hz for duration_s, through the
 /// impairment, while a thread reads the state stream of `client` (said hello, subscribed).
+/// device_poll: the device waits by polling, never sleeping (latency_measurement.cpp, "Busy
+/// polling").
 EngineResult run_engine(Client& client,
                         const std::string& host,
                         std::uint16_t channel,
                         double rate_hz,
                         double duration_s,
-                        const Impairment& imp);
+                        const Impairment& imp,
+                        bool device_poll = false);
 
 /// The raw floor: `count` UDP ping-pongs at rate_hz on loopback with datagrams of `size` bytes.
 /// The pinger is the calling thread; echo_cpu >= 0 pins the echo thread to that CPU (throws
-/// std::runtime_error when it cannot be pinned).
-RttSummary run_floor(double rate_hz, std::uint64_t count, std::size_t size, int echo_cpu = -1);
+/// std::runtime_error when it cannot be pinned). pinger_poll / echo_poll: that end waits by
+/// polling, never sleeping.
+RttSummary run_floor(double rate_hz,
+                     std::uint64_t count,
+                     std::size_t size,
+                     int echo_cpu = -1,
+                     bool pinger_poll = false,
+                     bool echo_poll = false);
 
 }  // namespace rtmb::app

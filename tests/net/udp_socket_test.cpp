@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <array>
 #include <cerrno>
@@ -83,6 +84,43 @@ TEST(UdpSocket, WaitTimesOutAndReceiveDoesNotBlockWhenNothingIsQueued) {
   std::array<std::byte, 8> buf{};
   EXPECT_EQ(s.receive(buf), -1);
   EXPECT_TRUE(errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+// This thread's CPU time (user + system) [s].
+double thread_cpu_s() {
+  rusage u{};
+  (void)getrusage(RUSAGE_THREAD, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// poll_readable (rtmb latency --device-poll, issue 14): the same answers as wait_readable, but
+// the thread keeps its CPU busy instead of sleeping. The CPU-time bounds are loose (1 ms of a
+// 40 ms wait, and ten times the sleeping wait's) so that a loaded machine cannot fail them.
+TEST(UdpSocket, PollReadableAnswersAsWaitReadableWithoutSleeping) {
+  UdpSocket s;
+  const std::uint16_t port = s.bind_loopback();
+  const auto wait = std::chrono::milliseconds(40);
+
+  double cpu0 = thread_cpu_s();
+  auto start = Clock::now();
+  EXPECT_FALSE(s.wait_readable(start + wait));
+  const double sleeping_cpu = thread_cpu_s() - cpu0;
+
+  cpu0 = thread_cpu_s();
+  start = Clock::now();
+  EXPECT_FALSE(s.poll_readable(start + wait));
+  EXPECT_GE(Clock::now() - start, wait) << "it returned before its deadline";
+  const double polling_cpu = thread_cpu_s() - cpu0;
+  EXPECT_GE(polling_cpu, 1e-3) << "the polling wait slept";
+  EXPECT_GE(polling_cpu, 10.0 * sleeping_cpu) << "sleeping " << sleeping_cpu;
+  EXPECT_FALSE(s.poll_readable(start)) << "a deadline in the past polls once";
+
+  UdpSocket sender;
+  ASSERT_TRUE(sender.send_to(bytes(7, 7, 7), ipv4_address("127.0.0.1", port)));
+  ASSERT_TRUE(s.poll_readable(Clock::now() + std::chrono::seconds(2)));
+  std::array<std::byte, 8> buf{};
+  EXPECT_EQ(s.receive(buf), 3);
 }
 
 TEST(UdpSocket, BadAddressesThrowSocketError) {

@@ -100,6 +100,10 @@ class Client {
   /// The same with an absolute deadline (sub-millisecond waits for device loops).
   [[nodiscard]] bool receive_state_until(StateMessage& out,
                                          std::chrono::steady_clock::time_point deadline);
+  /// on: receive_state waits by polling the socket in a loop and never sleeps
+  /// (UdpSocket::poll_readable), for a device loop with a CPU of its own; off (the default): it
+  /// sleeps in the kernel until a datagram comes.
+  void set_busy_poll(bool on) noexcept { busy_poll_ = on; }
   /// Sends one input datagram with the next sequence number and the current steady clock as
   /// sender time; header step/time are those of the newest state received. Returns the header.
   MessageHeader send_input(std::span<const InputSample> samples);
@@ -126,6 +130,7 @@ class Client {
   int tcp_ = -1;
   std::unique_ptr<TlsClientStream> tls_;  // connect with TlsOptions; null: plain TCP
   std::optional<UdpSocket> udp_;          // opened by subscribe or the first datagram sent
+  bool busy_poll_ = false;                // receive_state polls instead of sleeping
   std::string host_;
   std::string pending_;  // bytes read past the last line
   std::uint16_t local_udp_port_ = 0;

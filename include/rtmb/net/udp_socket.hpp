@@ -54,6 +54,11 @@ class UdpSocket {
 
   /// Waits for a datagram until the deadline; false on timeout.
   [[nodiscard]] bool wait_readable(std::chrono::steady_clock::time_point deadline) const;
+  /// The same without ever sleeping: polls in a loop until a datagram is queued or the deadline
+  /// passes. For a device loop on a CPU of its own: a datagram to a thread asleep on another CPU
+  /// makes the sender's system call wake that CPU (tens of microseconds on a VM, issue 14), one
+  /// to a polling thread does not.
+  [[nodiscard]] bool poll_readable(std::chrono::steady_clock::time_point deadline) const;
   /// Reads one datagram without blocking into buffer (a longer one is truncated); returns its
   /// size, or -1 with errno set (EAGAIN when none is queued). `from` receives the sender.
   [[nodiscard]] long receive(std::span<std::byte> buffer, sockaddr_in* from = nullptr) noexcept;

@@ -153,4 +153,37 @@ TEST(LatencyCommand, DeviceAndServerRunOnTheCpusAsked) {
   EXPECT_EQ(bad.out.find("input->state RTT"), std::string::npos) << bad.out;
 }
 
+// --device-poll (issue 14): the device and the floor's pinger poll instead of sleeping; the
+// report says which ends poll, and the JSON carries the flag. The round trip still completes
+// (echoes come back and every input is accounted for) whether the server spins or sleeps.
+TEST(LatencyCommand, DevicePollIsReportedAndTheRoundTripCompletes) {
+  const int server_cpu = std::thread::hardware_concurrency() > 1 ? 1 : 0;
+  const std::string place = " --device-cpu 0 --server-cpu " + std::to_string(server_cpu);
+  const CommandResult spin = run_rtmb(
+      "latency --rate 200 --duration 0.5 --clock device --spin-us 100 --device-poll --json" +
+      place);
+  ASSERT_EQ(spin.exit_code, 0) << spin.out;
+  EXPECT_NE(spin.out.find("waiting: device and floor pinger poll; the server spins and the floor "
+                          "echo polls"),
+            std::string::npos)
+      << spin.out;
+  const std::string& j = spin.last_line;
+  EXPECT_EQ(json_value(j, "device_poll"), "true") << j;
+  EXPECT_GT(json_number(j, "echoed"), 0.0) << j;
+  EXPECT_EQ(json_number(j, "echoed") + json_number(j, "lost") + json_number(j, "replaced"),
+            json_number(j, "sent"))
+      << j;
+  EXPECT_TRUE(std::isfinite(json_number(j, "floor_p50_us"))) << j;
+
+  const CommandResult sleep =
+      run_rtmb("latency --rate 200 --duration 0.5 --device-poll --json" + place);
+  ASSERT_EQ(sleep.exit_code, 0) << sleep.out;
+  EXPECT_NE(sleep.out.find("the server and the floor echo sleep"), std::string::npos) << sleep.out;
+  EXPECT_GT(json_number(sleep.last_line, "echoed"), 0.0) << sleep.last_line;
+  const CommandResult plain = run_rtmb("latency --rate 200 --duration 0.2 --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+  EXPECT_EQ(json_value(plain.last_line, "device_poll"), "false") << plain.last_line;
+  EXPECT_EQ(plain.out.find("waiting:"), std::string::npos) << plain.out;
+}
+
 }  // namespace
