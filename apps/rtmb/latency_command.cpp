@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -21,9 +22,11 @@
 
 #include "apps/rtmb/impairment.hpp"
 #include "apps/rtmb/latency_measurement.hpp"
+#include "apps/rtmb/serve_rate.hpp"
 #include "apps/rtmb/subcommand.hpp"
 #include "net/json_writer.hpp"
 #include "rtmb/models/mechanisms.hpp"
+#include "rtmb/models/model_file.hpp"
 #include "rtmb/net/client.hpp"
 #include "rtmb/net/server.hpp"
 #include "rtmb/net/wire.hpp"
@@ -75,6 +78,27 @@ void print_rtt(const char* name, const RttSummary& s, bool with_p90) {
   std::printf("  p99 %8.1f  max %8.1f us  (%zu samples)\n", s.p99, s.max, s.count);
 }
 
+constexpr double kMaxStepsPerTick = 1e5;  // a tick longer than this many steps is refused
+
+/// The in-process server's model at the device's rate (issue 14: at --rate 10000 the pendulum's
+/// server ticked at its own 1 kHz, and its input limit of 4 x the loop rate dropped 60 % of the
+/// device's inputs). The loop ticks at rate_hz: with the model's dt when a tick is a whole number
+/// of its steps, else with the largest dt <= the model's that makes it one (dt = 1 / (k rate),
+/// k = ceil(1 / (rate dt))), so a step is never coarser than the model's. Throws
+/// std::invalid_argument when a tick would need more than kMaxStepsPerTick steps.
+ModelFile model_at_rate(const std::string& model, double rate_hz) {
+  ModelFile file = builtin_model_file(model);
+  const double dt = file.settings.dt;
+  const double k = std::max(1.0, std::ceil(1.0 / (rate_hz * dt) - 1e-9));
+  if (k > kMaxStepsPerTick) {
+    throw std::invalid_argument("--rate " + std::to_string(rate_hz) +
+                                " Hz: a tick of the in-process server would be more than 1e5 "
+                                "steps of the model's dt; ask for a higher rate");
+  }
+  if (!rate_mismatch(rate_hz, dt).empty()) file.settings.dt = 1.0 / (k * rate_hz);
+  return file;
+}
+
 }  // namespace
 
 void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
@@ -83,7 +107,9 @@ void add_latency_command(CLI::App& app, LatencyOptions& o, int* exit_code) {
       "Emulate a device: send inputs at a rate, read the state stream, report input->state "
       "round-trip percentiles, loss and reordering, next to the raw UDP loopback floor.",
       exit_code, [&o] { return latency(o); });
-  cmd->add_option("--rate", o.rate_hz, "Inputs per second [Hz]")
+  cmd->add_option("--rate", o.rate_hz,
+                  "Inputs per second [Hz]; the in-process server ticks at this rate too (with a "
+                  "smaller dt than the model's where its dt does not divide the period)")
       ->capture_default_str()
       ->check(CLI::Range(1e-3, kMaxRateHz));
   cmd->add_option("--duration", o.duration_s, "How long to send inputs [s]")
@@ -148,7 +174,9 @@ struct ModeRun {
   std::string model;
   EngineResult engine;
   std::optional<ServerStats> stats;  ///< the in-process server's, after the run
-  std::string refused;               ///< non-empty: the server refused the mode (why)
+  double server_rate_hz = 0.0;       ///< the in-process server's loop rate and step (0: --connect)
+  double server_dt = 0.0;
+  std::string refused;  ///< non-empty: the server refused the mode (why)
 };
 
 using CpuSet = cpu_set_t;
@@ -186,6 +214,8 @@ ModeRun run_mode(const LatencyOptions& o,
   if (clock) {
     ServerConfig config;
     config.model = o.model;
+    config.model_file = model_at_rate(o.model, o.rate_hz);
+    config.rate_hz = o.rate_hz;
     config.clock = *clock;
     if (o.input_margin_us >= 0) config.input_margin_us = o.input_margin_us;
     config.spin_ns = static_cast<std::int64_t>(o.spin_us * 1e3);
@@ -226,7 +256,11 @@ ModeRun run_mode(const LatencyOptions& o,
   const std::uint16_t channel = resolve_channel(o.channel, schema);
   client.subscribe(1);
   run.engine = run_engine(client, host, channel, o.rate_hz, o.duration_s, imp, o.device_poll);
-  if (server) run.stats = server->stats();
+  if (server) {
+    run.stats = server->stats();
+    run.server_rate_hz = server->schema().rate_hz;
+    run.server_dt = server->schema().dt;
+  }
   return run;
 }
 
@@ -258,6 +292,10 @@ void print_mode(const ModeRun& r, const RttSummary& floor) {
   const std::uint64_t lost = lost_inputs(r);
   const double sent = static_cast<double>(r.engine.sent);
   std::printf("  clock %s\n", r.clock.c_str());
+  if (r.server_rate_hz > 0.0) {
+    std::printf("  server loop %.1f Hz, engine step dt %g s (%.0f per tick)\n", r.server_rate_hz,
+                r.server_dt, std::round(1.0 / (r.server_rate_hz * r.server_dt)));
+  }
   std::printf(
       "  inputs sent %llu  echoed %llu  lost %llu (%.2f %%; --impair dropped %llu, %.2f %%)"
       "  replaced %llu (reached the server, a newer input applied in the same tick)\n",
@@ -312,7 +350,9 @@ void json_mode(JsonObjectWriter& j,
       .field(prefix + "engine_rtt_p50_us", r.engine.engine_rtt.p50)
       .field(prefix + "ratio_p50", r.engine.engine_rtt.p50 / floor.p50)
       .field(prefix + "server_input_wait_p50_us", wait_p50_us(r))
-      .field(prefix + "server_turnaround_p50_us", turnaround_p50_us(r));
+      .field(prefix + "server_turnaround_p50_us", turnaround_p50_us(r))
+      .field(prefix + "server_rate_hz", r.server_rate_hz)
+      .field(prefix + "server_dt_s", r.server_dt);
 }
 
 }  // namespace

@@ -6,11 +6,12 @@
 // --connect HOST:PORT) and measures the input -> state round trip from the latency echo
 // (docs/protocol.md), then, in the same run, the raw UDP ping-pong floor on loopback, so the
 // engine's share of the round trip is visible. Table on stdout; --json adds one JSON object as
-// the last line. --clock picks the in-process server's clock mode (docs/architecture.md "Clock
-// modes"); --compare measures every mode one after the other, then the floor, and prints one
-// table. --device-cpu / --server-cpu place the two ends on CPUs of their own, the floor's two
-// ends likewise, so that both round trips cross between the same two CPUs; --device-poll makes
-// the device a polling servo loop, as a haptic device's own controller is.
+// the last line. The in-process server ticks at the device's --rate. --clock picks its clock
+// mode (docs/architecture.md "Clock modes"); --compare measures every mode one after the other,
+// then the floor, and prints one table. --device-cpu / --server-cpu place the two ends on CPUs of
+// their own, the floor's two ends likewise, so that both round trips cross between the same two
+// CPUs; --device-poll makes the device a polling servo loop, as a haptic device's own controller
+// is.
 
 #include <CLI/CLI.hpp>
 #include <string>

@@ -186,4 +186,30 @@ TEST(LatencyCommand, DevicePollIsReportedAndTheRoundTripCompletes) {
   EXPECT_EQ(plain.out.find("waiting:"), std::string::npos) << plain.out;
 }
 
+// The in-process server ticks at the device's --rate (issue 14): the pendulum (dt 1 ms) at
+// 200 Hz runs 5 steps per tick with its own dt; at 10 kHz (no whole number of 1 ms steps) one
+// step of 1e-4 s per tick, so the input limit (4 x the loop rate) drops none of the inputs.
+TEST(LatencyCommand, TheInProcessServerTicksAtTheDevicesRate) {
+  const CommandResult slow = run_rtmb("latency --rate 200 --duration 0.2 --json");
+  ASSERT_EQ(slow.exit_code, 0) << slow.out;
+  EXPECT_EQ(json_number(slow.last_line, "server_rate_hz"), 200.0) << slow.last_line;
+  EXPECT_EQ(json_number(slow.last_line, "server_dt_s"), 1e-3) << slow.last_line;
+  EXPECT_NE(slow.out.find("server loop 200.0 Hz, engine step dt 0.001 s (5 per tick)"),
+            std::string::npos)
+      << slow.out;
+
+  const CommandResult fast = run_rtmb("latency --rate 10000 --duration 0.3 --clock device --json");
+  ASSERT_EQ(fast.exit_code, 0) << fast.out;
+  const std::string& j = fast.last_line;
+  EXPECT_EQ(json_number(j, "server_rate_hz"), 10000.0) << j;
+  EXPECT_NEAR(json_number(j, "server_dt_s"), 1e-4, 1e-16) << j;
+  // the rate limit would have refused 60 % of 3000 inputs; loopback loses none in practice,
+  // the bound leaves room for a stalled test machine
+  EXPECT_LT(json_number(j, "lost"), 0.05 * json_number(j, "sent")) << j;
+
+  const CommandResult bad = run_rtmb("latency --rate 0.001 --duration 2000 --model andrews");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("more than 1e5 steps"), std::string::npos) << bad.out;
+}
+
 }  // namespace
