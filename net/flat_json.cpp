@@ -18,7 +18,7 @@ namespace {
 // Quoted key or value for an error message, bounded so a long input cannot grow the reply.
 constexpr std::size_t kQuoteBytes = 40;
 
-[[nodiscard]] std::string quoted(std::string_view s) {
+[[nodiscard]] std::string quoted_clip(std::string_view s) {
   return '"' + clip_utf8(s, kQuoteBytes) + '"';
 }
 
@@ -86,14 +86,14 @@ class Reader {
     if (!string(m.key)) return false;
     if (out.find(m.key) != nullptr) {
       pos_ = key_pos;
-      return fail("duplicate key " + quoted(m.key));
+      return fail("duplicate key " + quoted_clip(m.key));
     }
     if (out.members.size() == kMaxJsonKeys) {
       pos_ = key_pos;
       return fail("too many keys (at most " + std::to_string(kMaxJsonKeys) + ")");
     }
     skip_ws();
-    if (!take(':')) return fail("expected ':' after key " + quoted(m.key));
+    if (!take(':')) return fail("expected ':' after key " + quoted_clip(m.key));
     skip_ws();
     if (!value(m.key, m.value)) return false;
     out.members.push_back(std::move(m));
@@ -101,14 +101,14 @@ class Reader {
   }
 
   bool value(const std::string& key, JsonValue& out) {
-    if (at_end()) return fail("missing value for key " + quoted(key));
+    if (at_end()) return fail("missing value for key " + quoted_clip(key));
     const char c = peek();
     if (c == '"') {
       out.type = JsonType::kString;
       return string(out.text);
     }
     if (c == '{' || c == '[') {
-      return fail("nested objects and arrays are not supported (key " + quoted(key) + ")");
+      return fail("nested objects and arrays are not supported (key " + quoted_clip(key) + ")");
     }
     if (c == '-' || is_digit(c)) {
       out.type = JsonType::kNumber;
@@ -128,7 +128,7 @@ class Reader {
       out.type = JsonType::kNull;
       return true;
     }
-    return fail("invalid value for key " + quoted(key) +
+    return fail("invalid value for key " + quoted_clip(key) +
                 ": expected a string, number, true, false or null (JSON has no NaN or Infinity)");
   }
 

@@ -31,7 +31,7 @@ namespace rtmb {
 namespace {
 
 // The oldest error OpenSSL queued (the root cause), then the queue emptied.
-std::string openssl_reason() {
+std::string openssl_refusal() {
   const unsigned long code = ERR_get_error();
   ERR_clear_error();
   if (code == 0) return "not accepted by OpenSSL";
@@ -57,18 +57,18 @@ std::unique_ptr<boost::asio::ssl::context> make_tls_server_context(const std::st
   SSL_CTX* ctx = context->native_handle();
   ERR_clear_error();
   if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) {
-    throw std::invalid_argument("TLS: cannot require TLS 1.2: " + openssl_reason());
+    throw std::invalid_argument("TLS: cannot require TLS 1.2: " + openssl_refusal());
   }
   // no renegotiation, no compression (CRIME); a fresh key per connection
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_SINGLE_DH_USE |
                                SSL_OP_SINGLE_ECDH_USE);
   if (SSL_CTX_use_certificate_chain_file(ctx, cert_file.c_str()) != 1) {
     throw std::invalid_argument("TLS certificate file '" + cert_file +
-                                "': no usable PEM certificate (" + openssl_reason() + ")");
+                                "': no usable PEM certificate (" + openssl_refusal() + ")");
   }
   if (SSL_CTX_use_PrivateKey_file(ctx, key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
     // OpenSSL compares the key with the certificate already here
-    const std::string reason = openssl_reason();
+    const std::string reason = openssl_refusal();
     if (reason.find("mismatch") != std::string::npos) {
       throw std::invalid_argument("TLS key file '" + key_file +
                                   "' is not the key of the certificate in '" + cert_file + "' (" +
@@ -80,7 +80,7 @@ std::unique_ptr<boost::asio::ssl::context> make_tls_server_context(const std::st
   if (SSL_CTX_check_private_key(ctx) != 1) {
     throw std::invalid_argument("TLS key file '" + key_file +
                                 "' is not the key of the certificate in '" + cert_file + "' (" +
-                                openssl_reason() + ")");
+                                openssl_refusal() + ")");
   }
   return context;
 }

@@ -66,12 +66,14 @@ constexpr std::array<std::pair<const char*, const char*>, 7> kFiles = {{
     {"OrbitControls.js", "text/javascript; charset=utf-8"},
 }};
 
+}  // namespace
+
+// A file of the page held in memory. Outside the anonymous namespace because ViewServer::Impl
+// holds them, and a class with external linkage may not have a member of an internal type.
 struct StaticFile {
   std::string content;
   std::string type;
 };
-
-}  // namespace
 
 std::string view_url(const std::string& host, std::uint16_t port, const std::string& token) {
   std::string url = "http://" + host + ":" + std::to_string(port) + "/";

@@ -20,7 +20,7 @@
 namespace rtmb {
 namespace {
 
-constexpr long kSteps = testing::kCountsViaSanitizerHooks ? 20 : 200;
+constexpr long kBeamSteps = testing::kCountsViaSanitizerHooks ? 20 : 200;
 constexpr double kDt = 1e-6;  // [s]
 
 TEST(FloatingFrameBeamAllocations, EvaluationsAllocateNothing) {
@@ -36,7 +36,7 @@ TEST(FloatingFrameBeamAllocations, EveryMethodAndStabilizerAllocatesNothingPerSt
       std::make_shared<const detail::DeformableSliderCrank>(detail::DeformableSliderCrankSpec{});
   int flagged_projections = 0;
   const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
-      sys, kDt, kSteps, "deformable_slider_crank",
+      sys, kDt, kBeamSteps, "deformable_slider_crank",
       [&](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
         const std::string combo =
             std::string(to_string(method)) + " + " + std::string(to_string(stabilizer));
@@ -56,7 +56,7 @@ TEST(FloatingFrameBeamAllocations, EveryMethodAndStabilizerAllocatesNothingPerSt
   std::printf(
       "deformable_slider_crank: %d method x stabilizer runs of %ld steps, %d refused, %d "
       "symproj/dc-d runs with flagged steps\n",
-      sweep.ran, kSteps, sweep.refused, flagged_projections);
+      sweep.ran, kBeamSteps, sweep.refused, flagged_projections);
   EXPECT_GT(sweep.ran, 0);
 }
 

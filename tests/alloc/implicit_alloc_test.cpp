@@ -23,7 +23,7 @@ namespace {
 using testing::AllocationCounts;
 using testing::AllocationScope;
 
-constexpr long kSteps = 2'000;
+constexpr long kImplicitSteps = 2'000;
 
 const char* const kMechanismNames[] = {"pendulum", "double_pendulum", "slider_crank",
                                        "andrews",  "robot_parabola",  "robot_sine",
@@ -50,9 +50,9 @@ const MethodCase kMethods[] = {
     {Method::kGgl, 2, false, "ggl"},
 };
 
-using Combo = std::tuple<int, int>;
+using ImplicitCombo = std::tuple<int, int>;
 
-class ImplicitStepAllocations : public ::testing::TestWithParam<Combo> {};
+class ImplicitStepAllocations : public ::testing::TestWithParam<ImplicitCombo> {};
 
 TEST_P(ImplicitStepAllocations, StepsAllocateNothing) {
   const auto [mech_index, method_index] = GetParam();
@@ -77,14 +77,14 @@ TEST_P(ImplicitStepAllocations, StepsAllocateNothing) {
   long iterations = 0;
   {
     AllocationScope scope;
-    for (long i = 0; i < kSteps; ++i) {
-      if (i == kSteps / 2) s = s0;  // reset: re-initializes a_n, lambda_n inside the step
+    for (long i = 0; i < kImplicitSteps; ++i) {
+      if (i == kImplicitSteps / 2) s = s0;  // reset: re-initializes a_n, lambda_n inside the step
       const StepStatus st = step(model, s, ws);
       iterations += st.newton_iterations;
     }
     counts = scope.counts();
   }
-  EXPECT_GT(iterations, kSteps);  // Newton really ran
+  EXPECT_GT(iterations, kImplicitSteps);  // Newton really ran
   EXPECT_EQ(counts.allocations, 0u);
   EXPECT_EQ(counts.deallocations, 0u);
 }
@@ -94,7 +94,7 @@ INSTANTIATE_TEST_SUITE_P(
     ImplicitStepAllocations,
     ::testing::Combine(::testing::Range(0, static_cast<int>(std::size(kMechanismNames))),
                        ::testing::Range(0, static_cast<int>(std::size(kMethods)))),
-    [](const ::testing::TestParamInfo<Combo>& p) {
+    [](const ::testing::TestParamInfo<ImplicitCombo>& p) {
       return std::string(kMechanismNames[std::get<0>(p.param)]) + "_" +
              kMethods[std::get<1>(p.param)].label;
     });
@@ -115,10 +115,10 @@ TEST(ImplicitStepAllocationsFd, FiniteDifferenceFallbackAllocatesNothing) {
     long iterations = 0;
     {
       AllocationScope scope;
-      for (long i = 0; i < kSteps; ++i) iterations += step(model, s, ws).newton_iterations;
+      for (long i = 0; i < kImplicitSteps; ++i) iterations += step(model, s, ws).newton_iterations;
       counts = scope.counts();
     }
-    EXPECT_GT(iterations, kSteps);
+    EXPECT_GT(iterations, kImplicitSteps);
     EXPECT_EQ(counts.allocations, 0u) << to_string(method);
     EXPECT_EQ(counts.deallocations, 0u) << to_string(method);
   }

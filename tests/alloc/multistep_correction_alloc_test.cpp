@@ -21,7 +21,7 @@ namespace {
 using testing::AllocationCounts;
 using testing::AllocationScope;
 
-constexpr long kSteps = 2'000;
+constexpr long kCorrectionSteps = 2'000;
 
 struct Case {
   const char* mechanism;
@@ -51,9 +51,9 @@ AllocationCounts count_steps(const Case& c) {
   AllocationCounts counts;
   {
     AllocationScope scope;
-    for (long i = 0; i < kSteps; ++i) {
+    for (long i = 0; i < kCorrectionSteps; ++i) {
       (void)step(model, s, ws);
-      if (i == kSteps / 2) s = s0;  // same sizes: copies without allocating; t jumps back
+      if (i == kCorrectionSteps / 2) s = s0;  // same sizes: copies without allocating; t jumps back
     }
     counts = scope.counts();
   }

@@ -20,14 +20,14 @@
 namespace rtmb {
 namespace {
 
-constexpr long kSteps = testing::kCountsViaSanitizerHooks ? 50 : 1000;
+constexpr long kDiscSteps = testing::kCountsViaSanitizerHooks ? 50 : 1000;
 
 TEST(RollingDiscAllocations, EveryExplicitMethodAndStabilizerAllocatesNothing) {
   const std::shared_ptr<const System> sys = make_mechanism("rolling_disc");
   const MechanismInfo* info = find_mechanism("rolling_disc");
   ASSERT_NE(info, nullptr);
   const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
-      sys, info->default_dt, kSteps, "rolling_disc",
+      sys, info->default_dt, kDiscSteps, "rolling_disc",
       [&](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
         const std::string combo =
             std::string(to_string(method)) + " + " + std::string(to_string(stabilizer));
@@ -38,7 +38,7 @@ TEST(RollingDiscAllocations, EveryExplicitMethodAndStabilizerAllocatesNothing) {
   int implicit_methods = 0;
   for (Method m : testing::all_methods()) implicit_methods += is_implicit(m) ? 1 : 0;
   std::printf("rolling_disc: %d method x stabilizer runs of %ld steps, %d refused at setup\n",
-              sweep.ran, kSteps, sweep.refused);
+              sweep.ran, kDiscSteps, sweep.refused);
   EXPECT_EQ(sweep.refused, implicit_methods);
   EXPECT_EQ(sweep.ran, static_cast<int>((testing::all_methods().size() - implicit_methods) *
                                         testing::all_stabilizers().size()));

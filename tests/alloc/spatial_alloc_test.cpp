@@ -34,12 +34,12 @@ const char* const kFiles[] = {"arm6.yaml", "spatial_four_bar.yaml"};
 
 // 1000 counted steps; 100 in the sanitizer build, whose hooks see the same calls (the implicit
 // arm6 combinations took 70-90 s each there at 1000)
-constexpr long kSteps = testing::kCountsViaSanitizerHooks ? 100 : 1000;
+constexpr long kSpatialSteps = testing::kCountsViaSanitizerHooks ? 100 : 1000;
 
 class SpatialStepAllocations : public ::testing::TestWithParam<testing::FileCombo> {};
 
 TEST_P(SpatialStepAllocations, ThousandStepsAllocateNothing) {
-  EXPECT_TRUE(testing::config_steps_without_heap(kFiles, GetParam(), kSteps, false));
+  EXPECT_TRUE(testing::config_steps_without_heap(kFiles, GetParam(), kSpatialSteps, false));
 }
 
 const StabilizerKind kSpatialStabilizers[] = {StabilizerKind::kNone, StabilizerKind::kBaumgarte,

@@ -35,14 +35,14 @@ namespace {
 using testing::AllocationCounts;
 using testing::AllocationScope;
 
-constexpr long kSteps = 10'000;
+constexpr long kStepCount = 10'000;
 constexpr long kWarmUp = 10;
 
 const std::vector<testing::MechanismCase> kMechanisms = testing::reference_mechanisms(6);
 
-using Combo = std::tuple<int, Method, StabilizerKind>;
+using StepCombo = std::tuple<int, Method, StabilizerKind>;
 
-class StepAllocations : public ::testing::TestWithParam<Combo> {};
+class StepAllocations : public ::testing::TestWithParam<StepCombo> {};
 
 TEST_P(StepAllocations, TenThousandStepsAllocateNothing) {
   const auto [mech_index, method, stabilizer] = GetParam();
@@ -52,7 +52,8 @@ TEST_P(StepAllocations, TenThousandStepsAllocateNothing) {
 
   const Model model(make_mechanism(mc.name, mc.options),
                     testing::step_allocation_settings(method, stabilizer, info->default_dt));
-  const testing::StepAllocationCounts run = testing::count_step_allocations(model, kWarmUp, kSteps);
+  const testing::StepAllocationCounts run =
+      testing::count_step_allocations(model, kWarmUp, kStepCount);
   EXPECT_EQ(run.counts.allocations, 0u);
   EXPECT_EQ(run.counts.deallocations, 0u);
   RecordProperty("flagged_steps", std::to_string(run.flagged));
@@ -64,7 +65,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Range(0, static_cast<int>(kMechanisms.size())),
                        ::testing::ValuesIn(testing::kRungeKuttaMethods),
                        ::testing::ValuesIn(testing::kReferenceStabilizers)),
-    [](const ::testing::TestParamInfo<Combo>& param_info) {
+    [](const ::testing::TestParamInfo<StepCombo>& param_info) {
       return testing::param_name({kMechanisms[std::get<0>(param_info.param)].label,
                                   to_string(std::get<1>(param_info.param)),
                                   to_string(std::get<2>(param_info.param))});

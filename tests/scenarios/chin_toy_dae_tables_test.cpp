@@ -23,7 +23,7 @@ namespace {
 
 constexpr double kNu = 1000.0;
 constexpr double kH = 0.01;
-constexpr int kSteps = 100;  // t = 1
+constexpr int kToySteps = 100;  // t = 1
 
 // Example 2.3 data (§3.2): x' = q(t) + B(t) y, 0 = g = G(t) x + r(t), exact x = (e^t, e^t).
 Eigen::Vector2d q_of(double t) {
@@ -74,7 +74,7 @@ struct Result {
 //   svf:        x' = q + B y - gamma S g,  0 = G(q + B y) + g_t               (eq. 2.43)
 Result table21(Kind kind, double gamma) {
   Eigen::Vector2d x(1.0, 1.0);
-  for (int n = 0; n < kSteps; ++n) {
+  for (int n = 0; n < kToySteps; ++n) {
     const double t = (n + 1) * kH;
     const Eigen::Vector2d q = q_of(t);
     const Eigen::Vector2d B = b_of(t);
@@ -115,7 +115,7 @@ Result table22(Kind kind, double gamma) {
   Eigen::Vector2d v(1.0, 1.0);
   using Mat5 = Eigen::Matrix<double, 5, 5>;
   using Vec5 = Eigen::Matrix<double, 5, 1>;
-  for (int n = 0; n < kSteps; ++n) {
+  for (int n = 0; n < kToySteps; ++n) {
     const double t = (n + 1) * kH;
     const Eigen::Vector2d q = q_of(t);
     const Eigen::Vector2d B = b_of(t);

@@ -44,7 +44,7 @@ Settings hoitink_settings(int option, double dt) {
   return s;
 }
 
-struct RunResult {
+struct FourMassRun {
   long steps = 0;
   long iterations_10s = 0;      ///< Newton iterations over the first 10 s
   double max_energy_rel = 0.0;  ///< max |E - E0| / |E0|
@@ -54,12 +54,12 @@ struct RunResult {
   bool ok = true;
 };
 
-RunResult run(std::shared_ptr<const System> sys, int option, double dt, double t_end) {
+FourMassRun run(std::shared_ptr<const System> sys, int option, double dt, double t_end) {
   const Model model(std::move(sys), hoitink_settings(option, dt));
   Workspace ws(model);
   State s = initial_state(model);
   const auto* particles = dynamic_cast<const ParticleSystem*>(&model.system());
-  RunResult r;
+  FourMassRun r;
   r.e0 = model.system().energy(0.0, s.q, s.v, {});
   const long n = std::lround(t_end / dt);
   const long n10 = std::lround(10.0 / dt);
@@ -87,7 +87,7 @@ class FourMass : public ::testing::TestWithParam<std::tuple<int, double>> {};
 
 TEST_P(FourMass, MidpointIsStableTo50sAndConservesEnergyAndMomentum) {
   const auto [option, dt] = GetParam();
-  const RunResult r = run(four_mass_system(), option, dt, 50.0);
+  const FourMassRun r = run(four_mass_system(), option, dt, 50.0);
   ASSERT_TRUE(r.ok);
   EXPECT_EQ(r.steps, std::lround(50.0 / dt));
   EXPECT_NEAR(r.e0, 2.0 / 1.7, 1e-15);  // trusses at rest, only m4 moving: E0 = (1/2) 1.7 (2/1.7)^2
@@ -123,8 +123,8 @@ TEST(FourMassContrast, MidpointForcesWithoutTheDiscreteGradientDoNotConserveEner
   ASSERT_TRUE(file.particles);
   auto plain = std::make_shared<testing::WithoutIterationBlocks>(
       std::make_unique<ParticleSystem>(*file.particles));
-  const RunResult with_dg = run(four_mass_system(), 2, 0.05, 10.0);
-  const RunResult without = run(plain, 2, 0.05, 10.0);
+  const FourMassRun with_dg = run(four_mass_system(), 2, 0.05, 10.0);
+  const FourMassRun without = run(plain, 2, 0.05, 10.0);
   std::printf(
       "four-mass dt = 0.05, 10 s: max |E - E0|/E0 = %.2e with the discrete gradient, "
       "%.2e with midpoint forces\n",

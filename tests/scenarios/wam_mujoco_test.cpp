@@ -169,9 +169,9 @@ TEST(WamMujoco, JointAnglesAfterOneSecondAgreeWithMujocosRk4) {
   const Pair p = load_pair();
   mjModel* m = p.mujoco->model;
   mjData* d = p.mujoco->data;
-  constexpr double kDt = 1e-4;
-  constexpr int kSteps = 10000;
-  m->opt.timestep = kDt;
+  constexpr double kWamDt = 1e-4;
+  constexpr int kWamSteps = 10000;
+  m->opt.timestep = kWamDt;
   m->opt.integrator = mjINT_RK4;
   // MuJoCo turns URDF <limit>s into joint-limit constraints; rtmb does not enforce limits yet
   m->opt.disableflags |= mjDSBL_CONSTRAINT;
@@ -182,12 +182,12 @@ TEST(WamMujoco, JointAnglesAfterOneSecondAgreeWithMujocosRk4) {
   Settings settings;
   settings.method = Method::kRk4;
   settings.stabilizer = StabilizerKind::kNone;
-  settings.dt = kDt;
+  settings.dt = kWamDt;
   const Model model(p.rtmb, settings);
   Workspace ws(model);
   State s = initial_state(model);
   s.q = q0;
-  for (int i = 0; i < kSteps; ++i) {
+  for (int i = 0; i < kWamSteps; ++i) {
     ASSERT_TRUE(step(model, s, ws).ok());
     mj_step(m, d);
   }

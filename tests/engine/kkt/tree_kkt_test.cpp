@@ -51,15 +51,15 @@ JointSpaceSpec pinned_chain(int n, int copies) {
   return s;
 }
 
-struct Solvers {
-  explicit Solvers(const JointSpaceTree& tree)
+struct TreeSolvers {
+  explicit TreeSolvers(const JointSpaceTree& tree)
       : dense(tree.n_v(), tree.n_lambda()), tree_kkt(tree) {}
   DenseKkt dense;
   TreeKkt tree_kkt;
 };
 
 // loads M and G at q into both and factors them
-void load(const JointSpaceTree& tree, VecCRef q, Solvers& s) {
+void load(const JointSpaceTree& tree, VecCRef q, TreeSolvers& s) {
   tree.mass(0.0, q, s.dense.mass_block());
   tree.jacobian(0.0, q, s.dense.jacobian_block());
   s.tree_kkt.load_mass(0.0, q);
@@ -77,7 +77,7 @@ TEST(TreeKkt, SolvesTheKktSystemAsTheDenseFactorizationDoes) {
   const int n = tree.n_v();
   const int k = tree.n_lambda();
   ASSERT_EQ(k, 3);
-  Solvers s(tree);
+  TreeSolvers s(tree);
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   double worst = 0.0;
@@ -111,7 +111,7 @@ TEST(TreeKkt, DropsTheDependentRowsTheDenseFactorizationDrops) {
   // the pin stated twice: rows 3..5 repeat rows 0..2 (pivots at round-off, kDependentRowTol)
   const JointSpaceTree tree(pinned_chain(20, 2));
   const int n = tree.n_v();
-  Solvers s(tree);
+  TreeSolvers s(tree);
   load(tree, Vec::Constant(n, 0.2), s);
   EXPECT_EQ(s.dense.dropped_rows(), 3);
   EXPECT_EQ(s.tree_kkt.dropped_rows(), 3);

@@ -28,7 +28,7 @@ namespace {
 
 using testing::config_path;
 
-const char* const kPendulum = R"(dimension: spatial
+const char* const kSpatialPendulum = R"(dimension: spatial
 bodies:
   - name: bob
     mass: 2.0
@@ -42,7 +42,7 @@ forces:
   - {type: gravity, vector: [0, 0, -9.81]}
 )";
 
-std::string error_of(const std::string& text) {
+std::string spatial_error_of(const std::string& text) {
   return testing::model_file_error(text, "m.yaml");
 }
 
@@ -75,7 +75,7 @@ Drift run_and_measure(const Model& model, Workspace& ws, State& s, int steps) {
 }
 
 TEST(SpatialModelFile, LoadsAssemblesAndRuns) {
-  const ModelFile f = parse_model_file(kPendulum, "pendulum3d.yaml");
+  const ModelFile f = parse_model_file(kSpatialPendulum, "pendulum3d.yaml");
   ASSERT_TRUE(f.spatial);
   EXPECT_FALSE(f.bodies);
   EXPECT_EQ(model_name(f), "pendulum3d");
@@ -113,25 +113,28 @@ TEST(SpatialModelFile, ErrorsNameFileLineColumnAndKey) {
     std::string expect;  // prefix of the message
   };
   const Case cases[] = {
-      {replace(kPendulum, "    mass: 2.0\n", "    mass: 2.0\n    colour: red\n"),
+      {replace(kSpatialPendulum, "    mass: 2.0\n", "    mass: 2.0\n    colour: red\n"),
        "m.yaml:5:5: key 'bodies[0].colour': unknown key"},
-      {replace(kPendulum, "position: [0.5, 0.0, -0.5]", "position: 0.5"),
+      {replace(kSpatialPendulum, "position: [0.5, 0.0, -0.5]", "position: 0.5"),
        "m.yaml:6:15: key 'bodies[0].position': expected a list of 3 numbers"},
-      {replace(kPendulum, "    mass: 2.0\n", ""), "m.yaml:3:5: key 'bodies[0].mass': missing (kg)"},
-      {replace(kPendulum, "[0.1, 0.2, 0.3, 0.01, 0.0, -0.02]", "[0.1, 0.2, 0.3, 0.5, 0.0, 0.0]"),
+      {replace(kSpatialPendulum, "    mass: 2.0\n", ""),
+       "m.yaml:3:5: key 'bodies[0].mass': missing (kg)"},
+      {replace(kSpatialPendulum, "[0.1, 0.2, 0.3, 0.01, 0.0, -0.02]",
+               "[0.1, 0.2, 0.3, 0.5, 0.0, 0.0]"),
        "m.yaml:5:14: key 'bodies[0].inertia': the inertia tensor must be positive definite"},
-      {replace(kPendulum, "body_j: bob,", "body_j: bobby,"),
+      {replace(kSpatialPendulum, "body_j: bob,", "body_j: bobby,"),
        "m.yaml:10:60: key 'joints[0].body_j': unknown body 'bobby' (bodies: ground, bob)"},
-      {replace(kPendulum, "type: spherical, body_i: ground, body_j: bob,",
+      {replace(kSpatialPendulum, "type: spherical, body_i: ground, body_j: bob,",
                "type: revolute, axis_i: [0, 0, 0], body_i: ground, body_j: bob,"),
        "m.yaml:10:43: key 'joints[0].axis_i': must not be zero"},
-      {replace(kPendulum, "dimension: spatial", "dimension: 4d"),
+      {replace(kSpatialPendulum, "dimension: spatial", "dimension: 4d"),
        "m.yaml:1:12: key 'dimension': expected planar or spatial"},
-      {replace(kPendulum, "dimension: spatial", "dimension: spatial\nredundant_constraints: maybe"),
+      {replace(kSpatialPendulum, "dimension: spatial",
+               "dimension: spatial\nredundant_constraints: maybe"),
        "m.yaml:2:24: key 'redundant_constraints': expected error or remove"},
   };
   for (const Case& c : cases) {
-    const std::string what = error_of(c.text);
+    const std::string what = spatial_error_of(c.text);
     EXPECT_EQ(what.rfind(c.expect, 0), 0u) << "got: " << what << "\nwant: " << c.expect;
   }
 }
@@ -140,11 +143,11 @@ TEST(SpatialModelFile, AnImpossiblePoseFailsNamingTheJoints) {
   // a distance of 0.3 m between a ground point and a body point, but the body is also welded
   // 2 m away: no pose satisfies both
   const std::string bad = replace(
-      kPendulum,
+      kSpatialPendulum,
       "  - {name: pivot, type: spherical, body_i: ground, body_j: bob, point_j: [-0.5, 0, 0.5]}\n",
       "  - {name: tether, type: distance, length: 0.3, body_i: ground, body_j: bob}\n"
       "  - {name: weld, type: fixed, body_i: ground, point_i: [0, 0, -2], body_j: bob}\n");
-  const std::string what = error_of(bad);
+  const std::string what = spatial_error_of(bad);
   EXPECT_EQ(what.rfind("m.yaml:10:3: key 'joints': assembly failed", 0), 0u) << what;
   EXPECT_NE(what.find("tether"), std::string::npos) << what;
   EXPECT_NE(what.find("weld"), std::string::npos) << what;
@@ -152,9 +155,9 @@ TEST(SpatialModelFile, AnImpossiblePoseFailsNamingTheJoints) {
 
 TEST(SpatialModelFile, AnInconsistentPoseIsAssembledWithANote) {
   // the bob 0.1 m off its pivot and turned a little: Newton puts it back on the joint
-  const std::string text =
-      replace(replace(kPendulum, "position: [0.5, 0.0, -0.5]", "position: [0.6, 0.05, -0.5]"),
-              "orientation: [1, 0, 0, 0]", "orientation: [1, 0.05, 0, 0]");
+  const std::string text = replace(
+      replace(kSpatialPendulum, "position: [0.5, 0.0, -0.5]", "position: [0.6, 0.05, -0.5]"),
+      "orientation: [1, 0, 0, 0]", "orientation: [1, 0.05, 0, 0]");
   const ModelFile f = parse_model_file(text, "m.yaml");
   ASSERT_GE(f.notes.size(), 1u);
   EXPECT_EQ(f.notes.front().rfind("initial pose assembled: |g|_inf", 0), 0u) << f.notes.front();
@@ -191,7 +194,7 @@ Drift run(const ModelFile& f, int steps) {
 TEST(RedundantConstraints, SpatialFourBarIsRefusedWithoutRemoveAndRunsWithIt) {
   const std::string text = read(config_path("spatial_four_bar.yaml"));
   const std::string refused = replace(text, "redundant_constraints: remove\n", "");
-  const std::string what = error_of(refused);
+  const std::string what = spatial_error_of(refused);
   EXPECT_NE(what.find(": key 'joints': redundant constraints: G has rank 20 < 23 rows"),
             std::string::npos)
       << what;
@@ -276,7 +279,7 @@ std::string parallelogram(const char* more) {
 }
 
 TEST(RedundantConstraints, PlanarDoubleSupportedFourBarIsRefusedWithoutRemoveAndRunsWithIt) {
-  const std::string what = error_of(parallelogram(""));
+  const std::string what = spatial_error_of(parallelogram(""));
   EXPECT_NE(what.find("key 'joints': redundant constraints: G has rank"), std::string::npos)
       << what;
   std::printf("refused: %s\n", what.c_str());

@@ -204,27 +204,27 @@ integration: {method: rk4, dt: 0.002}
 }
 
 // the error a YAML model file with this text gives (a test failure when it loads)
-std::string yaml_error_of(const std::string& text) {
+std::string urdf_yaml_error_of(const std::string& text) {
   return testing::model_file_error(text, "robot.yaml");
 }
 
 TEST(UrdfModelFile, YamlErrorsNameTheKey) {
   const std::string wam = "urdf: /usr/share/doc/dart/data/urdf/wam/wam.urdf\n";
-  EXPECT_NE(yaml_error_of(wam + "initial_positions: {/j9: 1}\n")
+  EXPECT_NE(urdf_yaml_error_of(wam + "initial_positions: {/j9: 1}\n")
                 .find("robot.yaml:2:21: key 'initial_positions./j9': no moving joint '/j9' in the "
                       "URDF (joints: /j1, /j2, /j3, /j4, /j5, /j6, /j7)"),
             std::string::npos)
-      << yaml_error_of(wam + "initial_positions: {/j9: 1}\n");
-  EXPECT_NE(yaml_error_of("mechanism: pendulum\ninitial_positions: {a: 1}\n")
+      << urdf_yaml_error_of(wam + "initial_positions: {/j9: 1}\n");
+  EXPECT_NE(urdf_yaml_error_of("mechanism: pendulum\ninitial_positions: {a: 1}\n")
                 .find("key 'initial_positions': only with 'urdf'"),
             std::string::npos);
-  EXPECT_NE(yaml_error_of(wam + "bodies: []\n").find("key 'bodies': not with 'urdf'"),
+  EXPECT_NE(urdf_yaml_error_of(wam + "bodies: []\n").find("key 'bodies': not with 'urdf'"),
             std::string::npos);
-  EXPECT_NE(yaml_error_of("urdf: missing.urdf\n")
+  EXPECT_NE(urdf_yaml_error_of("urdf: missing.urdf\n")
                 .find("robot.yaml:1:7: key 'urdf': cannot open the URDF file 'missing.urdf'"),
             std::string::npos)
-      << yaml_error_of("urdf: missing.urdf\n");
-  EXPECT_NE(yaml_error_of("urdf: /dev/zero\n").find("key 'urdf': cannot open the URDF file"),
+      << urdf_yaml_error_of("urdf: missing.urdf\n");
+  EXPECT_NE(urdf_yaml_error_of("urdf: /dev/zero\n").find("key 'urdf': cannot open the URDF file"),
             std::string::npos);
 }
 
@@ -325,9 +325,10 @@ TEST(UrdfModelFile, YamlRevoluteClosureOnAPlanarLoopNeedsRemove) {
                            "  - {name: tip, type: revolute, link_i: parallel_bar, point_i: [0.4, "
                            "0, 0], link_j: forearm, point_j: [-0.2, 0, 0], axis_i: [0, 1, 0], "
                            "axis_j: [0, 1, 0]}\n";
-  EXPECT_NE(yaml_error_of(base).find("redundant constraints"), std::string::npos)
-      << yaml_error_of(base);
-  EXPECT_NE(yaml_error_of(base).find("joint tip"), std::string::npos) << yaml_error_of(base);
+  EXPECT_NE(urdf_yaml_error_of(base).find("redundant constraints"), std::string::npos)
+      << urdf_yaml_error_of(base);
+  EXPECT_NE(urdf_yaml_error_of(base).find("joint tip"), std::string::npos)
+      << urdf_yaml_error_of(base);
   const ModelFile f = parse_model_file(base + "redundant_constraints: remove\n", "arm.yaml");
   EXPECT_EQ(make_system(f)->n_lambda(), 2);  // 5 rows, 3 of them identically zero here
 }
@@ -336,7 +337,7 @@ TEST(UrdfModelFile, YamlClosureAndForceErrorsNameTheKey) {
   const std::string arm =
       "urdf: " + std::string(RTMB_SOURCE_DIR) + "/configs/urdf/parallelogram_arm.urdf\n";
   auto expect = [&](const std::string& extra, const std::string& needle) {
-    const std::string e = yaml_error_of(arm + extra);
+    const std::string e = urdf_yaml_error_of(arm + extra);
     EXPECT_NE(e.find(needle), std::string::npos) << e;
   };
   expect("joints:\n  - {name: c, type: spherical, link_i: hand, link_j: forearm}\n",

@@ -88,10 +88,10 @@ JointSpaceSpec branched_tree(double damping = 0.0) {
   return s;
 }
 
-Vec test_q() {
+Vec tree_test_q() {
   return (Vec(4) << 0.7, -0.2, 1.3, -0.4).finished();
 }
-Vec test_v() {
+Vec tree_test_v() {
   return (Vec(4) << 1.1, 0.6, -2.0, 0.9).finished();
 }
 
@@ -111,7 +111,7 @@ TEST(JointSpaceTree, CountsOneCoordinatePerMovingJoint) {
 
 TEST(JointSpaceTree, MassMatrixColumnsAreInverseDynamicsOfUnitAccelerations) {
   const JointSpaceTree tree(branched_tree());
-  const Vec q = test_q();
+  const Vec q = tree_test_q();
   Mat m(4, 4);
   tree.mass(0.0, q, m);
   const Vec zero = Vec::Zero(4);
@@ -129,8 +129,8 @@ TEST(JointSpaceTree, MassMatrixColumnsAreInverseDynamicsOfUnitAccelerations) {
 
 TEST(JointSpaceTree, KineticEnergyIsHalfVMV) {
   const JointSpaceTree tree(branched_tree());
-  const Vec q = test_q();
-  const Vec v = test_v();
+  const Vec q = tree_test_q();
+  const Vec v = tree_test_v();
   Mat m(4, 4);
   tree.mass(0.0, q, m);
   const double kinetic = tree.energy(0.0, q, v, {}) - tree.energy(0.0, q, Vec::Zero(4), {});
@@ -141,8 +141,8 @@ TEST(JointSpaceTree, KineticEnergyIsHalfVMV) {
 //   b = (sum_k dM/dq_k v_k) v - dT/dq + dV/dq.
 TEST(JointSpaceTree, BiasForcesSatisfyLagrangesEquations) {
   const JointSpaceTree tree(branched_tree());
-  const Vec q = test_q();
-  const Vec v = test_v();
+  const Vec q = tree_test_q();
+  const Vec v = tree_test_v();
   const Vec zero = Vec::Zero(4);
   constexpr double h = 1e-6;
   Vec lagrange = Vec::Zero(4);
@@ -222,7 +222,7 @@ TEST(JointSpaceTree, DampersDissipateTheIntegralOfTheirPower) {
 
 TEST(JointSpaceTree, PrismaticJointTranslatesAlongItsUnitAxis) {
   const JointSpaceTree tree(branched_tree());
-  Vec q = test_q();
+  Vec q = tree_test_q();
   Eigen::Matrix3d r0;
   Eigen::Vector3d p0;
   Eigen::Matrix3d r1;
@@ -237,7 +237,7 @@ TEST(JointSpaceTree, PrismaticJointTranslatesAlongItsUnitAxis) {
   EXPECT_LE((r1 - r0).norm(), 1e-15);
 }
 
-void expect_refused(const JointSpaceSpec& spec, const std::string& needle) {
+void expect_tree_refused(const JointSpaceSpec& spec, const std::string& needle) {
   try {
     const JointSpaceTree tree(spec);
     ADD_FAILURE() << "accepted; expected an error with '" << needle << "'";
@@ -401,36 +401,36 @@ TEST(JointSpaceTree, FloatingBiasForcesSatisfyLagrangesEquations) {
 TEST(JointSpaceTree, PlanarAndFloatingJointsRefuseDampersAndClosures) {
   JointSpaceSpec s = floating_tree();
   s.joints[2].damping = 0.1;
-  expect_refused(s, "joint 'slide_plane': a planar or floating joint takes no damping");
+  expect_tree_refused(s, "joint 'slide_plane': a planar or floating joint takes no damping");
   s = floating_tree();
   TreeClosureSpec c;
   c.name = "loop";
   c.link_b = 3;
   s.closures.push_back(c);
-  expect_refused(s,
-                 "closure 'loop': closures and mimic rows on links moved by a planar or "
-                 "floating joint are not supported");
+  expect_tree_refused(s,
+                      "closure 'loop': closures and mimic rows on links moved by a planar or "
+                      "floating joint are not supported");
 }
 
 TEST(JointSpaceTree, RefusesWhatIsNotATreeNamingTheJointOrLink) {
   JointSpaceSpec s = branched_tree();
   s.joints[4].child = 2;  // l2 gets a second parent
-  expect_refused(s, "joint 'j4': link 'l2' is already the child of joint 'j2'");
+  expect_tree_refused(s, "joint 'j4': link 'l2' is already the child of joint 'j2'");
   s = branched_tree();
   s.joints[0].parent = 2;  // l0 -> l1 -> l2 -> l0
-  expect_refused(s, "on a cycle of joints");
+  expect_tree_refused(s, "on a cycle of joints");
   s = branched_tree();
   s.joints[2].axis.setZero();
-  expect_refused(s, "joint 'j2': axis must be non-zero");
+  expect_tree_refused(s, "joint 'j2': axis must be non-zero");
   s = branched_tree();
   s.links[3].mass = -1.0;
-  expect_refused(s, "link 'l3': mass");
+  expect_tree_refused(s, "link 'l3': mass");
   s = branched_tree();
   s.links[1].inertia(0, 0) = -1.0;
-  expect_refused(s, "link 'l1': inertia is not positive semi-definite");
+  expect_tree_refused(s, "link 'l1': inertia is not positive semi-definite");
   s = branched_tree();
   s.joints[1].child = 7;
-  expect_refused(s, "joint 'j1': child link out of range");
+  expect_tree_refused(s, "joint 'j1': child link out of range");
 }
 
 }  // namespace

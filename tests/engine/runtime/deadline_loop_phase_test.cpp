@@ -233,7 +233,7 @@ TEST(RuntimeLoopPhaseLock, SettlesTheInputWaitToTheMarginWithinOneSecondFromAnyP
   for (const double ppm : {-100.0, 100.0}) {
     for (const std::int64_t phase :
          {std::int64_t{0}, 130 * kUs, 499 * kUs, 501 * kUs, 770 * kUs, 999 * kUs}) {
-      SCOPED_TRACE(testing::Message()
+      SCOPED_TRACE(::testing::Message()
                    << "device rate offset " << ppm << " ppm, phase " << phase << " ns");
       const auto arrivals = device_arrivals(phase, ppm, 5 * kUs, 3 * kSecond, ++seed);
       const LockedRun r = run_locked(pc, arrivals, kTicks, kWakeLatency);

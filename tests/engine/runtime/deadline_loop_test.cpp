@@ -26,10 +26,11 @@
 namespace rtmb {
 namespace {
 
-constexpr std::int64_t kPeriod = 1'000'000;     // 1 ms
-constexpr std::int64_t kStart = 5'000'000'000;  // the fake clock's start: deadlines are absolute
+constexpr std::int64_t kLoopPeriod = 1'000'000;  // 1 ms
+constexpr std::int64_t kLoopStart =
+    5'000'000'000;  // the fake clock's start: deadlines are absolute
 constexpr std::int64_t periods(double n) {
-  return static_cast<std::int64_t>(n * kPeriod);
+  return static_cast<std::int64_t>(n * kLoopPeriod);
 }
 
 struct HaltRecord {
@@ -70,7 +71,7 @@ RunResult run_scripted(LoopConfig config, Compute compute, std::int64_t wake_lat
   r.ticks.reserve(1000);
   config.safe_state = record_halt;
   config.safe_state_context = &r.halt;
-  FakeClock clock(kStart);
+  FakeClock clock(kLoopStart);
   clock.set_wake_latency(wake_latency_ns);
   auto step = [&](const Tick& tick) noexcept {
     r.ticks.push_back(tick);
@@ -87,7 +88,7 @@ RunResult run_scripted(LoopConfig config, Compute compute, std::int64_t wake_lat
 
 LoopConfig config_for(OverrunPolicy policy, std::int64_t max_ticks) {
   LoopConfig c;
-  c.period_ns = kPeriod;
+  c.period_ns = kLoopPeriod;
   c.policy = policy;
   c.max_ticks = max_ticks;
   return c;
@@ -125,7 +126,7 @@ void expect_every_slot_accounted(const RunResult& r) {
   EXPECT_EQ(r.counters.ticks + r.counters.missed_ticks, r.counters.next_index);
   EXPECT_EQ(static_cast<std::int64_t>(r.ticks.size()), r.counters.ticks);
   for (std::size_t i = 0; i < r.ticks.size(); ++i) {
-    EXPECT_EQ(r.ticks[i].deadline_ns, kStart + r.ticks[i].index * kPeriod);  // on the grid
+    EXPECT_EQ(r.ticks[i].deadline_ns, kLoopStart + r.ticks[i].index * kLoopPeriod);  // on the grid
     EXPECT_EQ(r.ticks[i].sequence, static_cast<std::int64_t>(i));
   }
 }
@@ -160,7 +161,7 @@ TEST(DeadlineLoopPolicy, SkipDropsMissedTicksAndKeepsPhase) {
   EXPECT_EQ(r.histograms->slack.count(), 20u);
   EXPECT_EQ(r.histograms->slack.min(), -periods(1.5));  // D(4) - 5.5
   EXPECT_EQ(r.histograms->slack.below_zero(), 1u);
-  EXPECT_EQ(r.end_ns, kStart + periods(21.2));
+  EXPECT_EQ(r.end_ns, kLoopStart + periods(21.2));
 }
 
 struct CatchUpCase {

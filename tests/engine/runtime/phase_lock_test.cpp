@@ -24,13 +24,13 @@
 namespace rtmb {
 namespace {
 
-constexpr std::int64_t kPeriod = 1'000'000;     // 1 ms (1 kHz)
-constexpr std::int64_t kStart = 7'000'000'000;  // deadlines are absolute
+constexpr std::int64_t kLockPeriod = 1'000'000;     // 1 ms (1 kHz)
+constexpr std::int64_t kLockStart = 7'000'000'000;  // deadlines are absolute
 constexpr std::int64_t kUs = 1'000;
 constexpr std::int64_t kSecond = 1'000'000'000;
 constexpr std::int64_t kBand = 20 * kUs;  // issue 14: margin ± 20 µs
 
-// The device: input j nominally arrives at kStart + phase + j * P * (1 + ppm 1e-6), plus a
+// The device: input j nominally arrives at kLockStart + phase + j * P * (1 + ppm 1e-6), plus a
 // uniform jitter in [-jitter, +jitter]; every lose_every-th input is lost (0: none).
 struct Device {
   std::int64_t phase_ns = 0;
@@ -38,14 +38,14 @@ struct Device {
   std::int64_t jitter_ns = 0;
   int lose_every = 0;
   std::uint32_t seed = 1;
-  std::int64_t from_ns = 0;             // no input before kStart + from_ns
-  std::int64_t until_ns = 4 * kSecond;  // nor after kStart + until_ns
+  std::int64_t from_ns = 0;             // no input before kLockStart + from_ns
+  std::int64_t until_ns = 4 * kSecond;  // nor after kLockStart + until_ns
 };
 
 std::vector<std::int64_t> arrivals_of(const Device& d) {
   std::mt19937 random(d.seed);
   std::vector<std::int64_t> out;
-  const double period = static_cast<double>(kPeriod) * (1.0 + d.rate_ppm * 1e-6);
+  const double period = static_cast<double>(kLockPeriod) * (1.0 + d.rate_ppm * 1e-6);
   for (std::int64_t j = 0;; ++j) {
     const auto nominal = d.phase_ns + static_cast<std::int64_t>(std::llround(period * j));
     if (nominal > d.until_ns) break;
@@ -54,7 +54,7 @@ std::vector<std::int64_t> arrivals_of(const Device& d) {
     if (nominal < d.from_ns || (d.lose_every > 0 && j % d.lose_every == d.lose_every - 1)) {
       continue;
     }
-    out.push_back(kStart + nominal + jitter);
+    out.push_back(kLockStart + nominal + jitter);
   }
   std::sort(out.begin(), out.end());  // a large jitter may reorder two inputs
   return out;
@@ -72,7 +72,7 @@ struct Trace {
   PhaseLockCounters counters;
 };
 
-// Plays the loop for `duration` after kStart; each tick wakes wake_latency after its deadline.
+// Plays the loop for `duration` after kLockStart; each tick wakes wake_latency after its deadline.
 Trace run(const PhaseLockConfig& config,
           const std::vector<std::int64_t>& arrivals,
           std::int64_t duration,
@@ -80,7 +80,7 @@ Trace run(const PhaseLockConfig& config,
   PhaseLock lock(config);
   Trace t;
   std::size_t next = 0;
-  for (std::int64_t deadline = kStart; deadline < kStart + duration;) {
+  for (std::int64_t deadline = kLockStart; deadline < kLockStart + duration;) {
     const std::int64_t release = deadline + wake_latency;
     for (; next < arrivals.size() && arrivals[next] <= release; ++next) {
       lock.record_input(arrivals[next], release);
@@ -95,18 +95,18 @@ Trace run(const PhaseLockConfig& config,
   return t;
 }
 
-// Largest |wait - margin| of the inputs consumed at or after `from` (relative to kStart).
+// Largest |wait - margin| of the inputs consumed at or after `from` (relative to kLockStart).
 std::int64_t worst_wait_error(const Trace& t, std::int64_t margin, std::int64_t from) {
   std::int64_t worst = 0;
   for (const Wait& w : t.waits) {
-    if (w.release_ns >= kStart + from) worst = std::max(worst, std::abs(w.wait_ns - margin));
+    if (w.release_ns >= kLockStart + from) worst = std::max(worst, std::abs(w.wait_ns - margin));
   }
   return worst;
 }
 
 std::int64_t inputs_after(const Trace& t, std::int64_t from) {
   return std::count_if(t.waits.begin(), t.waits.end(),
-                       [&](const Wait& w) { return w.release_ns >= kStart + from; });
+                       [&](const Wait& w) { return w.release_ns >= kLockStart + from; });
 }
 
 std::int64_t worst_adjustment(const Trace& t) {
@@ -119,12 +119,12 @@ std::int64_t worst_adjustment(const Trace& t) {
 // a period away from it in both directions, just before and after a tick).
 std::vector<std::int64_t> phases(std::int64_t margin) {
   std::vector<std::int64_t> out;
-  for (std::int64_t i = 0; i < 40; ++i) out.push_back(i * kPeriod / 40);
-  const std::int64_t target = kPeriod - margin;  // arrives `margin` before tick 1
+  for (std::int64_t i = 0; i < 40; ++i) out.push_back(i * kLockPeriod / 40);
+  const std::int64_t target = kLockPeriod - margin;  // arrives `margin` before tick 1
   for (const std::int64_t p :
-       {target - 1, target + 1, target - kPeriod / 2 - 1, target - kPeriod / 2,
-        target - kPeriod / 2 + 1, std::int64_t{1}, kPeriod - 1, kPeriod - 5 * kUs}) {
-    out.push_back((p % kPeriod + kPeriod) % kPeriod);
+       {target - 1, target + 1, target - kLockPeriod / 2 - 1, target - kLockPeriod / 2,
+        target - kLockPeriod / 2 + 1, std::int64_t{1}, kLockPeriod - 1, kLockPeriod - 5 * kUs}) {
+    out.push_back((p % kLockPeriod + kLockPeriod) % kLockPeriod);
   }
   return out;
 }
@@ -156,12 +156,12 @@ TEST(PhaseLockConfig, RejectsEachBadFieldByName) {
 }
 
 // The defaults: margin 30 µs, slew 5 µs per tick. No input: every adjustment is 0 and tick k is
-// released at exactly kStart + k P, the wall grid.
+// released at exactly kLockStart + k P, the wall grid.
 TEST(PhaseLockSchedule, WithoutInputsTheScheduleIsTheWallGrid) {
   const Trace t = run(PhaseLockConfig{}, {}, kSecond);
   ASSERT_EQ(t.releases.size(), 1000u);
   for (std::size_t k = 0; k < t.releases.size(); ++k) {
-    ASSERT_EQ(t.releases[k], kStart + static_cast<std::int64_t>(k) * kPeriod) << k;
+    ASSERT_EQ(t.releases[k], kLockStart + static_cast<std::int64_t>(k) * kLockPeriod) << k;
     ASSERT_EQ(t.adjustments[k], 0) << k;
   }
   EXPECT_EQ(t.counters.locked_ticks, 0);
@@ -192,14 +192,14 @@ TEST(PhaseLockSettling, SettlesWithinOneSecondFromAnyPhase) {
 TEST(PhaseLockSettling, StartsFarFromTheMarginHalfAPeriodAway) {
   const PhaseLockConfig config;
   Device d;
-  d.phase_ns = kPeriod / 2 - config.input_margin_ns;
+  d.phase_ns = kLockPeriod / 2 - config.input_margin_ns;
   const Trace t = run(config, arrivals_of(d), 3 * kSecond);
   ASSERT_FALSE(t.waits.empty());
   EXPECT_NEAR(static_cast<double>(t.waits.front().wait_ns),
-              static_cast<double>(kPeriod / 2 + config.input_margin_ns), 1.0);
+              static_cast<double>(kLockPeriod / 2 + config.input_margin_ns), 1.0);
   EXPECT_LE(worst_wait_error(t, config.input_margin_ns, kSecond), kBand);
   // the phase moved by P/2 in max_slew steps: at least (P/2 - 2 band) / max_slew ticks clamped
-  EXPECT_GE(t.counters.slew_limited_ticks, (kPeriod / 2 - 2 * kBand) / config.max_slew_ns);
+  EXPECT_GE(t.counters.slew_limited_ticks, (kLockPeriod / 2 - 2 * kBand) / config.max_slew_ns);
 }
 
 // A device clock 100 ppm slow or fast drifts 0.1 µs per tick, 1 ms (a whole period) over 10 s:
@@ -207,7 +207,7 @@ TEST(PhaseLockSettling, StartsFarFromTheMarginHalfAPeriodAway) {
 TEST(PhaseLockSettling, FollowsADeviceClockOffByAHundredPpm) {
   const PhaseLockConfig config;
   for (const double ppm : {-100.0, 100.0}) {
-    for (const std::int64_t phase : {std::int64_t{0}, kPeriod / 3, kPeriod - 5 * kUs}) {
+    for (const std::int64_t phase : {std::int64_t{0}, kLockPeriod / 3, kLockPeriod - 5 * kUs}) {
       Device d;
       d.phase_ns = phase;
       d.rate_ppm = ppm;
@@ -222,7 +222,7 @@ TEST(PhaseLockSettling, FollowsADeviceClockOffByAHundredPpm) {
       // direction: a slow device (ppm > 0) makes the ticks later
       const double drift = 10.0 * 1e9 * ppm * 1e-6;
       EXPECT_GT(static_cast<double>(t.counters.phase_ns) * ppm, 0.0);
-      EXPECT_NEAR(static_cast<double>(t.counters.phase_ns), drift, kPeriod / 2.0 + kBand);
+      EXPECT_NEAR(static_cast<double>(t.counters.phase_ns), drift, kLockPeriod / 2.0 + kBand);
     }
   }
 }
@@ -232,7 +232,7 @@ TEST(PhaseLockSettling, FollowsADeviceClockOffByAHundredPpm) {
 TEST(PhaseLockSettling, CompensatesAConstantWakeLatency) {
   const PhaseLockConfig config;
   Device d;
-  d.phase_ns = kPeriod / 4;
+  d.phase_ns = kLockPeriod / 4;
   d.jitter_ns = 5 * kUs;
   const Trace t = run(config, arrivals_of(d), 2 * kSecond, 40 * kUs);
   EXPECT_LE(worst_wait_error(t, config.input_margin_ns, kSecond), kBand);
@@ -244,7 +244,7 @@ TEST(PhaseLockSlew, EveryAdjustmentRespectsTheBound) {
   PhaseLockConfig config;
   config.max_slew_ns = 1 * kUs;
   Device d;
-  d.phase_ns = kPeriod - config.input_margin_ns - 300 * kUs;  // waits 330 µs at first
+  d.phase_ns = kLockPeriod - config.input_margin_ns - 300 * kUs;  // waits 330 µs at first
   const Trace t = run(config, arrivals_of(d), 2 * kSecond);
   EXPECT_LE(worst_adjustment(t), 1 * kUs);
   EXPECT_GE(t.counters.slew_limited_ticks, 280);
@@ -262,13 +262,13 @@ TEST(PhaseLockSlew, EveryAdjustmentRespectsTheBound) {
 TEST(PhaseLockWrap, AnInputJustAfterATickDelaysTheTicks) {
   const PhaseLockConfig config;
   Device late;
-  late.phase_ns = 5 * kUs;  // tick 0 is at kStart
+  late.phase_ns = 5 * kUs;  // tick 0 is at kLockStart
   const Trace t = run(config, arrivals_of(late), kSecond);
   EXPECT_NEAR(static_cast<double>(t.counters.phase_ns), 35.0 * kUs, 1.0 * kUs);
   EXPECT_GE(*std::min_element(t.adjustments.begin(), t.adjustments.end()), 0);
 
   Device early;
-  early.phase_ns = kPeriod - 300 * kUs;
+  early.phase_ns = kLockPeriod - 300 * kUs;
   const Trace u = run(config, arrivals_of(early), kSecond);
   EXPECT_NEAR(static_cast<double>(u.counters.phase_ns), -270.0 * kUs, 1.0 * kUs);
   EXPECT_LE(*std::max_element(u.adjustments.begin(), u.adjustments.end()), 0);
@@ -280,7 +280,7 @@ TEST(PhaseLockWrap, AnInputJustAfterATickDelaysTheTicks) {
 TEST(PhaseLockRobustness, OneOutlierDoesNotMoveThePhase) {
   const PhaseLockConfig config;
   Device d;
-  d.phase_ns = kPeriod / 3;
+  d.phase_ns = kLockPeriod / 3;
   std::vector<std::int64_t> arrivals = arrivals_of(d);
   const std::size_t outlier = 1500;  // 1.5 s in, long after the lock settled
   arrivals[outlier] -= 200 * kUs;
@@ -308,10 +308,10 @@ TEST(PhaseLockRobustness, OneOutlierDoesNotMoveThePhase) {
 TEST(PhaseLockStale, NoCorrectionWithoutRecentInputsThenRelocks) {
   const PhaseLockConfig config;
   Device first;
-  first.phase_ns = kPeriod / 2;
+  first.phase_ns = kLockPeriod / 2;
   first.until_ns = kSecond;
   Device second;
-  second.phase_ns = kPeriod / 5;
+  second.phase_ns = kLockPeriod / 5;
   second.from_ns = 2 * kSecond;
   second.until_ns = 4 * kSecond;
   second.jitter_ns = 10 * kUs;
@@ -321,8 +321,8 @@ TEST(PhaseLockStale, NoCorrectionWithoutRecentInputsThenRelocks) {
   const Trace t = run(config, arrivals, 4 * kSecond);
 
   for (std::size_t k = 0; k < t.releases.size(); ++k) {
-    const std::int64_t at = t.releases[k] - kStart;
-    if (at > kSecond + config.stale_after_ns + kPeriod && at < 2 * kSecond) {
+    const std::int64_t at = t.releases[k] - kLockStart;
+    if (at > kSecond + config.stale_after_ns + kLockPeriod && at < 2 * kSecond) {
       ASSERT_EQ(t.adjustments[k], 0) << "tick " << k;
     }
   }

@@ -70,7 +70,7 @@ TEST(ReadableWait, DatagramSentWhileWaitingWakesItBeforeTheDeadline) {
   sender.join();
 }
 
-constexpr std::int64_t kPeriodNs = 1'000'000;  // 1 kHz master
+constexpr std::int64_t kWaitPeriodNs = 1'000'000;  // 1 kHz master
 constexpr std::int64_t kSpinNs = 200'000;
 
 // One input through the wait and read: it opens the first spin window.
@@ -84,7 +84,7 @@ bool take_one_input(const SocketPair& pair, PeriodicInputWait& wait, MonotonicCl
 TEST(PeriodicInputWait, BeforeTheFirstInputItIsThePlainWait) {
   SocketPair pair;
   MonotonicClock clock;
-  PeriodicInputWait wait(pair.fd[0], kPeriodNs, kSpinNs);
+  PeriodicInputWait wait(pair.fd[0], kWaitPeriodNs, kSpinNs);
   EXPECT_EQ(wait.expected_ns(), 0);
   const std::int64_t start = clock.now();
   EXPECT_FALSE(wait.wait_until(start + 2'000'000, [&] { return clock.now(); }));
@@ -95,19 +95,19 @@ TEST(PeriodicInputWait, BeforeTheFirstInputItIsThePlainWait) {
 TEST(PeriodicInputWait, AnInputCentresTheNextWindowOnePeriodLater) {
   SocketPair pair;
   MonotonicClock clock;
-  PeriodicInputWait wait(pair.fd[0], kPeriodNs, kSpinNs);
+  PeriodicInputWait wait(pair.fd[0], kWaitPeriodNs, kSpinNs);
   pair.send();
   const std::int64_t before = clock.now();
   EXPECT_TRUE(wait.wait_until(before + 60'000'000'000, [&] { return clock.now(); }));
   const std::int64_t after = clock.now();
-  EXPECT_GE(wait.expected_ns(), before + kPeriodNs);
-  EXPECT_LE(wait.expected_ns(), after + kPeriodNs);
+  EXPECT_GE(wait.expected_ns(), before + kWaitPeriodNs);
+  EXPECT_LE(wait.expected_ns(), after + kWaitPeriodNs);
 }
 
 TEST(PeriodicInputWait, InputsBeforeInAndAfterTheWindowAllWakeIt) {
   SocketPair pair;
   MonotonicClock clock;
-  PeriodicInputWait wait(pair.fd[0], kPeriodNs, kSpinNs);
+  PeriodicInputWait wait(pair.fd[0], kWaitPeriodNs, kSpinNs);
   const auto now = [&] { return clock.now(); };
   ASSERT_TRUE(take_one_input(pair, wait, clock));
   char byte = 0;
@@ -131,7 +131,7 @@ TEST(PeriodicInputWait, InputsBeforeInAndAfterTheWindowAllWakeIt) {
 TEST(PeriodicInputWait, WithoutAnInputItTimesOutAtTheDeadlineInsideOrPastTheWindow) {
   SocketPair pair;
   MonotonicClock clock;
-  PeriodicInputWait wait(pair.fd[0], kPeriodNs, kSpinNs);
+  PeriodicInputWait wait(pair.fd[0], kWaitPeriodNs, kSpinNs);
   const auto now = [&] { return clock.now(); };
   ASSERT_TRUE(take_one_input(pair, wait, clock));
   const std::int64_t expected = wait.expected_ns();
