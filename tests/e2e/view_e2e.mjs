@@ -235,7 +235,10 @@ async function visit(page, model, first, pageErrors) {
   const server = await startServer(model);
   pageErrors.length = 0;  // this model's page only
   try {
-    await page.goto(server.url);
+    // the first navigation starts the renderer and loads the page's script: on a loaded 2-core
+    // machine that took longer than the default 30 s in CI (default.yaml, 2026-11-28); what
+    // matters is the connection and the frames, waited for just below
+    await page.goto(server.url, { waitUntil: 'domcontentloaded', timeout: 90000 });
     try {
       await page.waitForFunction(() => window.rtmbView && window.rtmbView.status === 'connected' &&
                                  window.rtmbView.frames >= 5 && window.rtmbView.drawn !== null,

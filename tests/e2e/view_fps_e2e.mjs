@@ -115,7 +115,7 @@ try {
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
-  await page.goto(server.url);
+  await page.goto(server.url, { waitUntil: 'domcontentloaded', timeout: 90000 });  // see view_e2e.mjs
 
   // 1. the whole model
   await page.waitForFunction(() => window.rtmbView && window.rtmbView.drawn !== null && window.rtmbView.fps !== null,
