@@ -132,6 +132,7 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
   coordinate_.assign(spec_.joints.size(), -1);
   unit_axis_.resize(spec_.joints.size());
   plane_axes_.resize(spec_.joints.size());
+  joint_frame_.resize(spec_.joints.size());
   int k = 0;
   for (std::size_t j = 0; j < spec_.joints.size(); ++j) {
     const TreeJointSpec& jt = spec_.joints[j];
@@ -173,6 +174,12 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
     } else {
       unit_axis_[j] = Eigen::Vector3d::UnitZ();
     }
+    JointFrame& frame = joint_frame_[j];
+    const Eigen::Matrix3d turn = skew(unit_axis_[j]);
+    frame.rotation = jt.origin_rotation;
+    frame.turn_sin = jt.origin_rotation * turn;
+    frame.turn_cos = frame.turn_sin * turn;
+    frame.axis = jt.origin_rotation * unit_axis_[j];
     if (dofs > 0) {
       link_coordinate_[c] = k;
       coordinate_[j] = k;
@@ -208,7 +215,23 @@ JointSpaceTree::JointSpaceTree(JointSpaceSpec spec)
       }
     }
   }
+  // the motion subspaces' unused entries (the columns beyond a joint's coordinates, the angular
+  // half of a translation column) stay zero: kinematics() writes only the others
   state_.resize(static_cast<std::size_t>(n_links));
+  for (std::size_t l = 0; l < state_.size(); ++l) {
+    LinkState& s = state_[l];
+    s.motion_subspace.setZero();
+    s.inertia.setZero();
+    s.inertia.bottomRightCorner<3, 3>() = spec_.links[l].mass * Eigen::Matrix3d::Identity();
+    const int j = parent_joint_[l];
+    if (j >= 0) {
+      const TreeJointType type = spec_.joints[static_cast<std::size_t>(j)].type;
+      s.dofs = tree_joint_coordinates(type);
+      s.translations =
+          type == TreeJointType::kPlanar ? 2 : (type == TreeJointType::kFloating ? 3 : 0);
+      s.floating = type == TreeJointType::kFloating;
+    }
+  }
   kinematics_q_ = Vec::Zero(n_q());
   validate_closures();
   validate_inputs();
@@ -233,57 +256,78 @@ void JointSpaceTree::kinematics(VecCRef q) const noexcept {
     LinkState& s = state_[static_cast<std::size_t>(l)];
     const int j = parent_joint_[static_cast<std::size_t>(l)];
     const int p = parent_link_[static_cast<std::size_t>(l)];
-    s.motion_subspace.setZero();
-    s.dofs = 0;
-    s.translations = 0;
-    s.floating = false;
+    // dofs, translations, floating and the subspaces' zero entries are fixed (constructor)
     if (j < 0) {
       s.rotation.setIdentity();
       s.origin.setZero();
     } else {
       const TreeJointSpec& jt = spec_.joints[static_cast<std::size_t>(j)];
-      Eigen::Matrix3d parent_rotation = Eigen::Matrix3d::Identity();
-      Eigen::Vector3d parent_origin = Eigen::Vector3d::Zero();
-      if (p >= 0) {
-        parent_rotation = state_[static_cast<std::size_t>(p)].rotation;
-        parent_origin = state_[static_cast<std::size_t>(p)].origin;
-      }
-      const Eigen::Matrix3d joint_rotation = parent_rotation * jt.origin_rotation;
-      const Eigen::Vector3d joint_origin = parent_origin + parent_rotation * jt.origin_xyz;
-      const Eigen::Vector3d& axis = unit_axis_[static_cast<std::size_t>(j)];
-      const Eigen::Vector3d a = joint_rotation * axis;
+      const JointFrame& frame = joint_frame_[static_cast<std::size_t>(j)];
       const int k = coordinate_[static_cast<std::size_t>(j)];
-      s.dofs = tree_joint_coordinates(jt.type);
+      // the joint frame in the world: R_p O at p_p + R_p o (a link on the world: O at o), and
+      // its axis R_p O a
+      Eigen::Vector3d joint_origin;
+      Eigen::Vector3d a;
+      const Eigen::Matrix3d* parent_rotation = nullptr;
+      if (p >= 0) {
+        const LinkState& sp = state_[static_cast<std::size_t>(p)];
+        parent_rotation = &sp.rotation;
+        joint_origin.noalias() = sp.rotation * jt.origin_xyz;
+        joint_origin += sp.origin;
+        a.noalias() = sp.rotation * frame.axis;
+      } else {
+        joint_origin = jt.origin_xyz;
+        a = frame.axis;
+      }
+      // R_p times a joint-frame rotation E (R_p = 1 for a link on the world)
+      const auto place = [&](const Eigen::Matrix3d& e) {
+        if (parent_rotation != nullptr) {
+          s.rotation.noalias() = *parent_rotation * e;
+        } else {
+          s.rotation = e;
+        }
+      };
+      // O R(a, theta) by Rodrigues' formula (Murray, Li & Sastry 1994, eq. 2.14), in the
+      // parent's frame
+      const auto turned = [&frame](double theta) {
+        const double sn = std::sin(theta);
+        const double vers = 1.0 - std::cos(theta);
+        Eigen::Matrix3d e = frame.rotation;
+        e += sn * frame.turn_sin;
+        e += vers * frame.turn_cos;
+        return e;
+      };
       switch (jt.type) {
         case TreeJointType::kRevolute:
-          s.rotation = joint_rotation * Eigen::AngleAxisd(q(k), axis).toRotationMatrix();
+          place(turned(q(k)));
           s.origin = joint_origin;
           s.motion_subspace.col(0) << a, joint_origin.cross(a);
           break;
         case TreeJointType::kPrismatic:
-          s.rotation = joint_rotation;
+          place(frame.rotation);
           s.origin = joint_origin + a * q(k);
-          s.motion_subspace.col(0) << Eigen::Vector3d::Zero(), a;
+          s.motion_subspace.col(0).tail<3>() = a;
           break;
         case TreeJointType::kFixed:
-          s.rotation = joint_rotation;
+          place(frame.rotation);
           s.origin = joint_origin;
           break;
         case TreeJointType::kPlanar: {
+          place(frame.rotation);
+          const Eigen::Matrix3d joint_rotation = s.rotation;
           const auto& plane = plane_axes_[static_cast<std::size_t>(j)];
           const Eigen::Vector3d u = joint_rotation * plane[0];
           const Eigen::Vector3d w = joint_rotation * plane[1];
-          s.rotation = joint_rotation * Eigen::AngleAxisd(q(k + 2), axis).toRotationMatrix();
+          place(turned(q(k + 2)));
           s.origin = joint_origin + u * q(k) + w * q(k + 1);
-          s.translations = 2;
           s.motion_subspace.col(0).tail<3>() = u;
           s.motion_subspace.col(1).tail<3>() = w;
           s.motion_subspace.col(2) << a, s.origin.cross(a);
           break;
         }
         case TreeJointType::kFloating: {
-          s.floating = true;
-          s.translations = 3;
+          place(frame.rotation);
+          const Eigen::Matrix3d joint_rotation = s.rotation;
           s.quaternion = q.segment<4>(k + 3);
           double ee = s.quaternion.squaredNorm();
           // e = 0 has no rotation: read it as the identity (the normalization row is violated
@@ -308,14 +352,23 @@ void JointSpaceTree::kinematics(VecCRef q) const noexcept {
       }
     }
     const TreeLinkSpec& link = spec_.links[static_cast<std::size_t>(l)];
-    s.com = s.origin + s.rotation * link.com;
-    const Eigen::Matrix3d cx = skew(s.com);
-    // RBDA eq. 2.63 at the world origin
-    s.inertia.topLeftCorner<3, 3>() =
-        s.rotation * link.inertia * s.rotation.transpose() + link.mass * cx * cx.transpose();
-    s.inertia.topRightCorner<3, 3>() = link.mass * cx;
-    s.inertia.bottomLeftCorner<3, 3>() = link.mass * cx.transpose();
-    s.inertia.bottomRightCorner<3, 3>() = link.mass * Eigen::Matrix3d::Identity();
+    s.com.noalias() = s.rotation * link.com;
+    s.com += s.origin;
+    // RBDA eq. 2.63 at the world origin, I = [R Ib R^T + m cx cx^T, m cx; m cx^T, m 1], with
+    // cx cx^T = |c|^2 1 - c c^T; the constant m 1 block was written once (constructor)
+    const double m = link.mass;
+    Eigen::Matrix3d turned_inertia;
+    {
+      Eigen::Matrix3d ri;
+      ri.noalias() = s.rotation * link.inertia;
+      turned_inertia.noalias() = ri * s.rotation.transpose();
+    }
+    turned_inertia.noalias() -= (m * s.com) * s.com.transpose();
+    turned_inertia.diagonal().array() += m * s.com.squaredNorm();
+    s.inertia.topLeftCorner<3, 3>() = turned_inertia;
+    const Eigen::Matrix3d mcx = skew(m * s.com);
+    s.inertia.topRightCorner<3, 3>() = mcx;
+    s.inertia.bottomLeftCorner<3, 3>() = mcx.transpose();
   }
 }
 
@@ -421,10 +474,17 @@ void JointSpaceTree::inverse_dynamics(VecCRef q,
                                       VecCRef v,
                                       VecCRef a,
                                       VecRef out_tau) const noexcept {
+  newton_euler(q, v, &a, out_tau);
+}
+
+void JointSpaceTree::newton_euler(VecCRef q,
+                                  VecCRef v,
+                                  const VecCRef* a,
+                                  VecRef out_tau) const noexcept {
   kinematics(q);
   Vec6 base_acceleration;
   base_acceleration << Eigen::Vector3d::Zero(), -spec_.gravity;
-  forward_pass(v, &a, base_acceleration);
+  forward_pass(v, a, base_acceleration);
   for (int l : order_) {
     LinkState& s = state_[static_cast<std::size_t>(l)];
     const Vec6 momentum = s.inertia * s.velocity;
@@ -441,11 +501,8 @@ void JointSpaceTree::inverse_dynamics(VecCRef q,
 
 void JointSpaceTree::forces(
     double /*t*/, VecCRef q, VecCRef v, InputValues u, VecRef out_f) const noexcept {
-  // M v' = tau - (C v + g): the bias is inverse dynamics at zero acceleration (RBDA §5.1). out_f
-  // serves as the zero acceleration too: the forward pass reads it before the backward pass
-  // writes the torques.
-  out_f.setZero();
-  inverse_dynamics(q, v, out_f, out_f);
+  // M v' = tau - (C v + g): the bias is inverse dynamics at zero acceleration (RBDA §5.1)
+  newton_euler(q, v, nullptr, out_f);
   out_f = -out_f;
   for (std::size_t j = 0; j < spec_.joints.size(); ++j) {
     const int k = coordinate_[j];

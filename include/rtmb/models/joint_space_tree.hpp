@@ -334,6 +334,9 @@ class JointSpaceTree final : public System {
   }
   void validate_inputs();
   // the velocity-product term c_J of a planar or floating joint (RBDA eq. 5.8), after S is set
+  // recursive Newton-Euler (RBDA Table 5.1): the joint forces for q'' = *a, or q'' = 0 when a
+  // is null (the bias forces C v + g); out_tau may be *a (the forward pass reads it first)
+  void newton_euler(VecCRef q, VecCRef v, const VecCRef* a, VecRef out_tau) const noexcept;
   [[nodiscard]] Vec6 joint_bias(const LinkState& s, VecCRef v, int k) const noexcept;
   // the floating joints' normalization rows (after the closures' rows): g, G, L, d(G v)/dq
   void normalization_rows(VecCRef q, VecRef out_g) const noexcept;
@@ -351,6 +354,17 @@ class JointSpaceTree final : public System {
   std::vector<int> link_of_coordinate_;     // per coordinate: the joint's child link
   std::vector<Eigen::Vector3d> unit_axis_;  // per joint: axis / |axis|
   std::vector<std::array<Eigen::Vector3d, 2>> plane_axes_;  // per joint: planar u, w
+  // Per joint, the fixed parts of its pose in its parent: the origin's rotation O and O a, and
+  // for a joint that turns about a (revolute, planar) Rodrigues' terms O K and O K^2 with K the
+  // cross-product matrix of a, so that O R(a, theta) = O + sin(theta) O K + (1 - cos(theta)) O K^2
+  // (kinematics() builds each link's rotation from one sincos and two 3x3 updates)
+  struct JointFrame {
+    Eigen::Matrix3d rotation;  // O
+    Eigen::Matrix3d turn_sin;  // O K
+    Eigen::Matrix3d turn_cos;  // O K^2
+    Eigen::Vector3d axis;      // O a: the axis in the parent link's frame
+  };
+  std::vector<JointFrame> joint_frame_;
   std::vector<int> floating_coordinate_;  // per floating joint: its first coordinate
   int closure_rows_ = 0;                  // rows before the normalization rows
   // per closure: its first row, and the world (point rows) or link-a (axis rows) unit vectors
