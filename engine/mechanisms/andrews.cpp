@@ -142,12 +142,19 @@ void add_on_angle_columns(MatRef out, int row, Angle angle, double value) noexce
 
 // out = 0, then every term adds weight(term, trig) in its row, on the columns of its angle sum:
 // G (weight = a trig'(psi)) and d(G v)/dq (weight = -term psi') have this shape.
+// The sums go into a fixed-size local, and the loop over the constant table unrolls, so each
+// entry is a few straight-line additions (the term's trig, row and columns folded in) instead of
+// a table walk through the caller's run-time strides: the same additions in the same order.
 template <class Weight>
 void fill_term_columns(const AngleTrig& trig, MatRef out, Weight weight) noexcept {
-  out.setZero();
+  Eigen::Matrix<double, 6, kDof> sum = Eigen::Matrix<double, 6, kDof>::Zero();
+#pragma GCC unroll 32
   for (const Term& term : kTerms) {
-    add_on_angle_columns(out, term.row, term.angle, weight(term, trig));
+    const double value = weight(term, trig);
+    const AngleSum a = kAngles[static_cast<std::size_t>(term.angle)];
+    for (int j = a.first; j < a.first + a.count; ++j) sum(term.row, j) += value;
   }
+  out = sum;
 }
 
 // Value of a term and its derivative with respect to psi.
@@ -317,12 +324,13 @@ void Andrews::forces(
 
 void Andrews::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
   const AngleTrig trig = sums_at(memo_.get(), q);
-  for (int i = 0; i < n_lambda(); ++i) {
-    out_g(i) = kOffsets[static_cast<std::size_t>(i)];
-  }
+  Eigen::Matrix<double, 6, 1> g;  // a fixed-size local, as in fill_term_columns
+  for (int i = 0; i < 6; ++i) g(i) = kOffsets[static_cast<std::size_t>(i)];
+#pragma GCC unroll 32
   for (const Term& term : kTerms) {
-    out_g(term.row) += evaluate(term, trig).value;
+    g(term.row) += evaluate(term, trig).value;
   }
+  out_g = g;
 }
 
 void Andrews::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
@@ -333,11 +341,13 @@ void Andrews::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
 
 void Andrews::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
   const AngleTrig trig = sums_at(memo_.get(), q);
-  out_L.setZero();
+  Eigen::Matrix<double, 6, 1> l = Eigen::Matrix<double, 6, 1>::Zero();  // as in fill_term_columns
+#pragma GCC unroll 32
   for (const Term& term : kTerms) {
     const double rate = sum_over(term.angle, v);
-    out_L(term.row) -= evaluate(term, trig).value * rate * rate;
+    l(term.row) -= evaluate(term, trig).value * rate * rate;
   }
+  out_L = l;
 }
 
 void Andrews::velocity_constraint_jacobian(double /*t*/,
