@@ -18,9 +18,14 @@ struct TokenBucket {
       started = true;
       tokens = burst;
     } else {
-      tokens = std::min(burst, tokens + static_cast<double>(now_ns - last_ns) * 1e-9 * rate);
+      // a time before the last one refills nothing and takes nothing back: arrival times are
+      // kernel CLOCK_REALTIME stamps mapped to the loop's clock by an offset read once per batch,
+      // and a preemption between the two clock reads shifts a whole batch earlier by up to
+      // milliseconds (a CI run under load lost 3 of a 10-token burst to such a step back)
+      const std::int64_t elapsed = std::max<std::int64_t>(0, now_ns - last_ns);
+      tokens = std::min(burst, tokens + static_cast<double>(elapsed) * 1e-9 * rate);
     }
-    last_ns = now_ns;
+    last_ns = std::max(last_ns, now_ns);
     if (tokens < 1.0) return false;
     tokens -= 1.0;
     return true;
