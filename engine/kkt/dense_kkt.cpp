@@ -40,10 +40,6 @@ decltype(auto) with_fixed_size(int n, F&& f) {
   }
 }
 
-// The LDL^T of DenseKkt::factor_ldlt on a (the copy of K, n x n column-major), n_v the size of M;
-// ref (n - n_v entries) is scratch for the constraint pivots' reference values; drop false keeps
-// the plain LDL^T (no dependency test). Returns the number of constraint rows dropped as
-// dependent, or -1 when the LDL^T does not apply.
 // Column j of ldlt_factor below (its comment has the method); false: K is not factored by
 // LDL^T with these signs. Always inlined, so that with N and j known at compile time every loop
 // unrolls completely into the same operations in the same order as the run-time loops.
@@ -77,8 +73,8 @@ template <int N>
   largest = std::max(largest, std::abs(d));
   if (std::abs(d) <= kSingularPivotRatio * largest) return false;
 
-    // trailing update with the unscaled column w = L(:,j) d, then scale it into L(:,j)
 #pragma GCC unroll 16
+  // trailing update with the unscaled column w = L(:,j) d, then scale it into L(:,j)
   for (int c = j + 1; c < n; ++c) {
     const double w = col_j[c];
     if (w == 0.0) continue;
@@ -93,6 +89,10 @@ template <int N>
   return true;
 }
 
+// The LDL^T of DenseKkt::factor_ldlt on a (the copy of K, n x n column-major), n_v the size of M;
+// ref (n - n_v entries) is scratch for the constraint pivots' reference values; drop false keeps
+// the plain LDL^T (no dependency test). Returns the number of constraint rows dropped as
+// dependent, or -1 when the LDL^T does not apply.
 template <int N>
 [[nodiscard]] int ldlt_factor(double* a, int n_rt, int n_v, double* ref, bool drop) noexcept {
   // right-looking LDL^T on the lower triangle: K = L D L^T with unit lower L stored below the

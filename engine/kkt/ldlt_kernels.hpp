@@ -43,8 +43,8 @@ void ldlt_solve(const double* a, int n_rt, double* x) noexcept {
   // D z = y; a dropped row's D_j = inf gives z_j = 0, its zero multiplier (ldlt_factor)
 #pragma GCC unroll 16
   for (int j = 0; j < n; ++j) x[j] /= a[j + j * n];
-    // L^T x = z
 #pragma GCC unroll 16
+  // L^T x = z
   for (int j = n - 1; j >= 0; --j) {
     const double* col = a + j * n;
     double sum = x[j];

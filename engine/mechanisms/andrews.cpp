@@ -45,6 +45,7 @@ using namespace andrews_data;  // NOLINT(google-build-using-namespace): the file
 
 // coordinate indices, in the order of q; kDof: their number
 enum Coordinate : int { kBeta, kTheta, kGamma, kPhi, kDelta, kOmega, kEps, kDof };
+constexpr int kRows = 6;  // constraint rows: three loop closures of two each
 using Mat7 = Eigen::Matrix<double, kDof, kDof>;
 
 // The seven angle sums psi that occur in the constraint rows; each is q[first] + ... +
@@ -88,7 +89,7 @@ constexpr std::array<Term, 22> kTerms{{
 }};
 
 // constant part of each row
-constexpr std::array<double, 6> kOffsets{-kXb, -kYb, -kXa, -kYa, -kXa, -kYa};
+constexpr std::array<double, kRows> kOffsets{-kXb, -kYb, -kXa, -kYa, -kXa, -kYa};
 // clang-format on
 
 // sin and cos of the seven angle sums at one q: 7 sincos per evaluation instead of one per term
@@ -123,7 +124,8 @@ struct SingleTrig {
 
 // d psi/dq is 1 on each coordinate of the angle sum psi and 0 elsewhere, so the q-derivative of
 // a term adds the same value in every column of psi: out(row, j) += value for j in psi.
-void add_on_angle_columns(MatRef out, int row, Angle angle, double value) noexcept {
+template <class Matrix>
+void add_on_angle_columns(Matrix& out, int row, Angle angle, double value) noexcept {
   const AngleSum a = kAngles[static_cast<std::size_t>(angle)];
   for (int j = a.first; j < a.first + a.count; ++j) {
     out(row, j) += value;
@@ -147,12 +149,10 @@ void add_on_angle_columns(MatRef out, int row, Angle angle, double value) noexce
 // a table walk through the caller's run-time strides: the same additions in the same order.
 template <class Weight>
 void fill_term_columns(const AngleTrig& trig, MatRef out, Weight weight) noexcept {
-  Eigen::Matrix<double, 6, kDof> sum = Eigen::Matrix<double, 6, kDof>::Zero();
+  Eigen::Matrix<double, kRows, kDof> sum = Eigen::Matrix<double, kRows, kDof>::Zero();
 #pragma GCC unroll 32
   for (const Term& term : kTerms) {
-    const double value = weight(term, trig);
-    const AngleSum a = kAngles[static_cast<std::size_t>(term.angle)];
-    for (int j = a.first; j < a.first + a.count; ++j) sum(term.row, j) += value;
+    add_on_angle_columns(sum, term.row, term.angle, weight(term, trig));
   }
   out = sum;
 }
@@ -270,7 +270,7 @@ namespace {
 
 }  // namespace
 
-Andrews::Andrews() noexcept : System(7, 7, 6) {}
+Andrews::Andrews() noexcept : System(kDof, kDof, kRows) {}
 Andrews::~Andrews() = default;
 
 std::unique_ptr<const System> Andrews::for_simulation() const {
@@ -324,8 +324,8 @@ void Andrews::forces(
 
 void Andrews::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
   const AngleTrig trig = sums_at(memo_.get(), q);
-  Eigen::Matrix<double, 6, 1> g;  // a fixed-size local, as in fill_term_columns
-  for (int i = 0; i < 6; ++i) g(i) = kOffsets[static_cast<std::size_t>(i)];
+  Eigen::Matrix<double, kRows, 1> g;  // a fixed-size local, as in fill_term_columns
+  for (int i = 0; i < kRows; ++i) g(i) = kOffsets[static_cast<std::size_t>(i)];
 #pragma GCC unroll 32
   for (const Term& term : kTerms) {
     g(term.row) += evaluate(term, trig).value;
@@ -341,7 +341,8 @@ void Andrews::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
 
 void Andrews::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
   const AngleTrig trig = sums_at(memo_.get(), q);
-  Eigen::Matrix<double, 6, 1> l = Eigen::Matrix<double, 6, 1>::Zero();  // as in fill_term_columns
+  Eigen::Matrix<double, kRows, 1> l =
+      Eigen::Matrix<double, kRows, 1>::Zero();  // as in fill_term_columns
 #pragma GCC unroll 32
   for (const Term& term : kTerms) {
     const double rate = sum_over(term.angle, v);
