@@ -19,9 +19,9 @@ struct TokenBucket {
       tokens = burst;
     } else {
       // a time before the last one refills nothing and takes nothing back: arrival times are
-      // kernel CLOCK_REALTIME stamps mapped to the loop's clock by an offset read once per batch,
-      // and a preemption between the two clock reads shifts a whole batch earlier by up to
-      // milliseconds (a CI run under load lost 3 of a 10-token burst to such a step back)
+      // kernel CLOCK_REALTIME stamps mapped to the loop's clock by an offset estimated once per
+      // batch (net/input_receiver.cpp), so consecutive batches may step back by that estimate's
+      // error (a CI run under load lost 3 of a 10-token burst when it was a single pair of reads)
       const std::int64_t elapsed = std::max<std::int64_t>(0, now_ns - last_ns);
       tokens = std::min(burst, tokens + static_cast<double>(elapsed) * 1e-9 * rate);
     }
