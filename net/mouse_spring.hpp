@@ -101,6 +101,8 @@ class MouseSpring {
   void apply(const State& state, VecRef applied, std::int64_t now_ns, double dt) noexcept;
 
   [[nodiscard]] bool active() const noexcept { return mode_ != Mode::kIdle; }
+  /// Ramping out: let go by release() or by the lease.
+  [[nodiscard]] bool releasing() const noexcept { return mode_ == Mode::kReleasing; }
   /// The force of the last apply() on the body [N, world] and where it acts (the body point's
   /// world position) [m].
   [[nodiscard]] const Eigen::Vector3d& force() const noexcept { return force_; }

@@ -445,10 +445,7 @@ void Server::Impl::publish_stats() {
     net_stats.paused = latest.paused != 0;
     net_stats.inputs_stale = latest.inputs_stale != 0;
     net_stats.input_values.assign(latest.inputs.begin(), latest.inputs.begin() + latest.n_inputs);
-    net_stats.drag_active = latest.drag_active != 0;
-    net_stats.drag_force = latest.drag_force;
-    net_stats.drag_point = latest.drag_point;
-    net_stats.drag_release_t = latest.drag_release_t;
+    net_stats.drag = latest.drag;
   }
   if (record_writer) {
     net_stats.record_entries = record_writer->entries_written();
@@ -641,6 +638,7 @@ bool Server::read_view_state(ViewState& out) const {
   out.step = r.step;
   out.epoch = r.epoch;
   out.n_q = r.n_q;
+  out.drag = r.drag;
   out.q.assign(r.q, r.q + std::min(r.n_q, impl_->view_state->capacity()));
   return true;
 }

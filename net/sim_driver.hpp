@@ -83,11 +83,7 @@ struct ServerSnapshot {
   std::int32_t n_inputs = 0;       // valid entries of inputs
   std::uint32_t reserved = 0;
   std::array<double, kMaxInputChannels> inputs{};  // each input channel's value this tick
-  std::uint32_t drag_active = 0;                   // 1: the mouse spring pulls (or ramps out)
-  std::uint32_t reserved2 = 0;
-  std::array<double, 3> drag_force{};  // its force on the body this tick [N, world]
-  std::array<double, 3> drag_point{};  // where it acts [m, world]
-  double drag_release_t = 0.0;         // simulation time of the last release [s]; NaN: none
+  DragState drag;  // the mouse spring this tick; release_t NaN: not released
   // when the simulation thread handed this state's datagrams to the socket [ns, CLOCK_MONOTONIC,
   // the loop's clock]; 0: none went out (no subscriber due)
   std::int64_t sent_ns = 0;
@@ -199,6 +195,11 @@ class SimDriver {
     auto* self = static_cast<SimDriver*>(context);
     const double dt = static_cast<double>(self->b_->runner->period_ns()) * 1e-9;
     self->spring_.apply(state, applied, monotonic_now_ns(), dt);
+    // a drag the page stopped refreshing was let go by the lease inside apply(): the frames
+    // report that release time as they do a `drag` release's
+    if (self->spring_.releasing() && std::isnan(self->drag_release_t_)) {
+      self->drag_release_t_ = state.t;
+    }
   }
 
   // kHalt's safe state: no input force acts any more, and subscribers get a last, paused state
@@ -310,16 +311,16 @@ class SimDriver {
     s.n_inputs = bank.channel_count();
     for (int i = 0; i < s.n_inputs; ++i) s.inputs[static_cast<std::size_t>(i)] = bank.value(i);
     s.reserved = 0;
-    s.drag_active = spring_.active() ? 1u : 0u;
+    s.drag.active = spring_.active();
     for (int i = 0; i < 3; ++i) {
-      s.drag_force[static_cast<std::size_t>(i)] = spring_.force()[i];
-      s.drag_point[static_cast<std::size_t>(i)] = spring_.point()[i];
+      s.drag.force[static_cast<std::size_t>(i)] = spring_.force()[i];
+      s.drag.point[static_cast<std::size_t>(i)] = spring_.point()[i];
     }
-    s.drag_release_t = drag_release_t_;
+    s.drag.release_t = drag_release_t_;
     // every coordinate for the view (issue 20 point 6): copied into storage sized at setup
     if (view_ != nullptr) {
       const State& st = b_->state;
-      view_->publish(current_.t, s.step, epoch_, st.q.data(),
+      view_->publish(current_.t, s.step, epoch_, s.drag, st.q.data(),
                      static_cast<std::size_t>(st.q.size()));
     }
     // the state goes out first: the snapshot and the wake-up below only serve the network

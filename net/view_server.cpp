@@ -491,7 +491,7 @@ std::string ViewServer::Impl::frame_json(const ServerStats& s) const {
   // `joints`); skipped when q is not this mechanism's (a `load` swapped the model)
   if (joints != nullptr && static_cast<int>(qs.size()) == geometry->n_q()) {
     const Eigen::Map<const Vec> q(qs.data(), static_cast<Eigen::Index>(qs.size()));
-    joints->joint_points(s.sim_time, q, points);
+    joints->joint_points(have_full ? full.t : s.sim_time, q, points);
     out += R"(,"points":[)";
     for (std::size_t i = 0; i < points.size(); ++i) {
       if (i > 0) out += ',';
@@ -531,14 +531,18 @@ std::string ViewServer::Impl::frame_json(const ServerStats& s) const {
   out += R"(,"device_rtt_p99_us":)";
   append_json_number(out, rtt_fresh ? s.device_rtt_p99_us : NAN);
   // the mouse spring (`drag`, net/mouse_spring.hpp): drawn as an arrow while it acts
+  // the mouse spring of the same tick as t and q (never the stats' newest snapshot, which may
+  // be an earlier tick when the network thread lags: a frame would then show a released drag
+  // still pulling after its ramp)
+  const DragState& drag = have_full ? full.drag : s.drag;
   out += R"(,"drag":{"active":)";
-  out += s.drag_active ? "true" : "false";
+  out += drag.active ? "true" : "false";
   out += R"(,"force":)";
-  append_json_point(out, s.drag_force[0], s.drag_force[1], s.drag_force[2]);
+  append_json_point(out, drag.force[0], drag.force[1], drag.force[2]);
   out += R"(,"point":)";
-  append_json_point(out, s.drag_point[0], s.drag_point[1], s.drag_point[2]);
+  append_json_point(out, drag.point[0], drag.point[1], drag.point[2]);
   out += R"(,"release_t":)";
-  append_json_number(out, s.drag_release_t);
+  append_json_number(out, drag.release_t);
   out += '}';
   out += R"(,"overruns":)" + std::to_string(s.loop.counters.overruns);
   out += R"(,"clients":)" + std::to_string(s.clients) + '}';

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "rtmb/net/drag_state.hpp"
 #include "rtmb/runtime/spsc_ring.hpp"  // kCacheLineBytes
 
 namespace rtmb {
@@ -30,6 +31,7 @@ struct ViewStateRecord {
   std::uint64_t step = 0;   ///< engine steps since the last reset or load
   std::uint64_t epoch = 0;  ///< resets and loads so far (ServerSnapshot::epoch)
   std::size_t n_q = 0;      ///< the model's coordinates; q holds min(n_q, capacity) of them
+  DragState drag;           ///< the mouse spring as the same tick left it
   const double* q = nullptr;
 };
 
@@ -47,15 +49,20 @@ class ViewStateBuffer {
 
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
 
-  /// Writer: makes (t, step, epoch, q[0..n)) the newest value; only the first capacity()
+  /// Writer: makes (t, step, epoch, drag, q[0..n)) the newest value; only the first capacity()
   /// coordinates are kept, n is recorded as the model's count. Wait-free, RT-safe.
-  void publish(
-      double t, std::uint64_t step, std::uint64_t epoch, const double* q, std::size_t n) noexcept {
+  void publish(double t,
+               std::uint64_t step,
+               std::uint64_t epoch,
+               const DragState& drag,
+               const double* q,
+               std::size_t n) noexcept {
     Slot& s = slots_[back_];
     s.t = t;
     s.step = step;
     s.epoch = epoch;
     s.n_q = n;
+    s.drag = drag;
     std::copy_n(q, std::min(n, capacity_), s.q);
     // release: the reader that takes this slot sees its contents; acquire: the slot handed back
     // was released by the reader, so its last read of it is finished (as LatestValue::commit)
@@ -70,7 +77,7 @@ class ViewStateBuffer {
     // only the writer sets kFresh, so the exchange always takes a fresh slot
     front_ = middle_.exchange(front_, std::memory_order_acq_rel) & kIndexMask;
     const Slot& s = slots_[front_];
-    out = ViewStateRecord{s.t, s.step, s.epoch, s.n_q, s.q};
+    out = ViewStateRecord{s.t, s.step, s.epoch, s.n_q, s.drag, s.q};
     return true;
   }
 
@@ -83,6 +90,7 @@ class ViewStateBuffer {
     std::uint64_t step = 0;
     std::uint64_t epoch = 0;
     std::size_t n_q = 0;
+    DragState drag;
     double* q = nullptr;  // capacity_ doubles of storage_
   };
 

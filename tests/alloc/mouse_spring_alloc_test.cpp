@@ -45,7 +45,7 @@ TEST(MouseSpringAlloc, SimulationThreadDoesNotAllocateWhileABodyIsDragged) {
   // the spring did pull (the simulation thread published its force)
   EXPECT_TRUE(testing::eventually([&] {
     const ServerStats st = server.stats();
-    return st.drag_active && st.drag_force[0] != 0.0;
+    return st.drag.active && st.drag.force[0] != 0.0;
   }));
   EXPECT_EQ(client.request(R"({"command":"drag"})").rfind(R"({"ok":true)", 0), 0u);
   std::this_thread::sleep_for(100ms);  // the release ramp

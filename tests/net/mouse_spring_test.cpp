@@ -158,10 +158,17 @@ TEST_F(MouseSpringForce, AnUnrefreshedDragIsReleasedAfterItsLease) {
   std::int64_t now = 0;
   // ticks of 10 ms: the lease (wall clock) ends at the first tick past it, the ramp (simulation
   // time) five ticks later
-  for (; now <= kDragLeaseNs; now += 10 * kPeriod) tick(now, 10e-3);
+  for (; now < kDragLeaseNs; now += 10 * kPeriod) tick(now, 10e-3);
   EXPECT_TRUE(spring_.active());
-  for (int k = 0; k < 5; ++k) tick(now += 10 * kPeriod, 10e-3);
+  EXPECT_FALSE(spring_.releasing());
+  tick(now, 10e-3);  // at the lease's end exactly: still held
+  EXPECT_FALSE(spring_.releasing());
+  tick(now += 10 * kPeriod, 10e-3);  // the first tick past it: released, ramping out
+  EXPECT_TRUE(spring_.releasing());
+  EXPECT_TRUE(spring_.active());
+  for (int k = 0; k < 4; ++k) tick(now += 10 * kPeriod, 10e-3);
   EXPECT_FALSE(spring_.active());
+  EXPECT_FALSE(spring_.releasing());
   EXPECT_EQ(channels(), Eigen::Vector3d::Zero());
 }
 

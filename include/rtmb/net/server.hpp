@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "rtmb/models/model_file.hpp"
+#include "rtmb/net/drag_state.hpp"
 #include "rtmb/net/wire.hpp"
 #include "rtmb/runtime/clock_mode.hpp"
 #include "rtmb/runtime/deadline_loop.hpp"
@@ -179,14 +180,9 @@ struct ServerStats {
                                      ///< incomplete and replay says so)
   std::vector<double> input_values;  ///< each input channel's value in the newest snapshot
   bool inputs_stale = false;         ///< the whole input stream is stale (watchdog active)
-  /// The live view's mouse spring (`drag`, net/mouse_spring.hpp): pulling or ramping out, its
-  /// force on the body [N, world] and the body point it acts at [m, world] in the newest snapshot.
-  bool drag_active = false;
-  std::array<double, 3> drag_force{};
-  std::array<double, 3> drag_point{};
-  double drag_release_t =
-      std::numeric_limits<double>::quiet_NaN();  ///< simulation time the drag was let go [s]; NaN:
-                                                 ///< not released
+  /// The live view's mouse spring in the newest snapshot (ViewState::drag is the one that goes
+  /// with the view's positions).
+  DragState drag;
   /// Input arrival -> release D(k) of the tick that applied it, per applied input datagram: the
   /// fixed-rate loop's sampling delay, part of every input -> state round trip [ns].
   HistogramSummary input_wait;
@@ -205,6 +201,7 @@ struct ViewState {
   std::uint64_t epoch = 0;  ///< resets and loads so far
   std::size_t n_q = 0;      ///< the model's coordinates
   std::vector<double> q;    ///< min(n_q, Server::view_capacity()) of them
+  DragState drag;           ///< the mouse spring as the same tick left it
 };
 
 /// The server. Construction builds the model and binds the sockets (throws std::runtime_error
