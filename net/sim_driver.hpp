@@ -259,7 +259,6 @@ class SimDriver {
   }
 
   static constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
-  static constexpr std::int64_t kMinWakeIntervalNs = 1'000'000;  // publish(): 1 kHz at most
 
   // the current bundle's starting point: at construction, reset and load
   void start_model() noexcept {
@@ -331,18 +330,15 @@ class SimDriver {
     dirty_ = false;
     // wake the network thread: a non-blocking eventfd write, never waits (the counter would
     // have to reach 2^64 - 2 first); a failure only means the next poll takes the snapshot.
-    // At most once per kMinWakeIntervalNs unless this state carries a change the network
-    // thread acts on (a control request, a subscriber, a pause): the write is a system call, and
-    // waking a thread on the other CPU an inter-processor interrupt, several microseconds each
-    // on a VM, which a 10 kHz loop paid every tick (issue 14 point 6). At 1 kHz and slower
-    // every tick still wakes it; faster, the stats sample one tick per interval.
-    if (wake_fd_ >= 0) {
-      const std::int64_t now = monotonic_now_ns();
-      if (urgent || now - last_wake_ns_ >= kMinWakeIntervalNs) {
-        last_wake_ns_ = now;
-        const std::uint64_t one = 1;
-        (void)!::write(wake_fd_, &one, sizeof one);
-      }
+    // Only for a state that carries a change the network thread acts on (a control request's
+    // reply, a subscriber, a pause, the end of a `step`); the network thread takes every other
+    // snapshot on its own 1 ms poll. The write is a system call, and waking a thread that sleeps
+    // on the other CPU an inter-processor interrupt, tens of microseconds on a VM: at 10 kHz a
+    // wake once per millisecond doubled the tick's compute p99 (51 -> 27 us without it, issue 14
+    // point 6; docs/architecture.md "The server").
+    if (wake_fd_ >= 0 && urgent) {
+      const std::uint64_t one = 1;
+      (void)!::write(wake_fd_, &one, sizeof one);
     }
   }
 
@@ -411,7 +407,6 @@ class SimDriver {
   std::uint64_t steps_left_ = 0;
   bool paused_ = false;
   bool dirty_ = true;
-  std::int64_t last_wake_ns_ = 0;  // when publish() last did [ns, CLOCK_MONOTONIC]
   bool device_clocked_ = false;
   int held_messages_ = 0;  // input messages of ticks not stepped (paused), applied with the next
   StateSender* sender_ = nullptr;

@@ -102,13 +102,14 @@ struct ServerConfig {
   double max_command_rate_hz = 200.0;   ///< command lines per second per connection (burst 0.25 s,
                                         ///< at least 10); beyond: error reply
   std::int64_t poll_period_ns = 0;      ///< how often the network thread looks for a new
-                                        ///< snapshot without a wake-up; 0: 10 ms
+                                        ///< snapshot without a wake-up; 0: 1 ms
   /// Record every input the steps see, every reset and the state hash into this file
   /// (docs/record-format.md; `rtmb replay` re-runs it); empty: no recording. While recording,
   /// `load` is refused (a record holds one model).
   std::string record_path;
-  bool wake_network = true;  ///< eventfd wake-up after a tick, at most 1 kHz (false: poll only,
-                             ///< then poll_period_ns 0 means half the period)
+  bool wake_network = true;  ///< eventfd wake-up after a tick that carries a change the network
+                             ///< thread acts on (a reply, a subscriber, a pause); false: poll
+                             ///< only, then poll_period_ns 0 means half the period
   /// What clocks the loop (docs/architecture.md "Clock modes"); empty: the model file's
   /// serve.clock, else wall. kDevice: each admitted input datagram runs a tick (DeviceLoop);
   /// the overrun policy does not apply there.
