@@ -252,8 +252,8 @@ Server::Impl::Impl(const ServerConfig& c) : config(c) {
 
   std::int64_t poll_ns = c.poll_period_ns;
   if (poll_ns <= 0) {
-    poll_ns = c.wake_network ? 1'000'000
-                             : std::clamp<std::int64_t>(lc.period_ns / 2, 100'000, 5'000'000);
+    poll_ns =
+        c.wake_network ? 1'000'000 : std::clamp<std::int64_t>(lc.period_ns / 2, 100'000, 5'000'000);
   }
   poll_period = std::chrono::nanoseconds(poll_ns);
   if (c.max_input_rate_hz < 0.0 || !std::isfinite(c.max_input_rate_hz) ||
