@@ -188,7 +188,15 @@ PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOu
     count_ += output_components(o.type);
   }
   buf_ = std::make_unique<Buffers>(system);
-  if (needs_kkt_) buf_->kkt.emplace(system, KktSolver::kDense);
+  if (needs_kkt_) {
+    // the model's block solver, O(bodies) (a dense 22 x 22 LDL^T cost the five-bar's 10 kHz tick
+    // 3-6 us of its ~16 us); a massless body (allowed when its joints place it, Chin Lemma 4.1)
+    // has no sparse structure and keeps DenseKkt
+    SparsePattern mass_pattern;
+    SparsePattern jacobian_pattern;
+    const bool definite = system.sparse_structure(mass_pattern, jacobian_pattern);
+    buf_->kkt.emplace(system, definite ? KktSolver::kSparse : KktSolver::kDense);
+  }
   buf_->haptic.resize(outputs_.size());
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
     if (outputs_[i].type != PlanarOutputType::kHapticForce) continue;
