@@ -84,6 +84,7 @@ void MouseSpring::grab(const DragSpec& spec, std::int64_t now_ns) noexcept {
                     spec.dimension == spec_.dimension && spec.point == spec_.point;
   spec_ = spec;
   refreshed_ns_ = now_ns;
+  release_t_ = std::numeric_limits<double>::quiet_NaN();  // held (again)
   if (same) return;  // a target move: the filter's ramp and rate limit carry on
   ForceSafetyConfig safety;
   safety.max_force = spec.max_force;
@@ -93,15 +94,28 @@ void MouseSpring::grab(const DragSpec& spec, std::int64_t now_ns) noexcept {
   mode_ = Mode::kHeld;
 }
 
-void MouseSpring::release() noexcept {
+void MouseSpring::release(double t) noexcept {
   if (mode_ != Mode::kHeld) return;
   mode_ = Mode::kReleasing;
   released_s_ = 0.0;
+  release_t_ = t;
 }
 
 void MouseSpring::drop() noexcept {
   mode_ = Mode::kIdle;
   force_.setZero();
+  release_t_ = std::numeric_limits<double>::quiet_NaN();
+}
+
+DragState MouseSpring::state() const noexcept {
+  DragState s;
+  s.active = active();
+  for (int i = 0; i < 3; ++i) {
+    s.force[static_cast<std::size_t>(i)] = force_[i];
+    s.point[static_cast<std::size_t>(i)] = point_[i];
+  }
+  s.release_t = release_t_;
+  return s;
 }
 
 void MouseSpring::apply(const State& state,
@@ -109,7 +123,7 @@ void MouseSpring::apply(const State& state,
                         std::int64_t now_ns,
                         double dt) noexcept {
   if (mode_ == Mode::kIdle) return;
-  if (mode_ == Mode::kHeld && now_ns - refreshed_ns_ > kDragLeaseNs) release();
+  if (mode_ == Mode::kHeld && now_ns - refreshed_ns_ > kDragLeaseNs) release(state.t);
   const auto qo = static_cast<Eigen::Index>(spec_.q_offset);
   const auto vo = static_cast<Eigen::Index>(spec_.v_offset);
   if (qo + (spec_.dimension == 2 ? 3 : 7) > state.q.size() ||

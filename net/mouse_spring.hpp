@@ -41,10 +41,12 @@
 #include <Eigen/Core>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
 #include "rtmb/models/force_output_filter.hpp"
+#include "rtmb/net/drag_state.hpp"
 #include "rtmb/state.hpp"
 #include "rtmb/types.hpp"
 
@@ -92,8 +94,9 @@ class MouseSpring {
  public:
   /// Starts a drag, or moves the target of the one on the same body point.
   void grab(const DragSpec& spec, std::int64_t now_ns) noexcept;
-  /// Starts the release ramp (nothing when idle).
-  void release() noexcept;
+  /// Starts the release ramp (nothing unless held); t: the simulation time it is let go at, the
+  /// start of the next tick [s].
+  void release(double t) noexcept;
   /// Idle at once, without a ramp (reset, load: the runner zeroes the inputs itself).
   void drop() noexcept;
   /// This tick's force from the state the tick starts from, added to the generalized applied
@@ -107,6 +110,9 @@ class MouseSpring {
   /// world position) [m].
   [[nodiscard]] const Eigen::Vector3d& force() const noexcept { return force_; }
   [[nodiscard]] const Eigen::Vector3d& point() const noexcept { return point_; }
+  /// What a frame draws: active(), force(), point() and when the drag was let go, by release()
+  /// or by the lease (NaN: held, idle since a drop(), or never released).
+  [[nodiscard]] DragState state() const noexcept;
 
  private:
   enum class Mode { kIdle, kHeld, kReleasing };
@@ -115,6 +121,7 @@ class MouseSpring {
   ForceOutputFilter filter_;
   std::int64_t refreshed_ns_ = 0;  // last grab
   double released_s_ = 0.0;        // simulation time since the release (ticks' dt summed)
+  double release_t_ = std::numeric_limits<double>::quiet_NaN();  // when it was let go [s]
   Eigen::Vector3d force_ = Eigen::Vector3d::Zero();
   Eigen::Vector3d point_ = Eigen::Vector3d::Zero();
 };

@@ -195,11 +195,6 @@ class SimDriver {
     auto* self = static_cast<SimDriver*>(context);
     const double dt = static_cast<double>(self->b_->runner->period_ns()) * 1e-9;
     self->spring_.apply(state, applied, monotonic_now_ns(), dt);
-    // a drag the page stopped refreshing was let go by the lease inside apply(): the frames
-    // report that release time as they do a `drag` release's
-    if (self->spring_.releasing() && std::isnan(self->drag_release_t_)) {
-      self->drag_release_t_ = state.t;
-    }
   }
 
   // kHalt's safe state: no input force acts any more, and subscribers get a last, paused state
@@ -234,11 +229,9 @@ class SimDriver {
           break;
         case SimControlKind::kDrag:
           spring_.grab(c.drag, monotonic_now_ns());
-          drag_release_t_ = kNotMeasured;
           break;
         case SimControlKind::kRelease:
-          if (spring_.active() && std::isnan(drag_release_t_)) drag_release_t_ = current_.t;
-          spring_.release();
+          spring_.release(current_.t);  // the next tick starts from current_
           break;
         case SimControlKind::kLoad:
           // the old bundle goes back to be freed; were the retire ring full (64 loads the network
@@ -263,7 +256,6 @@ class SimDriver {
   // the current bundle's starting point: at construction, reset and load
   void start_model() noexcept {
     spring_.drop();  // reset and load: the drag is over
-    drag_release_t_ = kNotMeasured;
     b_->runner->set_force_hook(&SimDriver::drag_force, this);
     steps_at_reset_ = b_->runner->counters().steps;
     current_.t = b_->state.t;
@@ -310,12 +302,7 @@ class SimDriver {
     s.n_inputs = bank.channel_count();
     for (int i = 0; i < s.n_inputs; ++i) s.inputs[static_cast<std::size_t>(i)] = bank.value(i);
     s.reserved = 0;
-    s.drag.active = spring_.active();
-    for (int i = 0; i < 3; ++i) {
-      s.drag.force[static_cast<std::size_t>(i)] = spring_.force()[i];
-      s.drag.point[static_cast<std::size_t>(i)] = spring_.point()[i];
-    }
-    s.drag.release_t = drag_release_t_;
+    s.drag = spring_.state();
     // every coordinate for the view (issue 20 point 6): copied into storage sized at setup
     if (view_ != nullptr) {
       const State& st = b_->state;
@@ -414,10 +401,9 @@ class SimDriver {
   SetInputRing* set_inputs_ = nullptr;
   IoCounterSlot* io_counters_ = nullptr;
   ViewStateBuffer* view_ = nullptr;
-  SimIoCounters io_last_{};               // as last published
-  StateMessage message_{};                // send_state's message, reused
-  MouseSpring spring_;                    // the live view's drag (`drag` command)
-  double drag_release_t_ = kNotMeasured;  // simulation time of its release
+  SimIoCounters io_last_{};  // as last published
+  StateMessage message_{};   // send_state's message, reused
+  MouseSpring spring_;       // the live view's drag (`drag` command)
 };
 
 using SimLoop = DeadlineLoop<SimDriver::StepFn, MonotonicClock>;

@@ -474,10 +474,15 @@ void ViewServer::Impl::rebuild(const ModelFile& file) {
 }
 
 std::string ViewServer::Impl::frame_json(const ServerStats& s) const {
+  // t, step, q and the drag of one tick (ViewState), never mixed with the stats' newest
+  // snapshot, which may be an earlier tick when the network thread lags (a frame would then show
+  // a released drag still pulling after its ramp); the snapshot's only until the first one
   const bool have_full = full.n_q > 0;
   const std::vector<double>& qs = have_full ? full.q : s.q;
+  const double t = have_full ? full.t : s.sim_time;
+  const DragState& drag = have_full ? full.drag : s.drag;
   std::string out = R"({"type":"frame","t":)";
-  append_json_number(out, have_full ? full.t : s.sim_time);
+  append_json_number(out, t);
   out += R"(,"step":)" + std::to_string(have_full ? full.step : s.step);
   out += R"(,"paused":)";
   out += s.paused ? "true" : "false";
@@ -491,7 +496,7 @@ std::string ViewServer::Impl::frame_json(const ServerStats& s) const {
   // `joints`); skipped when q is not this mechanism's (a `load` swapped the model)
   if (joints != nullptr && static_cast<int>(qs.size()) == geometry->n_q()) {
     const Eigen::Map<const Vec> q(qs.data(), static_cast<Eigen::Index>(qs.size()));
-    joints->joint_points(have_full ? full.t : s.sim_time, q, points);
+    joints->joint_points(t, q, points);
     out += R"(,"points":[)";
     for (std::size_t i = 0; i < points.size(); ++i) {
       if (i > 0) out += ',';
@@ -531,10 +536,6 @@ std::string ViewServer::Impl::frame_json(const ServerStats& s) const {
   out += R"(,"device_rtt_p99_us":)";
   append_json_number(out, rtt_fresh ? s.device_rtt_p99_us : NAN);
   // the mouse spring (`drag`, net/mouse_spring.hpp): drawn as an arrow while it acts
-  // the mouse spring of the same tick as t and q (never the stats' newest snapshot, which may
-  // be an earlier tick when the network thread lags: a frame would then show a released drag
-  // still pulling after its ramp)
-  const DragState& drag = have_full ? full.drag : s.drag;
   out += R"(,"drag":{"active":)";
   out += drag.active ? "true" : "false";
   out += R"(,"force":)";

@@ -58,11 +58,7 @@ class ViewStateBuffer {
                const double* q,
                std::size_t n) noexcept {
     Slot& s = slots_[back_];
-    s.t = t;
-    s.step = step;
-    s.epoch = epoch;
-    s.n_q = n;
-    s.drag = drag;
+    s.value = ViewStateRecord{t, step, epoch, n, drag, s.q};
     std::copy_n(q, std::min(n, capacity_), s.q);
     // release: the reader that takes this slot sees its contents; acquire: the slot handed back
     // was released by the reader, so its last read of it is finished (as LatestValue::commit)
@@ -76,8 +72,7 @@ class ViewStateBuffer {
     if ((middle_.load(std::memory_order_relaxed) & kFresh) == 0u) return false;
     // only the writer sets kFresh, so the exchange always takes a fresh slot
     front_ = middle_.exchange(front_, std::memory_order_acq_rel) & kIndexMask;
-    const Slot& s = slots_[front_];
-    out = ViewStateRecord{s.t, s.step, s.epoch, s.n_q, s.drag, s.q};
+    out = slots_[front_].value;
     return true;
   }
 
@@ -86,12 +81,8 @@ class ViewStateBuffer {
   static constexpr std::uint32_t kFresh = 0x4u;  // middle holds a value the reader has not taken
 
   struct alignas(kCacheLineBytes) Slot {
-    double t = 0.0;
-    std::uint64_t step = 0;
-    std::uint64_t epoch = 0;
-    std::size_t n_q = 0;
-    DragState drag;
-    double* q = nullptr;  // capacity_ doubles of storage_
+    ViewStateRecord value;  // value.q == q
+    double* q = nullptr;    // capacity_ doubles of storage_
   };
 
   std::size_t capacity_;

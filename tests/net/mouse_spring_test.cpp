@@ -135,7 +135,7 @@ TEST_F(MouseSpringForce, ReleaseRampsToExactlyZeroWithinTheRampTime) {
   for (; now <= 200 * kPeriod; now += kPeriod) tick(now);
   const double held = channels().head<2>().norm();
   ASSERT_GT(held, 0.0);
-  spring_.release();
+  spring_.release(state_.t);
   // 50 ticks of 1 ms: the force of tick k (1-based) is scaled by 1 - k / 50, in simulation time
   const int ramp_ticks = static_cast<int>(std::lround(kDragReleaseS / 1e-3));
   tick(now += kPeriod);
