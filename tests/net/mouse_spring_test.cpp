@@ -45,11 +45,14 @@ TEST(MouseSpringResolve, StiffnessIsTheBodysEffectiveMassAtThePointTimesOmegaSqu
 
 TEST(MouseSpringResolve, RefusesWhatCannotBeDraggedNamingWhy) {
   const PlanarModelSpec spec = two_bodies();
-  EXPECT_NE(resolve_drag(&spec, nullptr, "b", {}, {}).error.find("no body \"b\""),
+  // Eigen's {} leaves a vector uninitialized (garbage, at times NaN: then the refusal was for
+  // the point, not the body); a finite zero states what each case means
+  const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
+  EXPECT_NE(resolve_drag(&spec, nullptr, "b", zero, zero).error.find("no body \"b\""),
             std::string::npos);
-  EXPECT_NE(resolve_drag(nullptr, nullptr, "a", {}, {}).error.find("built-in mechanism"),
+  EXPECT_NE(resolve_drag(nullptr, nullptr, "a", zero, zero).error.find("built-in mechanism"),
             std::string::npos);
-  EXPECT_NE(resolve_drag(&spec, nullptr, "a", {NAN, 0, 0}, {}).error.find("finite"),
+  EXPECT_NE(resolve_drag(&spec, nullptr, "a", {NAN, 0, 0}, zero).error.find("finite"),
             std::string::npos);
 }
 
