@@ -21,7 +21,7 @@ namespace {
 using Reader = YamlReader;
 
 // "x" -> 0, "y" -> 1 at key; anything else fails.
-int axis_index(const Reader& r, const YAML::Node& n, const std::string& key) {
+int channel_axis_index(const Reader& r, const YAML::Node& n, const std::string& key) {
   const std::string a = r.string(n, key);
   if (a == "x") return 0;
   if (a == "y") return 1;
@@ -96,8 +96,8 @@ PlanarInputSpec read_drive(const Reader& r,
     read_force_drive(r, d, p, spec, in);
     if (d["axis"] && d["direction"]) r.fail(d["direction"], p + ".direction", "not with 'axis'");
     if (const YAML::Node m = d["axis"]) {
-      in.direction =
-          axis_index(r, m, p + ".axis") == 0 ? Eigen::Vector2d::UnitX() : Eigen::Vector2d::UnitY();
+      in.direction = channel_axis_index(r, m, p + ".axis") == 0 ? Eigen::Vector2d::UnitX()
+                                                                : Eigen::Vector2d::UnitY();
     }
     if (const YAML::Node m = d["direction"]) {
       in.direction = r.vec<2>(m, p + ".direction");
@@ -113,7 +113,7 @@ PlanarInputSpec read_drive(const Reader& r,
     r.check_keys(d, p, {"type", "element", "axis"});
     in.element = coupling_ref(r, r.required(d, p, "element", "a coupling force element's name"),
                               p + ".element", spec);
-    const int axis = axis_index(r, r.required(d, p, "axis", "x or y"), p + ".axis");
+    const int axis = channel_axis_index(r, r.required(d, p, "axis", "x or y"), p + ".axis");
     in.type = axis == 0 ? PlanarInputType::kCouplingX : PlanarInputType::kCouplingY;
     in.initial = spec.forces[static_cast<std::size_t>(in.element)].vector(axis);
   } else {

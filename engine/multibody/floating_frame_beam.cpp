@@ -38,7 +38,7 @@ Eigen::Matrix<double, 2, 6> element_shape(double xi, double l) noexcept {
 }
 
 // 2D rotation A(theta)
-Eigen::Matrix2d rotation(double theta) noexcept {
+Eigen::Matrix2d frame_rotation(double theta) noexcept {
   const double c = std::cos(theta);
   const double s = std::sin(theta);
   Eigen::Matrix2d a;
@@ -69,7 +69,7 @@ Eigen::Vector2d times(const Mat& s_bar, VecCRef x) noexcept {
   return out;
 }
 
-void require(bool ok, const std::string& what) {
+void require_beam(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("beam: " + what);
 }
 
@@ -81,13 +81,13 @@ std::string_view to_string(BeamSupport support) noexcept {
 
 FloatingFrameBeam::FloatingFrameBeam(const FloatingFrameBeamSpec& spec) : spec_(spec) {
   const auto positive = [](double x) { return std::isfinite(x) && x > 0.0; };
-  require(positive(spec.length), "length must be finite and > 0");
-  require(positive(spec.youngs_modulus), "youngs_modulus must be finite and > 0");
-  require(positive(spec.density), "density must be finite and > 0");
-  require(positive(spec.area), "area must be finite and > 0");
-  require(positive(spec.second_moment), "second_moment must be finite and > 0");
-  require(spec.elements >= 1 && spec.elements <= kMaxElements,
-          "elements must be in [1, " + std::to_string(kMaxElements) + "]");
+  require_beam(positive(spec.length), "length must be finite and > 0");
+  require_beam(positive(spec.youngs_modulus), "youngs_modulus must be finite and > 0");
+  require_beam(positive(spec.density), "density must be finite and > 0");
+  require_beam(positive(spec.area), "area must be finite and > 0");
+  require_beam(positive(spec.second_moment), "second_moment must be finite and > 0");
+  require_beam(spec.elements >= 1 && spec.elements <= kMaxElements,
+               "elements must be in [1, " + std::to_string(kMaxElements) + "]");
 
   // B_c: which nodal coordinates the supports remove (the body frame's reference conditions)
   const int n_nodes = spec.elements + 1;
@@ -179,7 +179,7 @@ Eigen::Vector2d FloatingFrameBeam::displacement(const BeamStation& s, VecCRef q_
 void FloatingFrameBeam::mass_matrix(VecCRef q, MatRef out_M) const noexcept {
   const int nf = n_elastic();
   const auto q_f = q.tail(nf);
-  const Eigen::Matrix2d a = rotation(q(2));
+  const Eigen::Matrix2d a = frame_rotation(q(2));
   out_M.setZero();
   out_M(0, 0) = out_M(1, 1) = mass_;
   // m_Rtheta = A I~ (int rho u0 + S_bar q_f)
@@ -203,7 +203,7 @@ void FloatingFrameBeam::quadratic_velocity(VecCRef q, VecCRef v, VecRef out) con
   const auto q_f = q.tail(nf);
   const auto qd_f = v.tail(nf);
   const double w = v(2);
-  const Eigen::Matrix2d a = rotation(q(2));
+  const Eigen::Matrix2d a = frame_rotation(q(2));
   const Eigen::Vector2d u_int = first_moment_ + times(s_bar_, q_f);
   // R: A (theta'^2 int rho u - 2 theta' I~ S_bar q_f')
   out.head<2>() = a * (w * w * u_int - 2.0 * w * turn(times(s_bar_, qd_f)));
@@ -222,7 +222,7 @@ void FloatingFrameBeam::add_applied_forces(VecCRef q,
   // L^T int rho g dV - (0, K_ff q_f), L = [I, A I~ u, A S]
   const int nf = n_elastic();
   const auto q_f = q.tail(nf);
-  const Eigen::Matrix2d a = rotation(q(2));
+  const Eigen::Matrix2d a = frame_rotation(q(2));
   out.head<2>() += mass_ * g;
   out(2) += (a * turn(first_moment_ + times(s_bar_, q_f))).dot(g);
   const Eigen::Vector2d g_body = a.transpose() * g;
@@ -253,7 +253,7 @@ double FloatingFrameBeam::kinetic_energy(VecCRef q, VecCRef v) const noexcept {
   const auto qd_f = v.tail(nf);
   const Eigen::Vector2d rd = v.head<2>();
   const double w = v(2);
-  const Eigen::Matrix2d a = rotation(q(2));
+  const Eigen::Matrix2d a = frame_rotation(q(2));
   const double m_tt = second_moment0_ + 2.0 * s0_.dot(q_f) + bilinear(m_ff_, q_f, q_f);
   const double m_tf = w0_.dot(qd_f) + bilinear(s_tilde_, qd_f, q_f);
   return 0.5 * (mass_ * rd.squaredNorm() +
@@ -270,17 +270,17 @@ double FloatingFrameBeam::strain_energy(VecCRef q) const noexcept {
 double FloatingFrameBeam::field_potential(VecCRef q, const Eigen::Vector2d& g) const noexcept {
   const auto q_f = q.tail(n_elastic());
   const Eigen::Vector2d r_int =
-      mass_ * q.head<2>() + rotation(q(2)) * (first_moment_ + times(s_bar_, q_f));
+      mass_ * q.head<2>() + frame_rotation(q(2)) * (first_moment_ + times(s_bar_, q_f));
   return -g.dot(r_int);
 }
 
 Eigen::Vector2d FloatingFrameBeam::point_position(VecCRef q, const BeamStation& s) const noexcept {
   const Eigen::Vector2d u = Eigen::Vector2d(s.x, 0.0) + displacement(s, q.tail(n_elastic()));
-  return q.head<2>() + rotation(q(2)) * u;
+  return q.head<2>() + frame_rotation(q(2)) * u;
 }
 
 void FloatingFrameBeam::point_jacobian(VecCRef q, const BeamStation& s, MatRef out) const noexcept {
-  const Eigen::Matrix2d a = rotation(q(2));
+  const Eigen::Matrix2d a = frame_rotation(q(2));
   const Eigen::Vector2d u = Eigen::Vector2d(s.x, 0.0) + displacement(s, q.tail(n_elastic()));
   out.setZero();
   out(0, 0) = out(1, 1) = 1.0;
@@ -297,7 +297,7 @@ void FloatingFrameBeam::point_velocity_jacobian(VecCRef q,
                                                 MatRef out) const noexcept {
   const int nf = n_elastic();
   const double w = v(2);
-  const Eigen::Matrix2d a = rotation(q(2));
+  const Eigen::Matrix2d a = frame_rotation(q(2));
   const Eigen::Vector2d u = Eigen::Vector2d(s.x, 0.0) + displacement(s, q.tail(nf));
   out.setZero();
   // J v = R' + theta' A I~ u + A S q_f', and d(A I~)/dtheta = A I~ I~ = -A
@@ -314,7 +314,7 @@ Eigen::Vector2d FloatingFrameBeam::point_curvature(VecCRef q,
   const int nf = n_elastic();
   const double w = v(2);
   const Eigen::Vector2d u = Eigen::Vector2d(s.x, 0.0) + displacement(s, q.tail(nf));
-  return rotation(q(2)) * (-w * w * u + 2.0 * w * turn(displacement(s, v.tail(nf))));
+  return frame_rotation(q(2)) * (-w * w * u + 2.0 * w * turn(displacement(s, v.tail(nf))));
 }
 
 }  // namespace rtmb

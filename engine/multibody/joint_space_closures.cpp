@@ -68,7 +68,7 @@ int rows_of(TreeClosureType type) noexcept {
   return 0;
 }
 
-[[noreturn]] void refuse(const std::string& what) {
+[[noreturn]] void refuse_closure(const std::string& what) {
   throw std::invalid_argument("joint-space tree: " + what);
 }
 
@@ -102,36 +102,36 @@ void JointSpaceTree::validate_closures() {
     std::array<Vec3, 3> basis{Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()};
     if (c.type == TreeClosureType::kMimic) {
       if (c.joint < 0 || c.joint >= n_joints || c.mimicked < 0 || c.mimicked >= n_joints) {
-        refuse(who + "joint out of range");
+        refuse_closure(who + "joint out of range");
       }
       if (coordinate_[static_cast<std::size_t>(c.joint)] < 0 ||
           coordinate_[static_cast<std::size_t>(c.mimicked)] < 0) {
-        refuse(who + "a mimic joint and the joint it follows must both move (not fixed)");
+        refuse_closure(who + "a mimic joint and the joint it follows must both move (not fixed)");
       }
-      if (c.joint == c.mimicked) refuse(who + "a joint cannot mimic itself");
+      if (c.joint == c.mimicked) refuse_closure(who + "a joint cannot mimic itself");
       if (under_multi_dof(spec_.joints[static_cast<std::size_t>(c.joint)].child) ||
           under_multi_dof(spec_.joints[static_cast<std::size_t>(c.mimicked)].child)) {
-        refuse(who + multi_dof);
+        refuse_closure(who + multi_dof);
       }
       if (!std::isfinite(c.multiplier) || !std::isfinite(c.offset)) {
-        refuse(who + "multiplier and offset must be finite");
+        refuse_closure(who + "multiplier and offset must be finite");
       }
     } else {
       if (c.link_a < -1 || c.link_a >= n_links || c.link_b < -1 || c.link_b >= n_links) {
-        refuse(who + "link out of range");
+        refuse_closure(who + "link out of range");
       }
-      if (c.link_a == c.link_b) refuse(who + "joins a link to itself");
-      if (under_multi_dof(c.link_a) || under_multi_dof(c.link_b)) refuse(who + multi_dof);
+      if (c.link_a == c.link_b) refuse_closure(who + "joins a link to itself");
+      if (under_multi_dof(c.link_a) || under_multi_dof(c.link_b)) refuse_closure(who + multi_dof);
       if (!c.point_a.allFinite() || !c.point_b.allFinite() || !c.axis_a.allFinite() ||
           !c.axis_b.allFinite() || !c.normal.allFinite()) {
-        refuse(who + "points, axes and normal must be finite");
+        refuse_closure(who + "points, axes and normal must be finite");
       }
       if (c.type == TreeClosureType::kPlanarRevolute) {
-        if (!(c.normal.norm() > 0.0)) refuse(who + "normal must be non-zero");
+        if (!(c.normal.norm() > 0.0)) refuse_closure(who + "normal must be non-zero");
         basis = plane_basis(c.normal.normalized());
       } else if (c.type == TreeClosureType::kRevolute) {
         if (!(c.axis_a.norm() > 0.0) || !(c.axis_b.norm() > 0.0)) {
-          refuse(who + "axes must be non-zero");
+          refuse_closure(who + "axes must be non-zero");
         }
         const std::array<Vec3, 3> normal_to_a = plane_basis(c.axis_a.normalized());
         basis = {normal_to_a[0], normal_to_a[1], c.axis_b.normalized()};

@@ -35,7 +35,7 @@ namespace {
 
 using Vec3 = Eigen::Vector3d;
 
-[[noreturn]] void refuse(const std::string& what) {
+[[noreturn]] void refuse_coupling(const std::string& what) {
   throw std::invalid_argument("joint-space tree: " + what);
 }
 
@@ -46,35 +46,36 @@ void JointSpaceTree::validate_inputs() {
   const int n_couplings = static_cast<int>(spec_.couplings.size());
   for (const TreeCouplingSpec& c : spec_.couplings) {
     const std::string who = "coupling '" + c.name + "': ";
-    if (c.link < 0 || c.link >= n_links) refuse(who + "link out of range");
+    if (c.link < 0 || c.link >= n_links) refuse_coupling(who + "link out of range");
     if (!c.point.allFinite() || !c.target.allFinite()) {
-      refuse(who + "point and target must be finite");
+      refuse_coupling(who + "point and target must be finite");
     }
     if (!(c.stiffness >= 0.0) || !(c.damping >= 0.0) || !std::isfinite(c.stiffness) ||
         !std::isfinite(c.damping)) {
-      refuse(who + "stiffness and damping must be finite and >= 0");
+      refuse_coupling(who + "stiffness and damping must be finite and >= 0");
     }
   }
   target_channel_.assign(spec_.couplings.size(), {-1, -1, -1});
   for (std::size_t i = 0; i < spec_.inputs.size(); ++i) {
     const TreeInputSpec& in = spec_.inputs[i];
     const std::string who = "input '" + in.name + "': ";
-    if (!std::isfinite(in.initial)) refuse(who + "initial value must be finite");
+    if (!std::isfinite(in.initial)) refuse_coupling(who + "initial value must be finite");
     if (in.type == TreeInputType::kJointForce) {
       const bool joint_ok =
           in.joint >= 0 && in.joint < static_cast<int>(spec_.joints.size()) &&
           tree_joint_coordinates(spec_.joints[static_cast<std::size_t>(in.joint)].type) == 1;
-      if (!joint_ok) refuse(who + "needs a revolute or prismatic joint");
-      if (!(in.limit >= 0.0) || !std::isfinite(in.limit)) refuse(who + "limit must be >= 0");
+      if (!joint_ok) refuse_coupling(who + "needs a revolute or prismatic joint");
+      if (!(in.limit >= 0.0) || !std::isfinite(in.limit))
+        refuse_coupling(who + "limit must be >= 0");
       continue;
     }
-    if (in.element < 0 || in.element >= n_couplings) refuse(who + "needs a coupling");
+    if (in.element < 0 || in.element >= n_couplings) refuse_coupling(who + "needs a coupling");
     const auto axis = static_cast<std::size_t>(static_cast<int>(in.type) -
                                                static_cast<int>(TreeInputType::kCouplingX));
     int& slot = target_channel_[static_cast<std::size_t>(in.element)][axis];
     if (slot >= 0) {
-      refuse(who + "the same target axis as input '" +
-             spec_.inputs[static_cast<std::size_t>(slot)].name + "'");
+      refuse_coupling(who + "the same target axis as input '" +
+                      spec_.inputs[static_cast<std::size_t>(slot)].name + "'");
     }
     slot = static_cast<int>(i);
   }

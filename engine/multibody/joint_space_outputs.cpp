@@ -31,7 +31,7 @@ namespace rtmb {
 namespace {
 
 // Component suffixes per JointSpaceOutputType, in declaration order (output_kinds.hpp).
-constexpr std::array<std::string_view, 11> kSuffixes{
+constexpr std::array<std::string_view, 11> kJointSpaceSuffixes{
     "",
     "",
     "x y z",
@@ -44,16 +44,16 @@ constexpr std::array<std::string_view, 11> kSuffixes{
     "fx fy fz flags energy damping",
     "w_xx w_xy w_xz w_yy w_yz w_zz stiffness damping"};
 static_assert(static_cast<std::size_t>(JointSpaceOutputType::kCouplingLinearization) + 1 ==
-              kSuffixes.size());
+              kJointSpaceSuffixes.size());
 
 }  // namespace
 
 int output_components(JointSpaceOutputType type) noexcept {
-  return detail::components_of(kSuffixes, type);
+  return detail::components_of(kJointSpaceSuffixes, type);
 }
 
 std::vector<std::string> output_suffixes(JointSpaceOutputType type) {
-  return detail::suffixes_of(kSuffixes, type);
+  return detail::suffixes_of(kJointSpaceSuffixes, type);
 }
 
 std::vector<std::string> default_output_units(JointSpaceOutputType type, bool prismatic) {

@@ -31,7 +31,7 @@ namespace {
 using Vec3 = Eigen::Vector3d;
 using Mat3 = Eigen::Matrix3d;
 
-void require(bool ok, const std::string& message) {
+void require_particles(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument(message);
 }
 
@@ -40,56 +40,62 @@ bool finite(const Vec3& x) noexcept {
 }
 
 void check_particle(int p, int n, const std::string& what) {
-  require(p >= 0 && p < n, what + ": particle index " + std::to_string(p) + " out of range");
+  require_particles(p >= 0 && p < n,
+                    what + ": particle index " + std::to_string(p) + " out of range");
 }
 
 ParticleModelSpec validated(ParticleModelSpec spec) {
-  require(spec.dimension == 2 || spec.dimension == 3,
-          "particles: dimension must be 2 or 3, got " + std::to_string(spec.dimension));
-  require(!spec.particles.empty(), "particles: the model has no particles");
+  require_particles(spec.dimension == 2 || spec.dimension == 3,
+                    "particles: dimension must be 2 or 3, got " + std::to_string(spec.dimension));
+  require_particles(!spec.particles.empty(), "particles: the model has no particles");
   const bool planar = spec.dimension == 2;
   const auto n = static_cast<int>(spec.particles.size());
   for (const ParticleSpec& p : spec.particles) {
     const std::string what = "particle '" + p.name + "'";
-    require(std::isfinite(p.mass) && p.mass > 0.0, what + ": mass must be > 0");
-    require(finite(p.position) && finite(p.velocity), what + ": position and velocity finite");
-    require(!planar || (p.position.z() == 0.0 && p.velocity.z() == 0.0),
-            what + ": a planar model has no z coordinate");
+    require_particles(std::isfinite(p.mass) && p.mass > 0.0, what + ": mass must be > 0");
+    require_particles(finite(p.position) && finite(p.velocity),
+                      what + ": position and velocity finite");
+    require_particles(!planar || (p.position.z() == 0.0 && p.velocity.z() == 0.0),
+                      what + ": a planar model has no z coordinate");
   }
-  require(finite(spec.gravity) && (!planar || spec.gravity.z() == 0.0),
-          "particles: gravity must be finite (and in the plane of a planar model)");
+  require_particles(finite(spec.gravity) && (!planar || spec.gravity.z() == 0.0),
+                    "particles: gravity must be finite (and in the plane of a planar model)");
   for (const ParticleRodSpec& r : spec.rods) {
     const std::string what = "rod '" + r.name + "'";
     if (r.i != kFixedPoint) check_particle(r.i, n, what);
     check_particle(r.j, n, what);
-    require(r.i != r.j, what + ": its two ends are the same particle");
-    require(std::isfinite(r.length) && r.length > 0.0, what + ": length must be > 0");
-    require(finite(r.anchor) && (!planar || r.anchor.z() == 0.0),
-            what + ": anchor must be finite (and in the plane)");
+    require_particles(r.i != r.j, what + ": its two ends are the same particle");
+    require_particles(std::isfinite(r.length) && r.length > 0.0, what + ": length must be > 0");
+    require_particles(finite(r.anchor) && (!planar || r.anchor.z() == 0.0),
+                      what + ": anchor must be finite (and in the plane)");
   }
   for (const TrussSpec& t : spec.trusses) {
     const std::string what = "truss '" + t.name + "'";
     check_particle(t.i, n, what);
     check_particle(t.j, n, what);
-    require(t.i != t.j, what + ": its two ends are the same particle");
-    require(std::isfinite(t.stiffness) && t.stiffness >= 0.0, what + ": stiffness must be >= 0");
-    require(std::isfinite(t.rest) && t.rest > 0.0, what + ": rest length must be > 0");
+    require_particles(t.i != t.j, what + ": its two ends are the same particle");
+    require_particles(std::isfinite(t.stiffness) && t.stiffness >= 0.0,
+                      what + ": stiffness must be >= 0");
+    require_particles(std::isfinite(t.rest) && t.rest > 0.0, what + ": rest length must be > 0");
   }
   for (const BendingSpec& b : spec.bendings) {
     const std::string what = "bending element '" + b.name + "'";
     check_particle(b.a, n, what);
     check_particle(b.b, n, what);
     check_particle(b.c, n, what);
-    require(b.a != b.b && b.a != b.c && b.b != b.c, what + ": needs three different particles");
-    require(std::isfinite(b.stiffness) && b.stiffness >= 0.0, what + ": stiffness must be >= 0");
+    require_particles(b.a != b.b && b.a != b.c && b.b != b.c,
+                      what + ": needs three different particles");
+    require_particles(std::isfinite(b.stiffness) && b.stiffness >= 0.0,
+                      what + ": stiffness must be >= 0");
   }
   for (const PulseSpec& f : spec.pulses) {
     const std::string what = "pulse '" + f.name + "'";
     check_particle(f.particle, n, what);
-    require(finite(f.peak) && (!planar || f.peak.z() == 0.0),
-            what + ": peak must be finite (and in the plane)");
-    require(std::isfinite(f.start) && f.start >= 0.0, what + ": start must be >= 0");
-    require(std::isfinite(f.duration) && f.duration > 0.0, what + ": duration must be > 0");
+    require_particles(finite(f.peak) && (!planar || f.peak.z() == 0.0),
+                      what + ": peak must be finite (and in the plane)");
+    require_particles(std::isfinite(f.start) && f.start >= 0.0, what + ": start must be >= 0");
+    require_particles(std::isfinite(f.duration) && f.duration > 0.0,
+                      what + ": duration must be > 0");
   }
   return spec;
 }

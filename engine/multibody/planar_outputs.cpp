@@ -38,7 +38,8 @@ Vec2 rotated(double th, const Vec2& s) noexcept {
   return {std::cos(th) * s.x() - std::sin(th) * s.y(), std::sin(th) * s.x() + std::cos(th) * s.y()};
 }
 
-Vec2 perp(const Vec2& x) noexcept {
+// S x: the vector x turned by +90 degrees
+Vec2 turned(const Vec2& x) noexcept {
   return {-x.y(), x.x()};
 }
 
@@ -47,30 +48,30 @@ double angle_of(VecCRef x, int body) noexcept {
 }
 
 // Component suffixes per PlanarOutputType, in declaration order (output_kinds.hpp).
-constexpr std::array<std::string_view, 13> kSuffixes{"x y theta",
-                                                     "vx vy omega",
-                                                     "x y",
-                                                     "vx vy",
-                                                     "",
-                                                     "",
-                                                     "fx fy tz",
-                                                     "fx fy",
-                                                     "",
-                                                     "",
-                                                     "",
-                                                     "fx fy flags energy damping",
-                                                     "w_xx w_xy w_yy stiffness damping"};
+constexpr std::array<std::string_view, 13> kPlanarSuffixes{"x y theta",
+                                                           "vx vy omega",
+                                                           "x y",
+                                                           "vx vy",
+                                                           "",
+                                                           "",
+                                                           "fx fy tz",
+                                                           "fx fy",
+                                                           "",
+                                                           "",
+                                                           "",
+                                                           "fx fy flags energy damping",
+                                                           "w_xx w_xy w_yy stiffness damping"};
 static_assert(static_cast<std::size_t>(PlanarOutputType::kCouplingLinearization) + 1 ==
-              kSuffixes.size());
+              kPlanarSuffixes.size());
 
 }  // namespace
 
 int output_components(PlanarOutputType type) noexcept {
-  return detail::components_of(kSuffixes, type);
+  return detail::components_of(kPlanarSuffixes, type);
 }
 
 std::vector<std::string> output_suffixes(PlanarOutputType type) {
-  return detail::suffixes_of(kSuffixes, type);
+  return detail::suffixes_of(kPlanarSuffixes, type);
 }
 
 std::vector<std::string> default_output_units(const PlanarOutputSpec& out,
@@ -267,7 +268,7 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
         } else {
           const Vec2 dd = point_velocity(s.q, s.v, jt.body_j, jt.point_j) -
                           point_velocity(s.q, s.v, jt.body_i, jt.point_i);
-          out[k++] = a.dot(dd) + angle_of(s.v, jt.body_i) * perp(a).dot(d);
+          out[k++] = a.dot(dd) + angle_of(s.v, jt.body_i) * turned(a).dot(d);
         }
         break;
       }
@@ -287,7 +288,7 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
           q_c -= b.G.block<1, 3>(k_row, 3 * body).transpose() * b.dynamics.lambda()(k_row);
         }
         const Vec2 force = q_c.head<2>();
-        const double tz = q_c.z() - perp(rotated(s.q(3 * body + 2), point)).dot(force);
+        const double tz = q_c.z() - turned(rotated(s.q(3 * body + 2), point)).dot(force);
         const double sign = on_j ? 1.0 : -1.0;
         out[k++] = sign * force.x();
         out[k++] = sign * force.y();
@@ -335,7 +336,7 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
           kkt_ok_ = b.kkt->factor();
           kkt_loaded = true;
         }
-        const Vec2 arm = perp(rotated(s.q(3 * fe.body_i + 2), fe.point_i));
+        const Vec2 arm = turned(rotated(s.q(3 * fe.body_i + 2), fe.point_i));
         Eigen::Matrix2d w;
         for (int c = 0; c < 2; ++c) {
           const Vec2 dir = c == 0 ? Vec2::UnitX() : Vec2::UnitY();

@@ -126,13 +126,13 @@ Quantity minus(const Quantity& a, const Quantity& b) noexcept {
 }
 
 // The blocks of one joint over the 14 columns (q_i, q_j); rows beyond its count are unused.
-struct JointBlocks {
+struct SpatialJointBlocks {
   Eigen::Matrix<double, kMaxRows, 1> g;
   Eigen::Matrix<double, kMaxRows, 14> G;
   Eigen::Matrix<double, kMaxRows, 14> H;
 };
 
-void dot_row(const Quantity& x, const Quantity& y, int row, JointBlocks& b) noexcept {
+void dot_row(const Quantity& x, const Quantity& y, int row, SpatialJointBlocks& b) noexcept {
   // g = x.y, G = y^T X + x^T Y, H = x'^T Y + y^T X'_q + y'^T X + x^T Y'_q
   b.g(row) = x.x.dot(y.x);
   b.G.row(row) = y.x.transpose() * x.X + x.x.transpose() * y.X;
@@ -140,7 +140,7 @@ void dot_row(const Quantity& x, const Quantity& y, int row, JointBlocks& b) noex
                  x.x.transpose() * y.Xdq;
 }
 
-void vector_rows(const Quantity& d, int row, JointBlocks& b) noexcept {
+void vector_rows(const Quantity& d, int row, SpatialJointBlocks& b) noexcept {
   b.g.segment<3>(row) = d.x;
   b.G.middleRows<3>(row) = d.X;
   b.H.middleRows<3>(row) = d.Xdq;
@@ -149,7 +149,7 @@ void vector_rows(const Quantity& d, int row, JointBlocks& b) noexcept {
 void evaluate_joint(const SpatialJointSpec& jt,
                     const BodyView& bi,
                     const BodyView& bj,
-                    JointBlocks& b) noexcept {
+                    SpatialJointBlocks& b) noexcept {
   b.g.setZero();
   b.G.setZero();
   b.H.setZero();
@@ -266,14 +266,14 @@ void joint_matrix(const SpatialModelSpec& spec,
                   const std::vector<int>& rows_at,
                   VecCRef q,
                   VecCRef w,
-                  Eigen::Matrix<double, kMaxRows, 14> JointBlocks::*block,
+                  Eigen::Matrix<double, kMaxRows, 14> SpatialJointBlocks::*block,
                   MatRef out) noexcept {
   out.setZero();
   for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
     const Eigen::Index k = 7 * static_cast<Eigen::Index>(b);
     out.block<1, 4>(static_cast<Eigen::Index>(b), k + 3) = w.segment<4>(k + 3).transpose();
   }
-  JointBlocks blk;
+  SpatialJointBlocks blk;
   for (std::size_t k = 0; k < spec.joints.size(); ++k) {
     const SpatialJointSpec& jt = spec.joints[k];
     const int rows = constraint_rows(jt.type);
@@ -301,7 +301,7 @@ void curvature_rows(const SpatialModelSpec& spec,
     out_L(static_cast<Eigen::Index>(b)) =
         v.segment<4>(7 * static_cast<Eigen::Index>(b) + 3).squaredNorm();
   }
-  JointBlocks blk;
+  SpatialJointBlocks blk;
   for (std::size_t k = 0; k < spec.joints.size(); ++k) {
     const SpatialJointSpec& jt = spec.joints[k];
     const int rows = constraint_rows(jt.type);
@@ -614,7 +614,7 @@ void SpatialMultibody::normalization_residuals(VecCRef q, VecRef out_g) const no
 
 void SpatialMultibody::constraints(double /*t*/, VecCRef q, VecRef out_g) const noexcept {
   normalization_residuals(q, out_g);
-  JointBlocks blk;
+  SpatialJointBlocks blk;
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const SpatialJointSpec& jt = spec_.joints[k];
     evaluate_joint(jt, view(q, q, jt.body_i, 0), view(q, q, jt.body_j, 7), blk);
@@ -624,19 +624,19 @@ void SpatialMultibody::constraints(double /*t*/, VecCRef q, VecRef out_g) const 
 
 void SpatialMultibody::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
   // normalization row: [0, e^T]; joints: their blocks on each body's 7 columns
-  joint_matrix(spec_, rows_, q, q, &JointBlocks::G, out_G);
+  joint_matrix(spec_, rows_, q, q, &SpatialJointBlocks::G, out_G);
 }
 
 void SpatialMultibody::curvature(double /*t*/, VecCRef q, VecCRef v, VecRef out_L) const noexcept {
   // L = H v (g_t = 0); normalization: d^2/dt^2 (e.e - 1)/2 = e.e'' + e'.e'
-  curvature_rows(spec_, rows_, q, v, out_L, [](std::size_t, int, const JointBlocks&) {});
+  curvature_rows(spec_, rows_, q, v, out_L, [](std::size_t, int, const SpatialJointBlocks&) {});
 }
 
 void SpatialMultibody::velocity_constraint_jacobian(double /*t*/,
                                                     VecCRef q,
                                                     VecCRef v,
                                                     MatRef out_Gv_q) const noexcept {
-  joint_matrix(spec_, rows_, q, v, &JointBlocks::H, out_Gv_q);
+  joint_matrix(spec_, rows_, q, v, &SpatialJointBlocks::H, out_Gv_q);
 }
 
 bool SpatialMultibody::sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const {
@@ -669,7 +669,10 @@ void scatter_normalization(const std::vector<int>& norm_slots, VecCRef q, double
 }
 
 // A joint's rows of G (its 14 columns) into their slots; -1: a ground column.
-void scatter_joint(const int* slots, int rows, const JointBlocks& blk, double* out) noexcept {
+void scatter_joint(const int* slots,
+                   int rows,
+                   const SpatialJointBlocks& blk,
+                   double* out) noexcept {
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < 14; ++c) {
       const int s = slots[14 * r + c];
@@ -684,7 +687,7 @@ void SpatialMultibody::jacobian_values(double /*t*/,
                                        VecCRef q,
                                        std::span<double> out) const noexcept {
   scatter_normalization(norm_slots_, q, out.data());
-  JointBlocks blk;
+  SpatialJointBlocks blk;
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const SpatialJointSpec& jt = spec_.joints[k];
     evaluate_joint(jt, view(q, q, jt.body_i, 0), view(q, q, jt.body_j, 7), blk);
@@ -707,7 +710,7 @@ void SpatialMultibody::jacobian_values_and_curvature(double /*t*/,
                                                      VecRef out_L) const noexcept {
   scatter_normalization(norm_slots_, q, out_jacobian.data());
   curvature_rows(spec_, rows_, q, v, out_L,
-                 [this, &out_jacobian](std::size_t k, int rows, const JointBlocks& blk) {
+                 [this, &out_jacobian](std::size_t k, int rows, const SpatialJointBlocks& blk) {
                    scatter_joint(joint_slots_.data() + joint_slot_base_[k], rows, blk,
                                  out_jacobian.data());
                  });
@@ -719,7 +722,7 @@ void SpatialMultibody::jacobian_values_and_constraints(double /*t*/,
                                                        VecRef out_g) const noexcept {
   scatter_normalization(norm_slots_, q, out_jacobian.data());
   normalization_residuals(q, out_g);
-  JointBlocks blk;
+  SpatialJointBlocks blk;
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const SpatialJointSpec& jt = spec_.joints[k];
     const int rows = constraint_rows(jt.type);

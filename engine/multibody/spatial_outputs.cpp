@@ -19,10 +19,10 @@ namespace rtmb {
 namespace {
 
 // Component suffixes per SpatialOutputType, in declaration order (output_kinds.hpp).
-constexpr std::array<std::string_view, 12> kSuffixes{
+constexpr std::array<std::string_view, 12> kSpatialSuffixes{
     "x y z", "e0 e1 e2 e3", "vx vy vz", "wx wy wz", "x y z", "vx vy vz", "",
     "",      "fx fy fz",    "",         "",         ""};
-static_assert(static_cast<std::size_t>(SpatialOutputType::kEnergy) + 1 == kSuffixes.size());
+static_assert(static_cast<std::size_t>(SpatialOutputType::kEnergy) + 1 == kSpatialSuffixes.size());
 
 // The kinds measured on a body (its pose, velocities or a point of it).
 bool on_body(SpatialOutputType type) noexcept {
@@ -34,11 +34,11 @@ bool on_body(SpatialOutputType type) noexcept {
 }  // namespace
 
 int output_components(SpatialOutputType type) noexcept {
-  return detail::components_of(kSuffixes, type);
+  return detail::components_of(kSpatialSuffixes, type);
 }
 
 std::vector<std::string> output_suffixes(SpatialOutputType type) {
-  return detail::suffixes_of(kSuffixes, type);
+  return detail::suffixes_of(kSpatialSuffixes, type);
 }
 
 std::vector<std::string> default_output_units(SpatialOutputType type) {

@@ -13,16 +13,16 @@
 namespace rtmb {
 namespace {
 
-void require(bool ok, const char* field, const char* what) {
+void require_lockstep(bool ok, const char* field, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("DeviceLockstepConfig::") + field + " " + what);
 }
 
 }  // namespace
 
 DeviceLockstep::DeviceLockstep(const DeviceLockstepConfig& config) : config_(config) {
-  require(config.period_ns > 0, "period_ns", "must be > 0 [ns]");
-  require(config.stale_after_ns == 0 || config.stale_after_ns >= 2 * config.period_ns,
-          "stale_after_ns", "must be 0 (default) or >= 2 * period_ns [ns]");
+  require_lockstep(config.period_ns > 0, "period_ns", "must be > 0 [ns]");
+  require_lockstep(config.stale_after_ns == 0 || config.stale_after_ns >= 2 * config.period_ns,
+                   "stale_after_ns", "must be 0 (default) or >= 2 * period_ns [ns]");
   stale_after_ns_ = config.stale_after_ns == 0 ? kDefaultLockstepStalePeriods * config.period_ns
                                                : config.stale_after_ns;
 }

@@ -16,25 +16,25 @@
 namespace rtmb {
 namespace {
 
-void require(bool ok, const char* field, const char* what) {
+void require_phase_lock(bool ok, const char* field, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("PhaseLockConfig::") + field + " " + what);
 }
 
 }  // namespace
 
 PhaseLock::PhaseLock(const PhaseLockConfig& config) : config_(config) {
-  require(config.period_ns > 0, "period_ns", "must be > 0 [ns]");
-  require(config.input_margin_ns >= 0 && config.input_margin_ns <= config.period_ns / 2,
-          "input_margin_ns", "must be in [0, period_ns / 2] [ns]");
+  require_phase_lock(config.period_ns > 0, "period_ns", "must be > 0 [ns]");
+  require_phase_lock(config.input_margin_ns >= 0 && config.input_margin_ns <= config.period_ns / 2,
+                     "input_margin_ns", "must be in [0, period_ns / 2] [ns]");
   // a bound above P/4 would let one tick's period shrink or grow by more than a quarter
-  require(config.max_slew_ns > 0 && config.max_slew_ns <= config.period_ns / 4, "max_slew_ns",
-          "must be in (0, period_ns / 4] [ns]");
-  require(config.gain > 0.0 && config.gain <= 1.0, "gain", "must be in (0, 1]");
-  require(config.window >= 1 && config.window <= kMaxPhaseLockWindow, "window",
-          "must be in [1, 31]");
-  require(config.min_samples >= 1 && config.min_samples <= config.window, "min_samples",
-          "must be in [1, window]");
-  require(config.stale_after_ns > 0, "stale_after_ns", "must be > 0 [ns]");
+  require_phase_lock(config.max_slew_ns > 0 && config.max_slew_ns <= config.period_ns / 4,
+                     "max_slew_ns", "must be in (0, period_ns / 4] [ns]");
+  require_phase_lock(config.gain > 0.0 && config.gain <= 1.0, "gain", "must be in (0, 1]");
+  require_phase_lock(config.window >= 1 && config.window <= kMaxPhaseLockWindow, "window",
+                     "must be in [1, 31]");
+  require_phase_lock(config.min_samples >= 1 && config.min_samples <= config.window, "min_samples",
+                     "must be in [1, window]");
+  require_phase_lock(config.stale_after_ns > 0, "stale_after_ns", "must be > 0 [ns]");
 }
 
 void PhaseLock::reset() noexcept {

@@ -35,9 +35,9 @@ class Truncated : public RecordError {
   using RecordError::RecordError;
 };
 
-class Reader {
+class ByteReader {
  public:
-  Reader(std::span<const unsigned char> d, std::string file) : d_(d), file_(std::move(file)) {}
+  ByteReader(std::span<const unsigned char> d, std::string file) : d_(d), file_(std::move(file)) {}
 
   template <class T>
   T get(const char* what) {
@@ -77,8 +77,11 @@ class Reader {
 
 // Reads one entry at `start` into rec.entries, or the end record into rec; true at the end
 // record.
-bool read_entry(
-    Reader& r, const RecordHeader& h, std::size_t start, std::int64_t& last_step, RecordFile& rec) {
+bool read_entry(ByteReader& r,
+                const RecordHeader& h,
+                std::size_t start,
+                std::int64_t& last_step,
+                RecordFile& rec) {
   const auto kind = r.get<std::uint8_t>("an entry");
   (void)r.get<std::array<std::uint8_t, 3>>("an entry");
   const auto count = r.get<std::uint32_t>("an entry");
@@ -136,7 +139,7 @@ bool read_entry(
 }  // namespace
 
 RecordFile read_record_bytes(std::span<const unsigned char> d, const std::string& path) {
-  Reader r(d, path);
+  ByteReader r(d, path);
   RecordFile rec;
   if (d.size() < sizeof kMagic || std::memcmp(d.data(), kMagic, sizeof kMagic) != 0) {
     r.fail("not an rtmb record (bad magic; expected \"RTMBREC1\")");
