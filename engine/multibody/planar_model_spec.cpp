@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/model/enum_names.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
@@ -42,6 +43,23 @@ int planar_detail::holonomic_row_count(const PlanarModelSpec& spec) {
   for (const PlanarJointSpec& j : spec.joints)
     rows += is_nonholonomic(j.type) ? 0 : constraint_rows(j.type);
   return rows;
+}
+
+std::vector<int> planar_detail::coordinate_offsets(const PlanarModelSpec& spec) {
+  // every body is rigid today: (x, y, theta) each, in body order
+  std::vector<int> offsets;
+  offsets.reserve(spec.bodies.size() + 1);
+  int at = 0;
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    offsets.push_back(at);
+    at += 3;
+  }
+  offsets.push_back(at);
+  return offsets;
+}
+
+int planar_detail::coordinate_count(const PlanarModelSpec& spec) {
+  return coordinate_offsets(spec).back();
 }
 
 int planar_detail::constraint_row_count(const PlanarModelSpec& spec) {

@@ -5,7 +5,7 @@
 //
 // In absolute coordinates M = diag(m_1, m_1, J_1, ..., m_N, m_N, J_N) and joint k's rows
 // r_k .. r_k + n_k - 1 of G have non-zeros only in the three columns of each of its two bodies
-// (the blocks G_i, G_j of evaluate_joint, planar_multibody.cpp). Column 3 b + c of G therefore
+// (the blocks G_i, G_j of evaluate_joint, planar_multibody.cpp). Column offset_b + c of G therefore
 // holds, for every joint touching body b in joint order, that joint's n_k consecutive rows:
 // ascending, as CSC requires, because joint rows are numbered in joint order. The slot of each
 // block is found once here (build_sparse_slots) so that jacobian_values() is a plain scatter of
@@ -44,7 +44,7 @@ void PlanarMultibody::build_sparse_slots() {
   // columns of its bodies
   const auto per_body = joints_of_bodies(spec_);
   jacobian_slots_.assign(spec_.joints.size(), {-1, -1, -1, -1, -1, -1});
-  int start = 0;  // first slot of column 3 b
+  int start = 0;  // first slot of body b's first column
   for (std::size_t b = 0; b < per_body.size(); ++b) {
     int column_rows = 0;
     for (const int k : per_body[b]) column_rows += constraint_rows(spec_.joints[k].type);
@@ -58,7 +58,7 @@ void PlanarMultibody::build_sparse_slots() {
       }
       offset += constraint_rows(jt.type);
     }
-    start += 3 * column_rows;
+    start += coordinate_count(static_cast<int>(b)) * column_rows;
   }
 }
 
@@ -81,8 +81,9 @@ bool PlanarMultibody::sparse_structure(SparsePattern& mass_lower, SparsePattern&
   jacobian.outer.assign(1, 0);
   jacobian.inner.clear();
   const auto per_body = joints_of_bodies(spec_);
-  for (const auto& joints : per_body) {
-    for (int c = 0; c < 3; ++c) {
+  for (std::size_t b = 0; b < per_body.size(); ++b) {
+    const std::vector<int>& joints = per_body[b];
+    for (int c = 0; c < coordinate_count(static_cast<int>(b)); ++c) {
       for (const int k : joints) {
         const int rows = constraint_rows(spec_.joints[static_cast<std::size_t>(k)].type);
         for (int r = 0; r < rows; ++r)
@@ -99,9 +100,10 @@ void PlanarMultibody::mass_values(double /*t*/,
                                   std::span<double> out) const noexcept {
   // diagonal pattern: slot c is M(c, c)
   for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    out[3 * b] = spec_.bodies[b].mass;
-    out[3 * b + 1] = spec_.bodies[b].mass;
-    out[3 * b + 2] = spec_.bodies[b].inertia;
+    const auto o = static_cast<std::size_t>(offsets_[b]);
+    out[o] = spec_.bodies[b].mass;
+    out[o + 1] = spec_.bodies[b].mass;
+    out[o + 2] = spec_.bodies[b].inertia;
   }
 }
 
@@ -112,7 +114,8 @@ void PlanarMultibody::jacobian_values(double /*t*/,
   // fused evaluations are not used, so it computes G only and each body's cos/sin once
   // (RotationCache); revolute joints skip the 3 x 3 blocks.
   planar_detail::JointBlocks blocks;
-  planar_detail::RotationCache rot;
+  const planar_detail::BodyLayout lay(offsets_.data());
+  planar_detail::RotationCache rot(lay);
   const planar_detail::JacobianScatter scatter(out.data());
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
@@ -124,8 +127,8 @@ void PlanarMultibody::jacobian_values(double /*t*/,
                        planar_detail::rotate(rj, jt.point_j), slots);
       continue;
     }
-    planar_detail::joint_jacobian(jt, planar_detail::body_block(q, jt.body_i),
-                                  planar_detail::body_block(q, jt.body_j), ri, rj, blocks);
+    planar_detail::joint_jacobian(jt, lay.block(q, jt.body_i), lay.block(q, jt.body_j), ri, rj,
+                                  blocks);
     scatter.blocks(jt, blocks, slots);
   }
 }

@@ -195,6 +195,26 @@ class PlanarMultibody final : public System {
   [[nodiscard]] const PlanarModelSpec& spec() const noexcept { return spec_; }
   /// First constraint row of joint k.
   [[nodiscard]] int joint_row(std::size_t k) const noexcept { return rows_[k]; }
+  /// First coordinate of body b in q and v (b != kGround): its (x, y, theta) are coordinates
+  /// offset .. offset + 2. Use this, not 3 b: bodies need not all have three coordinates.
+  [[nodiscard]] int coordinate_offset(int body) const noexcept {
+    return offsets_[static_cast<std::size_t>(body)];
+  }
+  /// Number of coordinates of body b (3 for a rigid body).
+  [[nodiscard]] int coordinate_count(int body) const noexcept {
+    const auto b = static_cast<std::size_t>(body);
+    return offsets_[b + 1] - offsets_[b];
+  }
+  /// World position p = r + A(theta) s of body point s (body frame) at q; the ground's points are
+  /// world points. RT-safe.
+  [[nodiscard]] Eigen::Vector2d point_position(VecCRef q,
+                                               int body,
+                                               const Eigen::Vector2d& s) const noexcept;
+  /// Its velocity p' = r' + theta' S A(theta) s. RT-safe.
+  [[nodiscard]] Eigen::Vector2d point_velocity(VecCRef q,
+                                               VecCRef v,
+                                               int body,
+                                               const Eigen::Vector2d& s) const noexcept;
 
   // curvature: L = g_qq(v, v) + g_tt with g_tt = -f''(t) on the driver rows (g_tq = 0).
   RTMB_SYSTEM_EVALUATION_OVERRIDES;
@@ -229,6 +249,8 @@ class PlanarMultibody final : public System {
   void build_sparse_slots();  // planar_sparse.cpp
 
   PlanarModelSpec spec_;
+  // first coordinate of each body, then n_q (planar_detail::coordinate_offsets)
+  std::vector<int> offsets_;
   std::vector<int> rows_;  // first constraint row per joint
   /// Per joint, the slot in jacobian_values() of G(first row, 3 b + c) for c = 0..2 of body_i
   /// (entries 0..2) and body_j (3..5); the joint's rows follow contiguously. -1 for the ground.
@@ -238,12 +260,13 @@ class PlanarMultibody final : public System {
   std::vector<std::array<int, 2>> target_channels_;
 };
 
-/// World position p = r + A(theta) s of body point s (body frame) at q; the ground's points are
-/// world points. RT-safe.
+/// World position p = r + A(theta) s of body point s (body frame) at q, for a model whose bodies
+/// all have three coordinates (q_b at 3 b; otherwise use PlanarMultibody::point_position); the
+/// ground's points are world points. RT-safe.
 [[nodiscard]] Eigen::Vector2d point_position(VecCRef q,
                                              int body,
                                              const Eigen::Vector2d& s) noexcept;
-/// Its velocity p' = r' + theta' S A(theta) s. RT-safe.
+/// Its velocity p' = r' + theta' S A(theta) s (the same layout). RT-safe.
 [[nodiscard]] Eigen::Vector2d point_velocity(VecCRef q,
                                              VecCRef v,
                                              int body,
