@@ -198,6 +198,27 @@ void FloatingFrameBeam::mass_matrix(VecCRef q, MatRef out_M) const noexcept {
   out_M.block(3, 3, nf, nf) = m_ff_;
 }
 
+void FloatingFrameBeam::mass_lower(VecCRef q, double* out) const noexcept {
+  // mass_matrix's entries on and below the diagonal, column by column (a sparse lower pattern's
+  // CSC order): column 0 (m, 0, m_Rtheta_x, (A S_bar)_x), column 1 (m, m_Rtheta_y, (A S_bar)_y),
+  // column 2 (m_thetatheta, m_thetaf), then the lower columns of m_ff
+  const int nf = n_elastic();
+  const auto q_f = q.tail(nf);
+  const Eigen::Matrix2d a = rotation(q(2));
+  const Eigen::Vector2d r_theta = a * turn(first_moment_ + times(s_bar_, q_f));
+  for (int row = 0; row < 2; ++row) {
+    *out++ = mass_;
+    if (row == 0) *out++ = 0.0;
+    *out++ = r_theta(row);
+    for (int k = 0; k < nf; ++k) *out++ = (a * s_bar_.col(k))(row);
+  }
+  *out++ = second_moment0_ + 2.0 * s0_.dot(q_f) + bilinear(m_ff_, q_f, q_f);
+  for (int k = 0; k < nf; ++k) *out++ = s_tilde_.row(k).dot(q_f) + w0_(k);
+  for (int c = 0; c < nf; ++c) {
+    for (int r = c; r < nf; ++r) *out++ = m_ff_(r, c);
+  }
+}
+
 void FloatingFrameBeam::quadratic_velocity(VecCRef q, VecCRef v, VecRef out) const noexcept {
   const int nf = n_elastic();
   const auto q_f = q.tail(nf);

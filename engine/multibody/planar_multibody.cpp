@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "engine/multibody/assembly.hpp"
+#include "engine/multibody/planar_beam_body.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
 #include "engine/multibody/virtual_coupling.hpp"
 #include "rtmb/state.hpp"
@@ -118,6 +119,15 @@ PlanarMultibody::PlanarMultibody(PlanarModelSpec spec)
              planar_detail::holonomic_row_count(spec)),
       spec_(planar_detail::validated(std::move(spec))),
       offsets_(planar_detail::coordinate_offsets(spec_)) {
+  for (const PlanarBodySpec& b : spec_.bodies) {
+    if (b.kind == PlanarBodyKind::kBeam) {
+      beams_ = std::make_shared<const planar_detail::PlanarBeamBodies>(spec_, offsets_);
+      break;
+    }
+  }
+  for (const PlanarForceSpec& f : spec_.forces) {
+    if (f.type == PlanarForceType::kGravity) gravity_ += f.vector;
+  }
   int row = 0;
   rows_.reserve(spec_.joints.size());
   for (const PlanarJointSpec& j : spec_.joints) {
@@ -237,7 +247,7 @@ void PlanarMultibody::initial_state(State& out) const {
   }
 }
 
-void PlanarMultibody::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexcept {
+void PlanarMultibody::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept {
   // M = diag(m, m, J) per body: the Newton-Euler equations about the centre of mass
   out_M.setZero();
   for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
@@ -246,6 +256,7 @@ void PlanarMultibody::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noex
     out_M(k + 1, k + 1) = spec_.bodies[b].mass;
     out_M(k + 2, k + 2) = spec_.bodies[b].inertia;
   }
+  if (beams_) beams_->mass_blocks(q, out_M);  // a beam's mass and inertia are 0 above
 }
 
 void PlanarMultibody::forces(
@@ -253,6 +264,8 @@ void PlanarMultibody::forces(
   // Generalized force of a world force F at a point p = r + u of body b: (F, (S u).F), i.e. the
   // force and its moment u x F about the centre of mass.
   out_f.setZero();
+  // a beam's Q_v - K_ff q_f + its gravity (its mass is 0 in the gravity loop below)
+  if (beams_) beams_->set_forces(q, v, gravity_, out_f);
   const BodyLayout lay(offsets_.data());
   auto add = [&out_f, &lay](int b, const Vec2& force, const Vec2& u) {
     if (b == kGround) return;
@@ -398,6 +411,10 @@ void PlanarMultibody::constraints(double t, VecCRef q, VecRef out_g) const noexc
   const Vec3 zero = Vec3::Zero();
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
+    if (beams_ && beams_->on_beam(k)) {
+      beams_->constraint_rows(k, q, out_g.data() + rows_[k]);
+      continue;
+    }
     const Rotation ri = rot.get(q, jt.body_i);
     const Rotation rj = rot.get(q, jt.body_j);
     const Vec3 qi = lay.block(q, jt.body_i);
@@ -429,6 +446,10 @@ void PlanarMultibody::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noex
   RotationCache rot(lay);
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
+    if (beams_ && beams_->on_beam(k)) {
+      beams_->jacobian_rows(k, q, rows_[k], out_G);
+      continue;
+    }
     const int rows = constraint_rows(jt.type);
     const Rotation ri = rot.get(q, jt.body_i);
     const Rotation rj = rot.get(q, jt.body_j);
@@ -448,6 +469,10 @@ void PlanarMultibody::curvature(double t, VecCRef q, VecCRef v, VecRef out_L) co
   RotationCache rot(lay);
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
+    if (beams_ && beams_->on_beam(k)) {
+      beams_->curvature_rows(k, q, v, out_L.data() + rows_[k]);
+      continue;
+    }
     const Vec3 vi = lay.block(v, jt.body_i);
     const Vec3 vj = lay.block(v, jt.body_j);
     const Rotation ri = rot.get(q, jt.body_i);
@@ -477,15 +502,17 @@ namespace {
 // (revolute and fixed joints, from u_i = A_i s_i, u_j = A_j s_j) or `block_rows(k, jt, b, vi, vj)`
 // (the other types, from evaluate_joint's blocks). v == nullptr evaluates at v = 0 (G does not
 // depend on v).
-template <class FastRows, class BlockRows>
+template <class FastRows, class BlockRows, class BeamRows>
 void fused_joint_pass(const PlanarModelSpec& spec,
+                      const planar_detail::PlanarBeamBodies* beams,
                       const BodyLayout& lay,
                       const std::vector<std::array<int, 6>>& jacobian_slots,
                       VecCRef q,
                       const VecCRef* v,
                       std::span<double> out_jacobian,
                       FastRows fast_rows,
-                      BlockRows block_rows) noexcept {
+                      BlockRows block_rows,
+                      BeamRows beam_rows) noexcept {
   JointBlocks b;
   RotationCache rot(lay);
   const planar_detail::JacobianScatter scatter(out_jacobian.data());
@@ -493,6 +520,11 @@ void fused_joint_pass(const PlanarModelSpec& spec,
   for (std::size_t k = 0; k < spec.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec.joints[k];
     const int* slots = jacobian_slots[k].data();
+    if (beams != nullptr && beams->on_beam(k)) {
+      beams->jacobian_values(k, q, slots, out_jacobian.data());
+      beam_rows(k);
+      continue;
+    }
     const Vec3 qi = lay.block(q, jt.body_i);
     const Vec3 qj = lay.block(q, jt.body_j);
     const Vec3 vi = v != nullptr ? lay.block(*v, jt.body_i) : zero;
@@ -523,12 +555,13 @@ void PlanarMultibody::jacobian_values_and_curvature(
     double t, VecCRef q, VecCRef v, std::span<double> out_jacobian, VecRef out_L) const noexcept {
   double* L = out_L.data();
   fused_joint_pass(
-      spec_, BodyLayout(offsets_.data()), jacobian_slots_, q, &v, out_jacobian,
+      spec_, beams_.get(), BodyLayout(offsets_.data()), jacobian_slots_, q, &v, out_jacobian,
       [&](std::size_t k, const PlanarJointSpec& jt, const Vec3&, const Vec3&, const Vec3& vi,
           const Vec3& vj, const Vec2& ui,
           const Vec2& uj) { revolute_curvature_rows(jt, vi.z(), vj.z(), ui, uj, L + rows_[k]); },
       [&](std::size_t k, const PlanarJointSpec& jt, const JointBlocks& b, const Vec3& vi,
-          const Vec3& vj) { block_curvature_rows(jt, b, vi, vj, t, L + rows_[k]); });
+          const Vec3& vj) { block_curvature_rows(jt, b, vi, vj, t, L + rows_[k]); },
+      [&](std::size_t k) { beams_->curvature_rows(k, q, v, L + rows_[k]); });
 }
 
 void PlanarMultibody::jacobian_values_and_constraints(double t,
@@ -537,12 +570,13 @@ void PlanarMultibody::jacobian_values_and_constraints(double t,
                                                       VecRef out_g) const noexcept {
   double* g = out_g.data();
   fused_joint_pass(
-      spec_, BodyLayout(offsets_.data()), jacobian_slots_, q, nullptr, out_jacobian,
+      spec_, beams_.get(), BodyLayout(offsets_.data()), jacobian_slots_, q, nullptr, out_jacobian,
       [&](std::size_t k, const PlanarJointSpec& jt, const Vec3& qi, const Vec3& qj, const Vec3&,
           const Vec3&, const Vec2& ui,
           const Vec2& uj) { revolute_constraint_rows(jt, qi, qj, ui, uj, g + rows_[k]); },
       [&](std::size_t k, const PlanarJointSpec& jt, const JointBlocks& b, const Vec3&,
-          const Vec3&) { block_constraint_rows(jt, b, t, g + rows_[k]); });
+          const Vec3&) { block_constraint_rows(jt, b, t, g + rows_[k]); },
+      [&](std::size_t k) { beams_->constraint_rows(k, q, g + rows_[k]); });
 }
 
 void PlanarMultibody::velocity_constraint_jacobian(double /*t*/,
@@ -554,6 +588,10 @@ void PlanarMultibody::velocity_constraint_jacobian(double /*t*/,
   const BodyLayout lay(offsets_.data());
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
+    if (beams_ && beams_->on_beam(k)) {
+      beams_->velocity_jacobian_rows(k, q, v, rows_[k], out_Gv_q);
+      continue;
+    }
     const int rows = constraint_rows(jt.type);
     const Vec3 qi = lay.block(q, jt.body_i);
     const Vec3 qj = lay.block(q, jt.body_j);
@@ -570,7 +608,10 @@ bool PlanarMultibody::inertia_jacobian(double /*t*/,
                                        VecCRef /*q*/,
                                        VecCRef /*a*/,
                                        MatRef out_K) const noexcept {
-  out_K.setZero();  // M is constant in body coordinates
+  // M is constant in body coordinates, but a beam's M_b(q_b) is not: then the implicit methods
+  // take finite differences (System::inertia_jacobian)
+  if (beams_) return false;
+  out_K.setZero();
   return true;
 }
 
@@ -581,7 +622,7 @@ double PlanarMultibody::energy(double /*t*/,
   // T = sum (m |r'|^2 + J th'^2)/2; V of every conservative element:
   //   gravity -m g.r, spring k (l - l0)^2/2 - F_act l, rotational spring k phi^2/2,
   //   constant force -F.p, constant torque -tau th
-  double e = 0.0;
+  double e = beams_ ? beams_->energy(q, v, gravity_) : 0.0;  // T + U + V of the beams
   const BodyLayout lay(offsets_.data());
   for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
     const Vec3 vb = v.segment<3>(offsets_[b]);

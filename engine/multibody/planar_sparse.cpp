@@ -18,6 +18,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/multibody/planar_beam_body.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/system.hpp"
@@ -65,16 +66,27 @@ void PlanarMultibody::build_sparse_slots() {
 bool PlanarMultibody::sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const {
   // a zero mass or inertia is a massless coordinate: valid for the dense pivoted LU (M positive
   // definite on ker G suffices, Chin Lemma 4.1), but not for the sparse LDL^T without pivoting
+  // (a beam's M_b is positive definite: its mass comes from rho a L)
   for (const PlanarBodySpec& b : spec_.bodies) {
+    if (b.kind == PlanarBodyKind::kBeam) continue;
     if (!(b.mass > 0.0) || !(b.inertia > 0.0)) return false;
   }
   const int n = n_v();
   mass_lower.rows = n;
   mass_lower.cols = n;
-  mass_lower.outer.resize(static_cast<std::size_t>(n) + 1);
-  mass_lower.inner.resize(static_cast<std::size_t>(n));
-  for (int c = 0; c <= n; ++c) mass_lower.outer[static_cast<std::size_t>(c)] = c;
-  for (int c = 0; c < n; ++c) mass_lower.inner[static_cast<std::size_t>(c)] = c;
+  // a rigid body's three columns hold their diagonal entry; a beam's n_b columns the lower
+  // triangle of its dense block M_b (column c: rows c .. n_b - 1 of the block)
+  mass_lower.outer.assign(1, 0);
+  mass_lower.inner.clear();
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    const int o = offsets_[b];
+    const int size = coordinate_count(static_cast<int>(b));
+    const bool beam = spec_.bodies[b].kind == PlanarBodyKind::kBeam;
+    for (int c = 0; c < size; ++c) {
+      for (int r = c; r < (beam ? size : c + 1); ++r) mass_lower.inner.push_back(o + r);
+      mass_lower.outer.push_back(static_cast<int>(mass_lower.inner.size()));
+    }
+  }
 
   jacobian.rows = n_lambda();
   jacobian.cols = n;
@@ -95,15 +107,28 @@ bool PlanarMultibody::sparse_structure(SparsePattern& mass_lower, SparsePattern&
   return true;
 }
 
-void PlanarMultibody::mass_values(double /*t*/,
-                                  VecCRef /*q*/,
-                                  std::span<double> out) const noexcept {
-  // diagonal pattern: slot c is M(c, c)
+void PlanarMultibody::mass_values(double /*t*/, VecCRef q, std::span<double> out) const noexcept {
+  if (!beams_) {
+    // diagonal pattern: slot c is M(c, c)
+    for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+      const auto o = static_cast<std::size_t>(offsets_[b]);
+      out[o] = spec_.bodies[b].mass;
+      out[o + 1] = spec_.bodies[b].mass;
+      out[o + 2] = spec_.bodies[b].inertia;
+    }
+    return;
+  }
+  // the pattern of sparse_structure(), body by body
+  std::size_t at = 0;
   for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    const auto o = static_cast<std::size_t>(offsets_[b]);
-    out[o] = spec_.bodies[b].mass;
-    out[o + 1] = spec_.bodies[b].mass;
-    out[o + 2] = spec_.bodies[b].inertia;
+    if (spec_.bodies[b].kind == PlanarBodyKind::kBeam) {
+      beams_->mass_lower_values(static_cast<int>(b), q, out.data() + at);
+      at += static_cast<std::size_t>(beams_->mass_lower_count(static_cast<int>(b)));
+      continue;
+    }
+    out[at++] = spec_.bodies[b].mass;
+    out[at++] = spec_.bodies[b].mass;
+    out[at++] = spec_.bodies[b].inertia;
   }
 }
 
@@ -122,6 +147,10 @@ void PlanarMultibody::jacobian_values(double /*t*/,
     const planar_detail::Rotation ri = rot.get(q, jt.body_i);
     const planar_detail::Rotation rj = rot.get(q, jt.body_j);
     const int* slots = jacobian_slots_[k].data();
+    if (beams_ && beams_->on_beam(k)) {
+      beams_->jacobian_values(k, q, slots, out.data());
+      continue;
+    }
     if (jt.type == PlanarJointType::kRevolute) {
       scatter.revolute(jt, planar_detail::rotate(ri, jt.point_i),
                        planar_detail::rotate(rj, jt.point_j), slots);

@@ -31,16 +31,51 @@
 
 namespace rtmb {
 
+namespace planar_detail {
+class PlanarBeamBodies;  // engine/multibody/planar_beam_body.hpp
+}  // namespace planar_detail
+
 /// Body index of the fixed ground (pose (0, 0, 0) for ever).
 inline constexpr int kGround = -1;
 
-/// One rigid body in the plane.
+enum class PlanarBodyKind {
+  kRigid,  ///< (x, y, theta) of the centre of mass, M = diag(m, m, J)
+  kBeam,   ///< a floating-frame Euler-Bernoulli beam (PlanarBeamSpec)
+};
+
+/// Boundary conditions of a beam body's elastic coordinates, which also fix its body frame
+/// (Shabana's reference conditions, engine/multibody/floating_frame_beam.hpp).
+enum class PlanarBeamSupport {
+  kClamped,          ///< u = v = v' = 0 at x = 0: the frame is tangent to the axis at x = 0
+  kSimplySupported,  ///< u = v = 0 at x = 0, v = 0 at x = L: the frame's x-axis is the chord
+};
+
+/// A planar floating-frame Euler-Bernoulli beam (Chin 1995 §3.12, reference
+/// post-stabilization-chin1995.md): `elements` equal elements with axial linear and transverse
+/// Hermite cubic shape functions, 3 elastic coordinates per element after the supports.
+struct PlanarBeamSpec {
+  double length = 0.0;          ///< L [m], > 0
+  double youngs_modulus = 0.0;  ///< E [Pa], > 0
+  double density = 0.0;         ///< rho [kg/m^3], > 0
+  double area = 0.0;            ///< section area a [m^2], > 0
+  double second_moment = 0.0;   ///< I of the section about its neutral axis [m^4], > 0
+  int elements = 2;             ///< >= 1
+  PlanarBeamSupport support = PlanarBeamSupport::kSimplySupported;
+};
+
+/// One body in the plane: rigid, or a beam (kind kBeam). A beam's coordinates are its body
+/// frame's (R1, R2, theta), whose origin is the end x = 0 of its axis (not the centre of mass),
+/// then its 3 * elements elastic coordinates (initially 0); pose and velocity give the frame's,
+/// mass and inertia must be 0 (rho a L and the rest come from `beam`). Only gravity acts on a
+/// beam, and only revolute joints attach to it, at a point (x, 0) of its axis, 0 <= x <= L.
 struct PlanarBodySpec {
   std::string name;
   double mass = 0.0;                                   ///< m [kg]
   double inertia = 0.0;                                ///< J about the centre of mass [kg m^2]
   Eigen::Vector3d pose = Eigen::Vector3d::Zero();      ///< (x, y, theta) [m, m, rad]
   Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  ///< (x', y', theta') [m/s, m/s, rad/s]
+  PlanarBodyKind kind = PlanarBodyKind::kRigid;
+  PlanarBeamSpec beam;  ///< kBeam only
 };
 
 enum class PlanarJointType {
@@ -252,6 +287,10 @@ class PlanarMultibody final : public System {
   // first coordinate of each body, then n_q (planar_detail::coordinate_offsets)
   std::vector<int> offsets_;
   std::vector<int> rows_;  // first constraint row per joint
+  // the beam bodies and the joints on them (nullptr: every body is rigid); shared because the
+  // type is internal (a shared_ptr deletes an incomplete type)
+  std::shared_ptr<const planar_detail::PlanarBeamBodies> beams_;
+  Eigen::Vector2d gravity_ = Eigen::Vector2d::Zero();  // sum of the kGravity fields (beams)
   /// Per joint, the slot in jacobian_values() of G(first row, 3 b + c) for c = 0..2 of body_i
   /// (entries 0..2) and body_j (3..5); the joint's rows follow contiguously. -1 for the ground.
   std::vector<std::array<int, 6>> jacobian_slots_;
