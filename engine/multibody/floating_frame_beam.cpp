@@ -24,7 +24,7 @@ constexpr std::array<double, 4> kGaussWeight{0.17392742256872693, 0.326072577431
 
 // Nodal coordinates per node: axial, transverse, slope (§3.12's element layout)
 constexpr int kPerNode = 3;
-constexpr int kMaxElements = 1000;
+constexpr int kMaxElements = kMaxBeamElements;
 
 // S_j(xi) of §3.12: axial linear, transverse Hermite cubic
 Eigen::Matrix<double, 2, 6> element_shape(double xi, double l) noexcept {

@@ -48,6 +48,10 @@
 
 namespace rtmb {
 
+/// Most elements a beam may have (FloatingFrameBeamSpec::elements): a bound on setup work and on
+/// the dense M block, far above any use (the sparse-path benchmark has 200).
+inline constexpr int kMaxBeamElements = 1000;
+
 enum class BeamSupport {
   kClamped,          ///< u = v = v' = 0 at x = 0 (a cantilever in its body frame)
   kSimplySupported,  ///< u = v = 0 at x = 0, v = 0 at x = L (Chin §3.12)
