@@ -13,12 +13,14 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "engine/model_file/driven_channels.hpp"
 #include "engine/model_file/element_readers.hpp"
 #include "engine/model_file/planar_rolling_joints.hpp"
+#include "engine/multibody/floating_frame_beam.hpp"
 
 namespace rtmb::detail {
 
@@ -26,13 +28,53 @@ namespace {
 
 using Reader = YamlReader;
 
+// A `kind: beam` body's beam (docs/model-format.md, "Beam bodies"; Chin 1995 §3.12): every
+// value required, each checked here so that the error names its key and line.
+PlanarBeamSpec read_beam(const Reader& r, const YAML::Node& b, const std::string& p) {
+  PlanarBeamSpec beam;
+  beam.length = r.positive(r.required(b, p, "length", "m"), p + ".length");
+  beam.youngs_modulus = r.positive(r.required(b, p, "youngs_modulus", "Pa"), p + ".youngs_modulus");
+  beam.density = r.positive(r.required(b, p, "density", "kg/m^3"), p + ".density");
+  beam.area = r.positive(r.required(b, p, "area", "m^2"), p + ".area");
+  beam.second_moment = r.positive(r.required(b, p, "second_moment", "m^4"), p + ".second_moment");
+  const YAML::Node e = r.required(b, p, "elements", "number of equal elements");
+  const long long elements = r.integer(e, p + ".elements");
+  if (elements < 1 || elements > kMaxBeamElements) {
+    r.fail(e, p + ".elements", "must be in [1, " + std::to_string(kMaxBeamElements) + "]");
+  }
+  beam.elements = static_cast<int>(elements);
+  const YAML::Node sup = r.required(b, p, "support", "clamped or simply_supported");
+  const std::string support = r.string(sup, p + ".support");
+  if (support == "clamped") {
+    beam.support = PlanarBeamSupport::kClamped;
+  } else if (support == "simply_supported") {
+    beam.support = PlanarBeamSupport::kSimplySupported;
+  } else {
+    r.fail(sup, p + ".support",
+           "unknown support '" + support + "' (valid: clamped, simply_supported)");
+  }
+  return beam;
+}
+
 void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   if (!n.IsSequence() || n.size() == 0) r.fail(n, "bodies", "expected a non-empty list of bodies");
   for (std::size_t k = 0; k < n.size(); ++k) {
     const YAML::Node b = n[k];
     const std::string p = "bodies[" + std::to_string(k) + "]";
-    r.check_keys(b, p, {"name", "mass", "inertia", "pose", "velocity"});
     PlanarBodySpec body;
+    std::string kind = "rigid";
+    if (const YAML::Node m = b["kind"]) kind = r.string(m, p + ".kind");
+    if (kind == "beam") {
+      r.check_keys(b, p,
+                   {"name", "kind", "length", "youngs_modulus", "density", "area", "second_moment",
+                    "elements", "support", "pose", "velocity"});
+      body.kind = PlanarBodyKind::kBeam;
+      body.beam = read_beam(r, b, p);
+    } else if (kind == "rigid") {
+      r.check_keys(b, p, {"name", "kind", "mass", "inertia", "pose", "velocity"});
+    } else {
+      r.fail(b["kind"], p + ".kind", "unknown body kind '" + kind + "' (valid: rigid, beam)");
+    }
     const YAML::Node name = r.required(b, p, "name", "every body needs a name");
     body.name = item_name(r, b, p, "");
     for (const PlanarBodySpec& other : spec.bodies) {
@@ -40,9 +82,11 @@ void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
         r.fail(name, p + ".name", "duplicate body name '" + body.name + "'");
       }
     }
-    body.mass = r.positive(r.required(b, p, "mass", "kg"), p + ".mass");
-    body.inertia =
-        r.positive(r.required(b, p, "inertia", "kg*m^2 about the centre of mass"), p + ".inertia");
+    if (body.kind == PlanarBodyKind::kRigid) {
+      body.mass = r.positive(r.required(b, p, "mass", "kg"), p + ".mass");
+      body.inertia = r.positive(r.required(b, p, "inertia", "kg*m^2 about the centre of mass"),
+                                p + ".inertia");
+    }
     if (const YAML::Node m = b["pose"]) body.pose = r.vec<3>(m, p + ".pose");
     if (const YAML::Node m = b["velocity"]) body.velocity = r.vec<3>(m, p + ".velocity");
     spec.bodies.push_back(std::move(body));
@@ -125,6 +169,29 @@ PlanarJointSpec read_driver(const Reader& r,
   return d;
 }
 
+// A joint on a beam body (PlanarBodySpec): a revolute joint at a point (x, 0) of its axis,
+// 0 <= x <= length, the limits planar_model_spec.cpp enforces, reported here with the line.
+void check_beam_attachment(const Reader& r,
+                           const YAML::Node& j,
+                           const std::string& p,
+                           const PlanarModelSpec& spec,
+                           const PlanarJointSpec& jt) {
+  for (const auto& [b, point, key] : {std::tuple{jt.body_i, jt.point_i, "point_i"},
+                                      std::tuple{jt.body_j, jt.point_j, "point_j"}}) {
+    if (b == kGround) continue;
+    const PlanarBodySpec& body = spec.bodies[static_cast<std::size_t>(b)];
+    if (body.kind != PlanarBodyKind::kBeam) continue;
+    if (jt.type != PlanarJointType::kRevolute) {
+      r.fail(j["type"], p + ".type", "only revolute joints attach to the beam '" + body.name + "'");
+    }
+    if (point.y() != 0.0 || !(point.x() >= 0.0 && point.x() <= body.beam.length)) {
+      const YAML::Node at = j[key];
+      r.fail(at ? at : j, Reader::join(p, key),
+             "a point of the beam '" + body.name + "' must be [x, 0] with 0 <= x <= length");
+    }
+  }
+}
+
 void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
   if (!n.IsSequence()) r.fail(n, "joints", "expected a list of joints");
   std::vector<PlanarJointSpec> nonholonomic;  // appended last (planar_rolling_joints.hpp)
@@ -159,6 +226,7 @@ void read_joints(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     }
     read_body_pair(r, j, p, spec, "joins a body to itself", jt.body_i, jt.body_j, jt.point_i,
                    jt.point_j);
+    check_beam_attachment(r, j, p, spec, jt);
     const bool prismatic = jt.type == PlanarJointType::kPrismatic;
     const bool angled = prismatic || jt.type == PlanarJointType::kFixed;
     const bool distance = jt.type == PlanarJointType::kDistance;

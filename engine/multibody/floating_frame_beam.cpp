@@ -24,7 +24,7 @@ constexpr std::array<double, 4> kGaussWeight{0.17392742256872693, 0.326072577431
 
 // Nodal coordinates per node: axial, transverse, slope (§3.12's element layout)
 constexpr int kPerNode = 3;
-constexpr int kMaxElements = 1000;
+constexpr int kMaxElements = kMaxBeamElements;
 
 // S_j(xi) of §3.12: axial linear, transverse Hermite cubic
 Eigen::Matrix<double, 2, 6> element_shape(double xi, double l) noexcept {
@@ -196,6 +196,27 @@ void FloatingFrameBeam::mass_matrix(VecCRef q, MatRef out_M) const noexcept {
   out_M.col(2).segment(3, nf) += w0_;
   out_M.row(2).segment(3, nf) = out_M.col(2).segment(3, nf).transpose();
   out_M.block(3, 3, nf, nf) = m_ff_;
+}
+
+void FloatingFrameBeam::mass_lower(VecCRef q, double* out) const noexcept {
+  // mass_matrix's entries on and below the diagonal, column by column (a sparse lower pattern's
+  // CSC order): column 0 (m, 0, m_Rtheta_x, (A S_bar)_x), column 1 (m, m_Rtheta_y, (A S_bar)_y),
+  // column 2 (m_thetatheta, m_thetaf), then the lower columns of m_ff
+  const int nf = n_elastic();
+  const auto q_f = q.tail(nf);
+  const Eigen::Matrix2d a = frame_rotation(q(2));
+  const Eigen::Vector2d r_theta = a * turn(first_moment_ + times(s_bar_, q_f));
+  for (int row = 0; row < 2; ++row) {
+    *out++ = mass_;
+    if (row == 0) *out++ = 0.0;
+    *out++ = r_theta(row);
+    for (int k = 0; k < nf; ++k) *out++ = (a * s_bar_.col(k))(row);
+  }
+  *out++ = second_moment0_ + 2.0 * s0_.dot(q_f) + bilinear(m_ff_, q_f, q_f);
+  for (int k = 0; k < nf; ++k) *out++ = s_tilde_.row(k).dot(q_f) + w0_(k);
+  for (int c = 0; c < nf; ++c) {
+    for (int r = c; r < nf; ++r) *out++ = m_ff_(r, c);
+  }
 }
 
 void FloatingFrameBeam::quadratic_velocity(VecCRef q, VecCRef v, VecRef out) const noexcept {

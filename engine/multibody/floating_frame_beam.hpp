@@ -48,6 +48,10 @@
 
 namespace rtmb {
 
+/// Most elements a beam may have (FloatingFrameBeamSpec::elements): a bound on setup work and on
+/// the dense M block, far above any use (the sparse-path benchmark has 200).
+inline constexpr int kMaxBeamElements = 1000;
+
 enum class BeamSupport {
   kClamped,          ///< u = v = v' = 0 at x = 0 (a cantilever in its body frame)
   kSimplySupported,  ///< u = v = 0 at x = 0, v = 0 at x = L (Chin §3.12)
@@ -100,6 +104,9 @@ class FloatingFrameBeam {
   // and write n_coordinates()-sized blocks.
   /// M(q), the blocks above; out_M is n_coordinates() square.
   void mass_matrix(VecCRef q, MatRef out_M) const noexcept;
+  /// The entries of mass_matrix(q) on and below the diagonal, column by column (the CSC order of
+  /// a lower-triangular pattern), n (n + 1) / 2 of them with n = n_coordinates().
+  void mass_lower(VecCRef q, double* out) const noexcept;
   /// Q_v(q, v), the quadratic-velocity vector above.
   void quadratic_velocity(VecCRef q, VecCRef v, VecRef out) const noexcept;
   /// Generalized force of a uniform field g (per unit mass, world) and minus the elastic force:

@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <vector>
 
 #include "rtmb/models/planar_multibody.hpp"
 
@@ -29,13 +30,18 @@ struct Rotation {
   static Rotation of(double th) noexcept { return {std::cos(th), std::sin(th)}; }
 };
 
+/// S x = (-x_y, x_x): the vector x turned by +90 degrees (S = dA/dth A^T).
+inline Eigen::Vector2d perp(const Eigen::Vector2d& x) noexcept {
+  return {-x.y(), x.x()};
+}
+
 /// A(th) s with cos and sin known: (c s_x - s s_y, s s_x + c s_y).
 inline Eigen::Vector2d rotate(const Rotation& a, const Eigen::Vector2d& s) noexcept {
   return {a.c * s.x() - a.s * s.y(), a.s * s.x() + a.c * s.y()};
 }
 
-/// g, G_i, G_j, H_i, H_j of joint `jt` (equations in planar_multibody.cpp), with A(th_i), A(th_j)
-/// given (ri, rj: Rotation::of(qi.z()), Rotation::of(qj.z())). RT-safe.
+/// g, G_i, G_j, H_i, H_j of joint `jt` (equations in planar_joint_blocks.cpp), with A(th_i),
+/// A(th_j) given (ri, rj: Rotation::of(qi.z()), Rotation::of(qj.z())). RT-safe.
 void evaluate_joint(const PlanarJointSpec& jt,
                     const Eigen::Vector3d& qi,
                     const Eigen::Vector3d& qj,
@@ -44,6 +50,21 @@ void evaluate_joint(const PlanarJointSpec& jt,
                     const Eigen::Vector3d& vi,
                     const Eigen::Vector3d& vj,
                     JointBlocks& b) noexcept;
+
+/// Row r of the blocks of g = n . (p_j - p_i), n = A(th_i) c the world image of a direction c
+/// fixed in body i (a prismatic joint's normal row, a prismatic driver's displacement row, an
+/// axial spring's coordinate), u_j = A(th_j) s_j and the points p_i, p_j given. RT-safe.
+void direction_row(const Eigen::Vector2d& c,
+                   int r,
+                   const Rotation& ri,
+                   const Eigen::Vector3d& qi,
+                   const Eigen::Vector3d& qj,
+                   const Eigen::Vector3d& vi,
+                   const Eigen::Vector3d& vj,
+                   const Eigen::Vector2d& uj,
+                   const Eigen::Vector2d& pi,
+                   const Eigen::Vector2d& pj,
+                   JointBlocks& b) noexcept;
 
 /// Only G_i, G_j (rows beyond constraint_rows(type) untouched), the same numbers evaluate_joint
 /// writes: for revolute and fixed joints without computing g or H (the sparse G assembly runs 7
@@ -55,11 +76,28 @@ void joint_jacobian(const PlanarJointSpec& jt,
                     const Rotation& rj,
                     JointBlocks& b) noexcept;
 
-/// q_b (or v_b) of body b; the ground is at rest at the origin. RT-safe.
-inline Eigen::Vector3d body_block(VecCRef x, int b) noexcept {
-  if (b == kGround) return Eigen::Vector3d::Zero();
-  return x.segment<3>(3 * b);
-}
+/// Where each body's coordinates start in q (and v, laid out alike):
+/// PlanarMultibody::coordinate_offsets(). A body's reference coordinates (x, y, theta) come first
+/// and any further (elastic) coordinates after them, so the rigid part of a joint or force reads
+/// the same three numbers whatever the body's kind. RT-safe; a view, the offsets must outlive it.
+class BodyLayout {
+ public:
+  explicit BodyLayout(const int* offsets) noexcept : offsets_(offsets) {}
+  /// First coordinate of body b (b != kGround).
+  [[nodiscard]] int offset(int b) const noexcept { return offsets_[b]; }
+  /// q_b (or v_b) = (x, y, theta) of body b; the ground is at rest at the origin.
+  [[nodiscard]] Eigen::Vector3d block(VecCRef x, int b) const noexcept {
+    if (b == kGround) return Eigen::Vector3d::Zero();
+    return x.segment<3>(offsets_[b]);
+  }
+  /// theta of body b (or its rate theta'); 0 for the ground.
+  [[nodiscard]] double angle(VecCRef x, int b) const noexcept {
+    return b == kGround ? 0.0 : x(offsets_[b] + 2);
+  }
+
+ private:
+  const int* offsets_;
+};
 
 /// Writes joints' blocks of G into the CSC values of sparse_structure() (planar_sparse.cpp), given
 /// each joint's six slots (PlanarMultibody::jacobian_slots_): a joint's rows are contiguous in each
@@ -118,6 +156,7 @@ class JacobianScatter {
 /// (a local, so that the const evaluation methods stay reentrant).
 class RotationCache {
  public:
+  explicit RotationCache(BodyLayout layout) noexcept : layout_(layout) {}
   Rotation get(VecCRef q, int b) noexcept {
     if (b == kGround) return {};
     if (body_[0] == b) return rot_[0];
@@ -125,16 +164,22 @@ class RotationCache {
     const int older = next_;
     next_ ^= 1;
     body_[older] = b;
-    rot_[older] = Rotation::of(q(3 * b + 2));
+    rot_[older] = Rotation::of(layout_.angle(q, b));
     return rot_[older];
   }
 
  private:
+  BodyLayout layout_;
   int body_[2] = {kGround, kGround};
   Rotation rot_[2];
   int next_ = 0;  ///< the slot to overwrite next (the less recently computed)
 };
 
+/// Number of coordinates of the spec's bodies, 3 per rigid body (planar_model_spec.cpp).
+[[nodiscard]] int coordinate_count(const PlanarModelSpec& spec);
+/// First coordinate of each body in q and v, in body order, then the total coordinate_count(spec)
+/// (bodies.size() + 1 entries): body b holds coordinates offsets[b] .. offsets[b + 1] - 1.
+[[nodiscard]] std::vector<int> coordinate_offsets(const PlanarModelSpec& spec);
 /// Number of constraint rows of the spec's joints (planar_model_spec.cpp).
 [[nodiscard]] int constraint_row_count(const PlanarModelSpec& spec);
 /// The rows of those that are holonomic (all but the knife edges' and the no-slip rows).

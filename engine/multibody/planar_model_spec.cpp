@@ -9,8 +9,10 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/model/enum_names.hpp"
+#include "engine/multibody/planar_beam_body.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
 #include "engine/multibody/spec_checks.hpp"
 #include "rtmb/models/planar_multibody.hpp"
@@ -42,6 +44,31 @@ int planar_detail::holonomic_row_count(const PlanarModelSpec& spec) {
   for (const PlanarJointSpec& j : spec.joints)
     rows += is_nonholonomic(j.type) ? 0 : constraint_rows(j.type);
   return rows;
+}
+
+std::vector<int> planar_detail::coordinate_offsets(const PlanarModelSpec& spec) {
+  // (x, y, theta) per rigid body; a beam's (R1, R2, theta, q_f), in body order
+  std::vector<int> offsets;
+  offsets.reserve(spec.bodies.size() + 1);
+  int at = 0;
+  for (const PlanarBodySpec& b : spec.bodies) {
+    offsets.push_back(at);
+    if (b.kind != PlanarBodyKind::kBeam) {
+      at += 3;
+      continue;
+    }
+    try {  // the beam validates its own values (FloatingFrameBeam)
+      at += FloatingFrameBeam(beam_spec(b.beam)).n_coordinates();
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("body '" + b.name + "': " + e.what());
+    }
+  }
+  offsets.push_back(at);
+  return offsets;
+}
+
+int planar_detail::coordinate_count(const PlanarModelSpec& spec) {
+  return coordinate_offsets(spec).back();
 }
 
 int planar_detail::constraint_row_count(const PlanarModelSpec& spec) {
@@ -114,11 +141,32 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
                                   "velocity finite");
     }
   }
+  const auto is_beam = [&spec](int b) {
+    return b != kGround && spec.bodies[static_cast<std::size_t>(b)].kind == PlanarBodyKind::kBeam;
+  };
+  for (const PlanarBodySpec& b : spec.bodies) {
+    if (b.kind == PlanarBodyKind::kBeam && (b.mass != 0.0 || b.inertia != 0.0)) {
+      throw std::invalid_argument("body '" + b.name +
+                                  "': a beam's mass and inertia must be 0 (they follow from "
+                                  "density, area and length)");
+    }
+  }
   for (PlanarJointSpec& j : spec.joints) {
     const std::string what = "joint '" + j.name + "'";
     detail::check_body(j.body_i, n, what);
     detail::check_body(j.body_j, n, what);
     if (j.body_i == j.body_j) throw std::invalid_argument(what + " joins a body to itself");
+    for (const auto& [b, point] :
+         {std::pair{j.body_i, j.point_i}, std::pair{j.body_j, j.point_j}}) {
+      if (!is_beam(b)) continue;
+      const double length = spec.bodies[static_cast<std::size_t>(b)].beam.length;
+      if (j.type != PlanarJointType::kRevolute) {
+        throw std::invalid_argument(what + ": only revolute joints attach to a beam");
+      }
+      if (point.y() != 0.0 || !(point.x() >= 0.0 && point.x() <= length)) {
+        throw std::invalid_argument(what + ": a beam's point must be (x, 0) with 0 <= x <= length");
+      }
+    }
     if (j.type == PlanarJointType::kPrismatic || j.type == PlanarJointType::kPrismaticDriver) {
       detail::normalize_or_throw(j.axis, what + ": zero axis");
     }
@@ -146,6 +194,9 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
     }
     detail::check_body(f.body_i, n, what);
     detail::check_body(f.body_j, n, what);
+    if (f.type != PlanarForceType::kGravity && (is_beam(f.body_i) || is_beam(f.body_j))) {
+      throw std::invalid_argument(what + ": only gravity acts on a beam");
+    }
     if ((f.type == PlanarForceType::kSpringDamper ||
          f.type == PlanarForceType::kRotationalSpring) &&
         f.body_i == f.body_j) {
@@ -164,6 +215,15 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
     }
   }
   validate_inputs(spec);
+  for (const PlanarInputSpec& in : spec.inputs) {
+    const bool on_beam =
+        ((in.type == PlanarInputType::kForce || in.type == PlanarInputType::kTorque) &&
+         is_beam(in.body)) ||
+        (in.type == PlanarInputType::kMotor &&
+         (is_beam(spec.joints[static_cast<std::size_t>(in.joint)].body_i) ||
+          is_beam(spec.joints[static_cast<std::size_t>(in.joint)].body_j)));
+    if (on_beam) throw std::invalid_argument("input '" + in.name + "': acts on a beam");
+  }
   return spec;
 }
 

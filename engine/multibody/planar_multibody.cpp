@@ -13,7 +13,9 @@
 // g_t = -f'(t) and L gains g_tt = -f''(t) (g_tq = 0); evaluate_joint() computes c only and the
 // System subtracts f, so the blocks do not depend on t. Each joint therefore evaluates, for its two
 // bodies i and j, fixed-size blocks g (up to 3 rows), G_i, G_j, H_i, H_j (3 x 3); the System
-// scatters them into the global rows of the joint and the columns of its bodies. Nothing here
+// scatters them into the global rows of the joint and the columns of its bodies (the blocks:
+// planar_joint_blocks.cpp; a body's columns start at its coordinate offset, PlanarMultibody::
+// coordinate_offset, not at 3 b, so that bodies may have more coordinates). Nothing here
 // allocates after construction: the blocks are Eigen fixed-size matrices on the stack.
 #include "rtmb/models/planar_multibody.hpp"
 
@@ -26,17 +28,17 @@
 #include <vector>
 
 #include "engine/multibody/assembly.hpp"
+#include "engine/multibody/planar_beam_body.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
-#include "engine/multibody/planar_knife_edge.hpp"
-#include "engine/multibody/planar_rolling_wheel.hpp"
 #include "engine/multibody/virtual_coupling.hpp"
 #include "rtmb/state.hpp"
 
 namespace rtmb {
 
-using planar_detail::body_block;
+using planar_detail::BodyLayout;
 using planar_detail::evaluate_joint;
 using planar_detail::JointBlocks;
+using planar_detail::perp;
 using planar_detail::rotate;  // A(th) s from a known Rotation (the same products as rotate(th, s))
 using planar_detail::Rotation;
 using planar_detail::RotationCache;
@@ -46,11 +48,6 @@ namespace {
 using Vec2 = Eigen::Vector2d;
 using Vec3 = Eigen::Vector3d;
 using Mat3 = Eigen::Matrix3d;
-
-// S x: the vector x turned by +90 degrees
-Vec2 perp(const Vec2& x) noexcept {
-  return {-x.y(), x.x()};
-}
 
 Vec2 rotate(double th, const Vec2& s) noexcept {
   const double c = std::cos(th);
@@ -74,168 +71,9 @@ SpringEnds spring_ends(const PlanarForceSpec& f, const Vec3& qi, const Vec3& qj)
 }
 
 // phi = th_j - th_i - rest of a rotational spring-damper
-double spring_angle(const PlanarForceSpec& f, VecCRef q) noexcept {
-  return body_block(q, f.body_j).z() - body_block(q, f.body_i).z() - f.rest;
+double spring_angle(const PlanarForceSpec& f, const BodyLayout& lay, VecCRef q) noexcept {
+  return lay.block(q, f.body_j).z() - lay.block(q, f.body_i).z() - f.rest;
 }
-
-}  // namespace
-
-namespace {
-
-// Row r of the blocks of g = n . (p_j - p_i), n = A_i c the world image of a direction c fixed
-// in body i (the prismatic joint's normal row and the prismatic driver's displacement row). With
-// w = r_j + u_j - r_i (= d + u_i) and dn/dth_i = S n:
-//   dg/dq_i = [-n^T, (S n).w],  dg/dq_j = [n^T, n.(S u_j)]
-//   G v = n.(r_j' - r_i') + w_j n.(S u_j) + w_i (S n).w, differentiated:
-//   H_i = [-w_i (S n)^T, (S n).(r_j' - r_i') + w_j n.u_j - w_i n.w]
-//   H_j = [ w_i (S n)^T, (w_i - w_j) n.u_j]
-void direction_row(const Vec2& c,
-                   int r,
-                   const Rotation& ri,
-                   const Vec3& qi,
-                   const Vec3& qj,
-                   const Vec3& vi,
-                   const Vec3& vj,
-                   const Vec2& uj,
-                   const Vec2& pi,
-                   const Vec2& pj,
-                   JointBlocks& b) noexcept {
-  const double wi = vi.z();
-  const double wj = vj.z();
-  const Vec2 n = rotate(ri, c);
-  const Vec2 sn = perp(n);
-  const Vec2 w = qj.head<2>() + uj - qi.head<2>();
-  const Vec2 dr = vj.head<2>() - vi.head<2>();
-  b.g(r) = n.dot(pj - pi);
-  b.gi.block<1, 2>(r, 0) = -n.transpose();
-  b.gi(r, 2) = sn.dot(w);
-  b.gj.block<1, 2>(r, 0) = n.transpose();
-  b.gj(r, 2) = n.dot(perp(uj));
-  b.hi.block<1, 2>(r, 0) = -wi * sn.transpose();
-  b.hi(r, 2) = sn.dot(dr) + wj * n.dot(uj) - wi * n.dot(w);
-  b.hj.block<1, 2>(r, 0) = wi * sn.transpose();
-  b.hj(r, 2) = (wi - wj) * n.dot(uj);
-}
-
-}  // namespace
-
-// shared with planar_sparse.cpp through planar_joint_blocks.hpp
-void planar_detail::evaluate_joint(const PlanarJointSpec& jt,
-                                   const Vec3& qi,
-                                   const Vec3& qj,
-                                   const Rotation& ri,
-                                   const Rotation& rj,
-                                   const Vec3& vi,
-                                   const Vec3& vj,
-                                   JointBlocks& b) noexcept {
-  b = JointBlocks{};
-  const Vec2 ui = rotate(ri, jt.point_i);
-  const Vec2 uj = rotate(rj, jt.point_j);
-  const double wi = vi.z();
-  const double wj = vj.z();
-  const Vec2 pi = qi.head<2>() + ui;
-  const Vec2 pj = qj.head<2>() + uj;
-  const Vec2 dpi = vi.head<2>() + wi * perp(ui);  // p_i'
-  const Vec2 dpj = vj.head<2>() + wj * perp(uj);  // p_j'
-  switch (jt.type) {
-    case PlanarJointType::kRevolute:
-    case PlanarJointType::kFixed: {
-      // g = p_i - p_j (2 rows): G_i = [I, S u_i], G_j = -[I, S u_j];
-      // H_i = [0, -w_i u_i], H_j = [0, w_j u_j]
-      b.g.head<2>() = pi - pj;
-      b.gi.block<2, 2>(0, 0).setIdentity();
-      b.gi.block<2, 1>(0, 2) = perp(ui);
-      b.gj.block<2, 2>(0, 0) = -Eigen::Matrix2d::Identity();
-      b.gj.block<2, 1>(0, 2) = -perp(uj);
-      b.hi.block<2, 1>(0, 2) = -wi * ui;
-      b.hj.block<2, 1>(0, 2) = wj * uj;
-      if (jt.type == PlanarJointType::kFixed) {
-        // g_3 = th_j - th_i - angle: linear, H = 0
-        b.g(2) = qj.z() - qi.z() - jt.angle;
-        b.gi(2, 2) = -1.0;
-        b.gj(2, 2) = 1.0;
-      }
-      break;
-    }
-    case PlanarJointType::kPrismatic:
-      // g_1 = n . (p_j - p_i) with n = A_i S axis, the world normal of the axis: p_j stays on the
-      // line through p_i along the axis; g_2 = th_j - th_i - angle keeps the bodies from turning
-      // relative to each other.
-      direction_row(perp(jt.axis), 0, ri, qi, qj, vi, vj, uj, pi, pj, b);
-      b.g(1) = qj.z() - qi.z() - jt.angle;
-      b.gi(1, 2) = -1.0;
-      b.gj(1, 2) = 1.0;
-      break;
-    case PlanarJointType::kRevoluteDriver:
-      // g = th_j - th_i (- f(t), subtracted by the caller): linear, H = 0
-      b.g(0) = qj.z() - qi.z();
-      b.gi(0, 2) = -1.0;
-      b.gj(0, 2) = 1.0;
-      break;
-    case PlanarJointType::kPrismaticDriver:
-      // g = a_w . (p_j - p_i) (- f(t), subtracted by the caller): the displacement along the
-      // world axis a_w = A_i axis
-      direction_row(jt.axis, 0, ri, qi, qj, vi, vj, uj, pi, pj, b);
-      break;
-    case PlanarJointType::kDistance: {
-      // g = (d.d - l^2) / (2 l), d = p_j - p_i: equals |d| - l to first order and has units of
-      // length, but is smooth even at d = 0. G v = d.d'/l, so
-      //   G_i = -[d^T, d.(S u_i)]/l,  G_j = [d^T, d.(S u_j)]/l
-      //   H_i = [-d'^T, -d'.(S u_i) + w_i d.u_i]/l,  H_j = [d'^T, d'.(S u_j) - w_j d.u_j]/l
-      const double l = jt.length;
-      const Vec2 d = pj - pi;
-      const Vec2 dd = dpj - dpi;
-      b.g(0) = (d.squaredNorm() - l * l) / (2.0 * l);
-      b.gi.block<1, 2>(0, 0) = -d.transpose() / l;
-      b.gi(0, 2) = -d.dot(perp(ui)) / l;
-      b.gj.block<1, 2>(0, 0) = d.transpose() / l;
-      b.gj(0, 2) = d.dot(perp(uj)) / l;
-      b.hi.block<1, 2>(0, 0) = -dd.transpose() / l;
-      b.hi(0, 2) = (-dd.dot(perp(ui)) + wi * d.dot(ui)) / l;
-      b.hj.block<1, 2>(0, 0) = dd.transpose() / l;
-      b.hj(0, 2) = (dd.dot(perp(uj)) - wj * d.dot(uj)) / l;
-      break;
-    }
-    case PlanarJointType::kKnifeEdge:  // planar_knife_edge.hpp (g = 0, H v = L: a = 0)
-      planar_detail::knife_edge_row(jt, ri, vi, b);
-      break;
-    case PlanarJointType::kRollingContact:  // planar_rolling_wheel.hpp
-    case PlanarJointType::kRollingNoSlip:
-      planar_detail::rolling_wheel_row(jt, qj, rj, vj, b);
-      break;
-  }
-}
-
-void planar_detail::joint_jacobian(const PlanarJointSpec& jt,
-                                   const Vec3& qi,
-                                   const Vec3& qj,
-                                   const Rotation& ri,
-                                   const Rotation& rj,
-                                   JointBlocks& b) noexcept {
-  switch (jt.type) {
-    case PlanarJointType::kRevolute:
-    case PlanarJointType::kFixed:
-      // G_i = [I, S u_i], G_j = -[I, S u_j] (and the angle row [0 0 -1], [0 0 1] of a fixed
-      // joint), as in evaluate_joint: the same products, so the same bits
-      b.gi.block<2, 2>(0, 0).setIdentity();
-      b.gi.block<2, 1>(0, 2) = perp(rotate(ri, jt.point_i));
-      b.gj.block<2, 2>(0, 0) = -Eigen::Matrix2d::Identity();
-      b.gj.block<2, 1>(0, 2) = -perp(rotate(rj, jt.point_j));
-      if (jt.type == PlanarJointType::kFixed) {
-        b.gi.row(2) << 0.0, 0.0, -1.0;
-        b.gj.row(2) << 0.0, 0.0, 1.0;
-      }
-      break;
-    default: {
-      // the rarer joints: G does not depend on v, so the full evaluation at v = 0 gives it
-      const Vec3 zero = Vec3::Zero();
-      evaluate_joint(jt, qi, qj, ri, rj, zero, zero, b);
-      break;
-    }
-  }
-}
-
-namespace {
 
 // The displacement s = a_w . (p_j - p_i) along a prismatic joint's axis, its rate and gradient
 // (the blocks of the prismatic driver row): the coordinate of an axial spring-damper.
@@ -246,16 +84,16 @@ struct Axial {
   Vec3 gj = Vec3::Zero();
 };
 
-Axial axial(const PlanarJointSpec& jt, VecCRef q, VecCRef v) noexcept {
-  const Vec3 qi = body_block(q, jt.body_i);
-  const Vec3 qj = body_block(q, jt.body_j);
-  const Vec3 vi = body_block(v, jt.body_i);
-  const Vec3 vj = body_block(v, jt.body_j);
+Axial axial(const PlanarJointSpec& jt, const BodyLayout& lay, VecCRef q, VecCRef v) noexcept {
+  const Vec3 qi = lay.block(q, jt.body_i);
+  const Vec3 qj = lay.block(q, jt.body_j);
+  const Vec3 vi = lay.block(v, jt.body_i);
+  const Vec3 vj = lay.block(v, jt.body_j);
   const Vec2 uj = rotate(qj.z(), jt.point_j);
   const Vec2 pi = qi.head<2>() + rotate(qi.z(), jt.point_i);
   const Vec2 pj = qj.head<2>() + uj;
   JointBlocks b;
-  direction_row(jt.axis, 0, Rotation::of(qi.z()), qi, qj, vi, vj, uj, pi, pj, b);
+  planar_detail::direction_row(jt.axis, 0, Rotation::of(qi.z()), qi, qj, vi, vj, uj, pi, pj, b);
   Axial a;
   a.s = b.g(0);
   a.gi = b.gi.row(0).transpose();
@@ -271,11 +109,21 @@ bool is_driver(PlanarJointType type) noexcept {
 }  // namespace
 
 PlanarMultibody::PlanarMultibody(PlanarModelSpec spec)
-    : System(3 * static_cast<int>(spec.bodies.size()),
-             3 * static_cast<int>(spec.bodies.size()),
+    : System(planar_detail::coordinate_count(spec),
+             planar_detail::coordinate_count(spec),
              planar_detail::constraint_row_count(spec),
              planar_detail::holonomic_row_count(spec)),
-      spec_(planar_detail::validated(std::move(spec))) {
+      spec_(planar_detail::validated(std::move(spec))),
+      offsets_(planar_detail::coordinate_offsets(spec_)) {
+  for (const PlanarBodySpec& b : spec_.bodies) {
+    if (b.kind == PlanarBodyKind::kBeam) {
+      beams_ = std::make_shared<const planar_detail::PlanarBeamBodies>(spec_, offsets_);
+      break;
+    }
+  }
+  for (const PlanarForceSpec& f : spec_.forces) {
+    if (f.type == PlanarForceType::kGravity) gravity_ += f.vector;
+  }
   int row = 0;
   rows_.reserve(spec_.joints.size());
   for (const PlanarJointSpec& j : spec_.joints) {
@@ -334,18 +182,19 @@ void PlanarMultibody::add_input_forces(VecCRef q,
     switch (in.type) {
       case PlanarInputType::kForce: {
         const Vec2 force = u * in.direction;
-        out_f.segment<2>(3 * in.body) += force;
-        out_f(3 * in.body + 2) += perp(rotate(q(3 * in.body + 2), in.point)).dot(force);
+        const int o = coordinate_offset(in.body);
+        out_f.segment<2>(o) += force;
+        out_f(o + 2) += perp(rotate(q(o + 2), in.point)).dot(force);
         break;
       }
       case PlanarInputType::kTorque:
-        out_f(3 * in.body + 2) += u;
+        out_f(coordinate_offset(in.body) + 2) += u;
         break;
       case PlanarInputType::kMotor: {
         const PlanarJointSpec& jt = spec_.joints[static_cast<std::size_t>(in.joint)];
         const double tau = std::clamp(u, -in.limit, in.limit);
-        if (jt.body_j != kGround) out_f(3 * jt.body_j + 2) += tau;
-        if (jt.body_i != kGround) out_f(3 * jt.body_i + 2) -= tau;
+        if (jt.body_j != kGround) out_f(coordinate_offset(jt.body_j) + 2) += tau;
+        if (jt.body_i != kGround) out_f(coordinate_offset(jt.body_i) + 2) -= tau;
         break;
       }
       case PlanarInputType::kCouplingX:
@@ -367,23 +216,43 @@ Eigen::Vector2d point_velocity(VecCRef q, VecCRef v, int body, const Eigen::Vect
   return vb.head<2>() + vb.z() * perp(rotate(q(3 * body + 2), s));
 }
 
+// the free functions' expressions at the body's own offset, so the same bits
+Eigen::Vector2d PlanarMultibody::point_position(VecCRef q,
+                                                int body,
+                                                const Eigen::Vector2d& s) const noexcept {
+  if (body == kGround) return s;
+  const Vec3 qb = q.segment<3>(coordinate_offset(body));
+  return qb.head<2>() + rotate(qb.z(), s);
+}
+
+Eigen::Vector2d PlanarMultibody::point_velocity(VecCRef q,
+                                                VecCRef v,
+                                                int body,
+                                                const Eigen::Vector2d& s) const noexcept {
+  if (body == kGround) return Vec2::Zero();
+  const int o = coordinate_offset(body);
+  const Vec3 vb = v.segment<3>(o);
+  return vb.head<2>() + vb.z() * perp(rotate(q(o + 2), s));
+}
+
 void PlanarMultibody::initial_state(State& out) const {
   out = State(n_q(), n_v());
   for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    out.q.segment<3>(3 * static_cast<Eigen::Index>(b)) = spec_.bodies[b].pose;
-    out.v.segment<3>(3 * static_cast<Eigen::Index>(b)) = spec_.bodies[b].velocity;
+    out.q.segment<3>(offsets_[b]) = spec_.bodies[b].pose;
+    out.v.segment<3>(offsets_[b]) = spec_.bodies[b].velocity;
   }
 }
 
-void PlanarMultibody::mass(double /*t*/, VecCRef /*q*/, MatRef out_M) const noexcept {
+void PlanarMultibody::mass(double /*t*/, VecCRef q, MatRef out_M) const noexcept {
   // M = diag(m, m, J) per body: the Newton-Euler equations about the centre of mass
   out_M.setZero();
   for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    const Eigen::Index k = 3 * static_cast<Eigen::Index>(b);
+    const Eigen::Index k = offsets_[b];
     out_M(k, k) = spec_.bodies[b].mass;
     out_M(k + 1, k + 1) = spec_.bodies[b].mass;
     out_M(k + 2, k + 2) = spec_.bodies[b].inertia;
   }
+  if (beams_) beams_->mass_blocks(q, out_M);  // a beam's mass and inertia are 0 above
 }
 
 void PlanarMultibody::forces(
@@ -391,26 +260,29 @@ void PlanarMultibody::forces(
   // Generalized force of a world force F at a point p = r + u of body b: (F, (S u).F), i.e. the
   // force and its moment u x F about the centre of mass.
   out_f.setZero();
-  auto add = [&out_f](int b, const Vec2& force, const Vec2& u) {
+  // a beam's Q_v - K_ff q_f + its gravity (its mass is 0 in the gravity loop below)
+  if (beams_) beams_->set_forces(q, v, gravity_, out_f);
+  const BodyLayout lay(offsets_.data());
+  auto add = [&out_f, &lay](int b, const Vec2& force, const Vec2& u) {
     if (b == kGround) return;
-    out_f.segment<2>(3 * b) += force;
-    out_f(3 * b + 2) += perp(u).dot(force);
+    out_f.segment<2>(lay.offset(b)) += force;
+    out_f(lay.offset(b) + 2) += perp(u).dot(force);
   };
   for (const PlanarForceSpec& f : spec_.forces) {
     switch (f.type) {
       case PlanarForceType::kGravity:
         for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-          out_f.segment<2>(3 * static_cast<Eigen::Index>(b)) += spec_.bodies[b].mass * f.vector;
+          out_f.segment<2>(offsets_[b]) += spec_.bodies[b].mass * f.vector;
         }
         break;
       case PlanarForceType::kSpringDamper: {
         // d = p_j - p_i, l = |d|, e = d/l, l' = e.d'. Tension T = k (l - l0) + c l' - F_act
         // pulls the points together: -T e on p_j, +T e on p_i. (At l = 0 the direction is
         // undefined and the element exerts nothing.)
-        const Vec3 qi = body_block(q, f.body_i);
-        const Vec3 qj = body_block(q, f.body_j);
-        const Vec3 vi = body_block(v, f.body_i);
-        const Vec3 vj = body_block(v, f.body_j);
+        const Vec3 qi = lay.block(q, f.body_i);
+        const Vec3 qj = lay.block(q, f.body_j);
+        const Vec3 vi = lay.block(v, f.body_i);
+        const Vec3 vj = lay.block(v, f.body_j);
         const auto [ui, uj, d] = spring_ends(f, qi, qj);
         const double l = d.norm();
         if (!(l > 0.0)) break;
@@ -423,38 +295,39 @@ void PlanarMultibody::forces(
       }
       case PlanarForceType::kRotationalSpring: {
         // phi = th_j - th_i - rest; torque tau = k phi + c phi' resists on j, reacts on i
-        const double phi = spring_angle(f, q);
-        const double dphi = body_block(v, f.body_j).z() - body_block(v, f.body_i).z();
+        const double phi = spring_angle(f, lay, q);
+        const double dphi = lay.block(v, f.body_j).z() - lay.block(v, f.body_i).z();
         const double tau = f.stiffness * phi + f.damping * dphi;
-        if (f.body_i != kGround) out_f(3 * f.body_i + 2) += tau;
-        if (f.body_j != kGround) out_f(3 * f.body_j + 2) -= tau;
+        if (f.body_i != kGround) out_f(lay.offset(f.body_i) + 2) += tau;
+        if (f.body_j != kGround) out_f(lay.offset(f.body_j) + 2) -= tau;
         break;
       }
       case PlanarForceType::kForce:
-        add(f.body_i, f.vector, rotate(q(3 * f.body_i + 2), f.point_i));
+        add(f.body_i, f.vector, rotate(q(lay.offset(f.body_i) + 2), f.point_i));
         break;
       case PlanarForceType::kTorque:
-        out_f(3 * f.body_i + 2) += f.torque;
+        out_f(lay.offset(f.body_i) + 2) += f.torque;
         break;
       case PlanarForceType::kAxialSpring: {
         // generalized force -T grad s of the tension T = k (s - s0) + c s' (potential
         // k (s - s0)^2 / 2, Rayleigh dissipation c s'^2 / 2)
-        const Axial a = axial(spec_.joints[static_cast<std::size_t>(f.joint)], q, v);
+        const Axial a = axial(spec_.joints[static_cast<std::size_t>(f.joint)], lay, q, v);
         const double tension = f.stiffness * (a.s - f.rest) + f.damping * a.ds;
-        if (f.body_i != kGround) out_f.segment<3>(3 * f.body_i) -= tension * a.gi;
-        if (f.body_j != kGround) out_f.segment<3>(3 * f.body_j) -= tension * a.gj;
+        if (f.body_i != kGround) out_f.segment<3>(lay.offset(f.body_i)) -= tension * a.gi;
+        if (f.body_j != kGround) out_f.segment<3>(lay.offset(f.body_j)) -= tension * a.gj;
         break;
       }
       case PlanarForceType::kCoupling: {
         // evaluated here, inside every force evaluation, because it depends on q and v and may
         // be stiff (implicit methods differentiate it with the rest of f)
         const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
-        add(f.body_i, coupling_force(k, q, v, channels), rotate(q(3 * f.body_i + 2), f.point_i));
+        add(f.body_i, coupling_force(k, q, v, channels),
+            rotate(q(lay.offset(f.body_i) + 2), f.point_i));
         break;
       }
       case PlanarForceType::kWall: {
         const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
-        add(f.body_i, wall_force(k, q, v), rotate(q(3 * f.body_i + 2), f.point_i));
+        add(f.body_i, wall_force(k, q, v), rotate(q(lay.offset(f.body_i) + 2), f.point_i));
         break;
       }
     }
@@ -529,14 +402,19 @@ bool is_revolute_or_fixed(PlanarJointType type) noexcept {
 
 void PlanarMultibody::constraints(double t, VecCRef q, VecRef out_g) const noexcept {
   JointBlocks b;
-  RotationCache rot;
+  const BodyLayout lay(offsets_.data());
+  RotationCache rot(lay);
   const Vec3 zero = Vec3::Zero();
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
+    if (beams_ && beams_->on_beam(k)) {
+      beams_->constraint_rows(k, q, out_g.data() + rows_[k]);
+      continue;
+    }
     const Rotation ri = rot.get(q, jt.body_i);
     const Rotation rj = rot.get(q, jt.body_j);
-    const Vec3 qi = body_block(q, jt.body_i);
-    const Vec3 qj = body_block(q, jt.body_j);
+    const Vec3 qi = lay.block(q, jt.body_i);
+    const Vec3 qj = lay.block(q, jt.body_j);
     if (is_revolute_or_fixed(jt.type)) {
       // without the G and H evaluate_joint would build (3 evaluations per RK4 + PStab step)
       revolute_constraint_rows(jt, qi, qj, rotate(ri, jt.point_i), rotate(rj, jt.point_j),
@@ -560,16 +438,22 @@ void PlanarMultibody::constraint_rate(double t, VecCRef /*q*/, VecRef out_gt) co
 void PlanarMultibody::jacobian(double /*t*/, VecCRef q, MatRef out_G) const noexcept {
   out_G.setZero();
   JointBlocks b;
-  RotationCache rot;
+  const BodyLayout lay(offsets_.data());
+  RotationCache rot(lay);
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
+    if (beams_ && beams_->on_beam(k)) {
+      beams_->jacobian_rows(k, q, rows_[k], out_G);
+      continue;
+    }
     const int rows = constraint_rows(jt.type);
     const Rotation ri = rot.get(q, jt.body_i);
     const Rotation rj = rot.get(q, jt.body_j);
-    planar_detail::joint_jacobian(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), ri, rj,
-                                  b);
-    if (jt.body_i != kGround) out_G.block(rows_[k], 3 * jt.body_i, rows, 3) = b.gi.topRows(rows);
-    if (jt.body_j != kGround) out_G.block(rows_[k], 3 * jt.body_j, rows, 3) = b.gj.topRows(rows);
+    planar_detail::joint_jacobian(jt, lay.block(q, jt.body_i), lay.block(q, jt.body_j), ri, rj, b);
+    if (jt.body_i != kGround)
+      out_G.block(rows_[k], lay.offset(jt.body_i), rows, 3) = b.gi.topRows(rows);
+    if (jt.body_j != kGround)
+      out_G.block(rows_[k], lay.offset(jt.body_j), rows, 3) = b.gj.topRows(rows);
   }
 }
 
@@ -577,11 +461,16 @@ void PlanarMultibody::curvature(double t, VecCRef q, VecCRef v, VecRef out_L) co
   // L = g_tt + 2 g_tq v + g_qq(v, v) (Chin §1.1): g_qq(v, v) = H_i v_i + H_j v_j per joint; a
   // driver's g_t = -f'(t) does not depend on q (g_tq = 0) and adds g_tt = -f''(t)
   JointBlocks b;
-  RotationCache rot;
+  const BodyLayout lay(offsets_.data());
+  RotationCache rot(lay);
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
-    const Vec3 vi = body_block(v, jt.body_i);
-    const Vec3 vj = body_block(v, jt.body_j);
+    if (beams_ && beams_->on_beam(k)) {
+      beams_->curvature_rows(k, q, v, out_L.data() + rows_[k]);
+      continue;
+    }
+    const Vec3 vi = lay.block(v, jt.body_i);
+    const Vec3 vj = lay.block(v, jt.body_j);
     const Rotation ri = rot.get(q, jt.body_i);
     const Rotation rj = rot.get(q, jt.body_j);
     if (is_revolute_or_fixed(jt.type)) {
@@ -589,7 +478,7 @@ void PlanarMultibody::curvature(double t, VecCRef q, VecCRef v, VecRef out_L) co
                               out_L.data() + rows_[k]);
       continue;
     }
-    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j), ri, rj, vi, vj, b);
+    evaluate_joint(jt, lay.block(q, jt.body_i), lay.block(q, jt.body_j), ri, rj, vi, vj, b);
     block_curvature_rows(jt, b, vi, vj, t, out_L.data() + rows_[k]);
   }
 }
@@ -609,25 +498,33 @@ namespace {
 // (revolute and fixed joints, from u_i = A_i s_i, u_j = A_j s_j) or `block_rows(k, jt, b, vi, vj)`
 // (the other types, from evaluate_joint's blocks). v == nullptr evaluates at v = 0 (G does not
 // depend on v).
-template <class FastRows, class BlockRows>
+template <class FastRows, class BlockRows, class BeamRows>
 void fused_joint_pass(const PlanarModelSpec& spec,
+                      const planar_detail::PlanarBeamBodies* beams,
+                      const BodyLayout& lay,
                       const std::vector<std::array<int, 6>>& jacobian_slots,
                       VecCRef q,
                       const VecCRef* v,
                       std::span<double> out_jacobian,
                       FastRows fast_rows,
-                      BlockRows block_rows) noexcept {
+                      BlockRows block_rows,
+                      BeamRows beam_rows) noexcept {
   JointBlocks b;
-  RotationCache rot;
+  RotationCache rot(lay);
   const planar_detail::JacobianScatter scatter(out_jacobian.data());
   const Vec3 zero = Vec3::Zero();
   for (std::size_t k = 0; k < spec.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec.joints[k];
     const int* slots = jacobian_slots[k].data();
-    const Vec3 qi = body_block(q, jt.body_i);
-    const Vec3 qj = body_block(q, jt.body_j);
-    const Vec3 vi = v != nullptr ? body_block(*v, jt.body_i) : zero;
-    const Vec3 vj = v != nullptr ? body_block(*v, jt.body_j) : zero;
+    if (beams != nullptr && beams->on_beam(k)) {
+      beams->jacobian_values(k, q, slots, out_jacobian.data());
+      beam_rows(k);
+      continue;
+    }
+    const Vec3 qi = lay.block(q, jt.body_i);
+    const Vec3 qj = lay.block(q, jt.body_j);
+    const Vec3 vi = v != nullptr ? lay.block(*v, jt.body_i) : zero;
+    const Vec3 vj = v != nullptr ? lay.block(*v, jt.body_j) : zero;
     const Rotation ri = rot.get(q, jt.body_i);
     const Rotation rj = rot.get(q, jt.body_j);
     if (is_revolute_or_fixed(jt.type)) {
@@ -654,12 +551,13 @@ void PlanarMultibody::jacobian_values_and_curvature(
     double t, VecCRef q, VecCRef v, std::span<double> out_jacobian, VecRef out_L) const noexcept {
   double* L = out_L.data();
   fused_joint_pass(
-      spec_, jacobian_slots_, q, &v, out_jacobian,
+      spec_, beams_.get(), BodyLayout(offsets_.data()), jacobian_slots_, q, &v, out_jacobian,
       [&](std::size_t k, const PlanarJointSpec& jt, const Vec3&, const Vec3&, const Vec3& vi,
           const Vec3& vj, const Vec2& ui,
           const Vec2& uj) { revolute_curvature_rows(jt, vi.z(), vj.z(), ui, uj, L + rows_[k]); },
       [&](std::size_t k, const PlanarJointSpec& jt, const JointBlocks& b, const Vec3& vi,
-          const Vec3& vj) { block_curvature_rows(jt, b, vi, vj, t, L + rows_[k]); });
+          const Vec3& vj) { block_curvature_rows(jt, b, vi, vj, t, L + rows_[k]); },
+      [&](std::size_t k) { beams_->curvature_rows(k, q, v, L + rows_[k]); });
 }
 
 void PlanarMultibody::jacobian_values_and_constraints(double t,
@@ -668,12 +566,13 @@ void PlanarMultibody::jacobian_values_and_constraints(double t,
                                                       VecRef out_g) const noexcept {
   double* g = out_g.data();
   fused_joint_pass(
-      spec_, jacobian_slots_, q, nullptr, out_jacobian,
+      spec_, beams_.get(), BodyLayout(offsets_.data()), jacobian_slots_, q, nullptr, out_jacobian,
       [&](std::size_t k, const PlanarJointSpec& jt, const Vec3& qi, const Vec3& qj, const Vec3&,
           const Vec3&, const Vec2& ui,
           const Vec2& uj) { revolute_constraint_rows(jt, qi, qj, ui, uj, g + rows_[k]); },
       [&](std::size_t k, const PlanarJointSpec& jt, const JointBlocks& b, const Vec3&,
-          const Vec3&) { block_constraint_rows(jt, b, t, g + rows_[k]); });
+          const Vec3&) { block_constraint_rows(jt, b, t, g + rows_[k]); },
+      [&](std::size_t k) { beams_->constraint_rows(k, q, g + rows_[k]); });
 }
 
 void PlanarMultibody::velocity_constraint_jacobian(double /*t*/,
@@ -682,15 +581,22 @@ void PlanarMultibody::velocity_constraint_jacobian(double /*t*/,
                                                    MatRef out_Gv_q) const noexcept {
   out_Gv_q.setZero();
   JointBlocks b;
+  const BodyLayout lay(offsets_.data());
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
+    if (beams_ && beams_->on_beam(k)) {
+      beams_->velocity_jacobian_rows(k, q, v, rows_[k], out_Gv_q);
+      continue;
+    }
     const int rows = constraint_rows(jt.type);
-    evaluate_joint(jt, body_block(q, jt.body_i), body_block(q, jt.body_j),
-                   Rotation::of(body_block(q, jt.body_i).z()),
-                   Rotation::of(body_block(q, jt.body_j).z()), body_block(v, jt.body_i),
-                   body_block(v, jt.body_j), b);
-    if (jt.body_i != kGround) out_Gv_q.block(rows_[k], 3 * jt.body_i, rows, 3) = b.hi.topRows(rows);
-    if (jt.body_j != kGround) out_Gv_q.block(rows_[k], 3 * jt.body_j, rows, 3) = b.hj.topRows(rows);
+    const Vec3 qi = lay.block(q, jt.body_i);
+    const Vec3 qj = lay.block(q, jt.body_j);
+    evaluate_joint(jt, qi, qj, Rotation::of(qi.z()), Rotation::of(qj.z()), lay.block(v, jt.body_i),
+                   lay.block(v, jt.body_j), b);
+    if (jt.body_i != kGround)
+      out_Gv_q.block(rows_[k], lay.offset(jt.body_i), rows, 3) = b.hi.topRows(rows);
+    if (jt.body_j != kGround)
+      out_Gv_q.block(rows_[k], lay.offset(jt.body_j), rows, 3) = b.hj.topRows(rows);
   }
 }
 
@@ -698,7 +604,10 @@ bool PlanarMultibody::inertia_jacobian(double /*t*/,
                                        VecCRef /*q*/,
                                        VecCRef /*a*/,
                                        MatRef out_K) const noexcept {
-  out_K.setZero();  // M is constant in body coordinates
+  // M is constant in body coordinates, but a beam's M_b(q_b) is not: then the implicit methods
+  // take finite differences (System::inertia_jacobian)
+  if (beams_) return false;
+  out_K.setZero();
   return true;
 }
 
@@ -709,9 +618,10 @@ double PlanarMultibody::energy(double /*t*/,
   // T = sum (m |r'|^2 + J th'^2)/2; V of every conservative element:
   //   gravity -m g.r, spring k (l - l0)^2/2 - F_act l, rotational spring k phi^2/2,
   //   constant force -F.p, constant torque -tau th
-  double e = 0.0;
+  double e = beams_ ? beams_->energy(q, v, gravity_) : 0.0;  // T + U + V of the beams
+  const BodyLayout lay(offsets_.data());
   for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    const Vec3 vb = v.segment<3>(3 * static_cast<Eigen::Index>(b));
+    const Vec3 vb = v.segment<3>(offsets_[b]);
     e += 0.5 * (spec_.bodies[b].mass * vb.head<2>().squaredNorm() +
                 spec_.bodies[b].inertia * vb.z() * vb.z());
   }
@@ -719,31 +629,31 @@ double PlanarMultibody::energy(double /*t*/,
     switch (f.type) {
       case PlanarForceType::kGravity:
         for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-          e -= spec_.bodies[b].mass * f.vector.dot(q.segment<2>(3 * static_cast<Eigen::Index>(b)));
+          e -= spec_.bodies[b].mass * f.vector.dot(q.segment<2>(offsets_[b]));
         }
         break;
       case PlanarForceType::kSpringDamper: {
-        const double l = spring_ends(f, body_block(q, f.body_i), body_block(q, f.body_j)).d.norm();
+        const double l = spring_ends(f, lay.block(q, f.body_i), lay.block(q, f.body_j)).d.norm();
         e += 0.5 * f.stiffness * (l - f.rest) * (l - f.rest) - f.actuator * l;
         break;
       }
       case PlanarForceType::kRotationalSpring: {
-        const double phi = spring_angle(f, q);
+        const double phi = spring_angle(f, lay, q);
         e += 0.5 * f.stiffness * phi * phi;
         break;
       }
       case PlanarForceType::kForce: {
-        const Vec3 qb = body_block(q, f.body_i);
+        const Vec3 qb = lay.block(q, f.body_i);
         e -= f.vector.dot(qb.head<2>() + rotate(qb.z(), f.point_i));
         break;
       }
       case PlanarForceType::kTorque:
-        e -= f.torque * q(3 * f.body_i + 2);
+        e -= f.torque * q(lay.offset(f.body_i) + 2);
         break;
       case PlanarForceType::kAxialSpring: {
         // s depends on q only (the velocity argument, here q again, only feeds s')
         const double stretch =
-            axial(spec_.joints[static_cast<std::size_t>(f.joint)], q, q).s - f.rest;
+            axial(spec_.joints[static_cast<std::size_t>(f.joint)], lay, q, q).s - f.rest;
         e += 0.5 * f.stiffness * stretch * stretch;
         break;
       }
@@ -768,10 +678,11 @@ double PlanarMultibody::energy(double /*t*/,
 
 std::vector<std::string> assemble(PlanarModelSpec& spec, double tolerance, int max_iterations) {
   return detail::assemble_spec<PlanarMultibody>(
-      spec, tolerance, max_iterations, [&spec](const PlanarMultibody&, const State& s) {
+      spec, tolerance, max_iterations, [&spec](const PlanarMultibody& m, const State& s) {
         for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-          spec.bodies[b].pose = s.q.segment<3>(3 * static_cast<Eigen::Index>(b));
-          spec.bodies[b].velocity = s.v.segment<3>(3 * static_cast<Eigen::Index>(b));
+          const int o = m.coordinate_offset(static_cast<int>(b));
+          spec.bodies[b].pose = s.q.segment<3>(o);
+          spec.bodies[b].velocity = s.v.segment<3>(o);
         }
       });
 }

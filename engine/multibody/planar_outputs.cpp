@@ -43,8 +43,9 @@ Vec2 turned(const Vec2& x) noexcept {
   return {-x.y(), x.x()};
 }
 
-double angle_of(VecCRef x, int body) noexcept {
-  return body == kGround ? 0.0 : x(3 * body + 2);
+// theta (or theta') of a body, 0 for the ground
+double angle_of(const PlanarMultibody& m, VecCRef x, int body) noexcept {
+  return body == kGround ? 0.0 : x(m.coordinate_offset(body) + 2);
 }
 
 // Component suffixes per PlanarOutputType, in declaration order (output_kinds.hpp).
@@ -232,19 +233,19 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
     const PlanarOutputSpec& o = outputs_[i_out];
     switch (o.type) {
       case PlanarOutputType::kPose:
-        for (int c = 0; c < 3; ++c) out[k++] = s.q(3 * o.body + c);
+        for (int c = 0; c < 3; ++c) out[k++] = s.q(system_.coordinate_offset(o.body) + c);
         break;
       case PlanarOutputType::kVelocity:
-        for (int c = 0; c < 3; ++c) out[k++] = s.v(3 * o.body + c);
+        for (int c = 0; c < 3; ++c) out[k++] = s.v(system_.coordinate_offset(o.body) + c);
         break;
       case PlanarOutputType::kPointPosition: {
-        const Vec2 p = point_position(s.q, o.body, o.point);
+        const Vec2 p = system_.point_position(s.q, o.body, o.point);
         out[k++] = p.x();
         out[k++] = p.y();
         break;
       }
       case PlanarOutputType::kPointVelocity: {
-        const Vec2 p = point_velocity(s.q, s.v, o.body, o.point);
+        const Vec2 p = system_.point_velocity(s.q, s.v, o.body, o.point);
         out[k++] = p.x();
         out[k++] = p.y();
         break;
@@ -255,20 +256,20 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
         const bool rate = o.type == PlanarOutputType::kJointVelocity;
         if (jt.type == PlanarJointType::kRevolute) {
           const VecCRef x = rate ? s.v : s.q;
-          out[k++] = angle_of(x, jt.body_j) - angle_of(x, jt.body_i);
+          out[k++] = angle_of(system_, x, jt.body_j) - angle_of(system_, x, jt.body_i);
           break;
         }
         // prismatic: sigma = a.(p_j - p_i) with the world axis a = A_i axis;
         // sigma' = a.(p_j' - p_i') + w_i (S a).(p_j - p_i)
-        const Vec2 a = rotated(angle_of(s.q, jt.body_i), jt.axis);
-        const Vec2 d =
-            point_position(s.q, jt.body_j, jt.point_j) - point_position(s.q, jt.body_i, jt.point_i);
+        const Vec2 a = rotated(angle_of(system_, s.q, jt.body_i), jt.axis);
+        const Vec2 d = system_.point_position(s.q, jt.body_j, jt.point_j) -
+                       system_.point_position(s.q, jt.body_i, jt.point_i);
         if (!rate) {
           out[k++] = a.dot(d);
         } else {
-          const Vec2 dd = point_velocity(s.q, s.v, jt.body_j, jt.point_j) -
-                          point_velocity(s.q, s.v, jt.body_i, jt.point_i);
-          out[k++] = a.dot(dd) + angle_of(s.v, jt.body_i) * turned(a).dot(d);
+          const Vec2 dd = system_.point_velocity(s.q, s.v, jt.body_j, jt.point_j) -
+                          system_.point_velocity(s.q, s.v, jt.body_i, jt.point_i);
+          out[k++] = a.dot(dd) + angle_of(system_, s.v, jt.body_i) * turned(a).dot(d);
         }
         break;
       }
@@ -285,10 +286,12 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
         // temporary
         Vec3 q_c = Vec3::Zero();
         for (int k_row = row; k_row < row + rows; ++k_row) {
-          q_c -= b.G.block<1, 3>(k_row, 3 * body).transpose() * b.dynamics.lambda()(k_row);
+          q_c -= b.G.block<1, 3>(k_row, system_.coordinate_offset(body)).transpose() *
+                 b.dynamics.lambda()(k_row);
         }
         const Vec2 force = q_c.head<2>();
-        const double tz = q_c.z() - turned(rotated(s.q(3 * body + 2), point)).dot(force);
+        const double tz =
+            q_c.z() - turned(rotated(s.q(system_.coordinate_offset(body) + 2), point)).dot(force);
         const double sign = on_j ? 1.0 : -1.0;
         out[k++] = sign * force.x();
         out[k++] = sign * force.y();
@@ -336,15 +339,16 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
           kkt_ok_ = b.kkt->factor();
           kkt_loaded = true;
         }
-        const Vec2 arm = turned(rotated(s.q(3 * fe.body_i + 2), fe.point_i));
+        const int o_b = system_.coordinate_offset(fe.body_i);
+        const Vec2 arm = turned(rotated(s.q(o_b + 2), fe.point_i));
         Eigen::Matrix2d w;
         for (int c = 0; c < 2; ++c) {
           const Vec2 dir = c == 0 ? Vec2::UnitX() : Vec2::UnitY();
           b.rhs.setZero();
-          b.rhs.segment<2>(3 * fe.body_i) = dir;
-          b.rhs(3 * fe.body_i + 2) = arm.dot(dir);
+          b.rhs.segment<2>(o_b) = dir;
+          b.rhs(o_b + 2) = arm.dot(dir);
           b.kkt->solve(b.rhs, b.zero_lambda, b.x, b.mu);
-          w.col(c) = b.x.segment<2>(3 * fe.body_i) + b.x(3 * fe.body_i + 2) * arm;
+          w.col(c) = b.x.segment<2>(o_b) + b.x(o_b + 2) * arm;
         }
         const double nan = std::numeric_limits<double>::quiet_NaN();
         out[k++] = kkt_ok_ ? w(0, 0) : nan;

@@ -5,7 +5,7 @@
 //
 // In absolute coordinates M = diag(m_1, m_1, J_1, ..., m_N, m_N, J_N) and joint k's rows
 // r_k .. r_k + n_k - 1 of G have non-zeros only in the three columns of each of its two bodies
-// (the blocks G_i, G_j of evaluate_joint, planar_multibody.cpp). Column 3 b + c of G therefore
+// (the blocks G_i, G_j of evaluate_joint, planar_multibody.cpp). Column offset_b + c of G therefore
 // holds, for every joint touching body b in joint order, that joint's n_k consecutive rows:
 // ascending, as CSC requires, because joint rows are numbered in joint order. The slot of each
 // block is found once here (build_sparse_slots) so that jacobian_values() is a plain scatter of
@@ -18,6 +18,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/multibody/planar_beam_body.hpp"
 #include "engine/multibody/planar_joint_blocks.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/system.hpp"
@@ -44,7 +45,7 @@ void PlanarMultibody::build_sparse_slots() {
   // columns of its bodies
   const auto per_body = joints_of_bodies(spec_);
   jacobian_slots_.assign(spec_.joints.size(), {-1, -1, -1, -1, -1, -1});
-  int start = 0;  // first slot of column 3 b
+  int start = 0;  // first slot of body b's first column
   for (std::size_t b = 0; b < per_body.size(); ++b) {
     int column_rows = 0;
     for (const int k : per_body[b]) column_rows += constraint_rows(spec_.joints[k].type);
@@ -58,31 +59,43 @@ void PlanarMultibody::build_sparse_slots() {
       }
       offset += constraint_rows(jt.type);
     }
-    start += 3 * column_rows;
+    start += coordinate_count(static_cast<int>(b)) * column_rows;
   }
 }
 
 bool PlanarMultibody::sparse_structure(SparsePattern& mass_lower, SparsePattern& jacobian) const {
   // a zero mass or inertia is a massless coordinate: valid for the dense pivoted LU (M positive
   // definite on ker G suffices, Chin Lemma 4.1), but not for the sparse LDL^T without pivoting
+  // (a beam's M_b is positive definite: its mass comes from rho a L)
   for (const PlanarBodySpec& b : spec_.bodies) {
+    if (b.kind == PlanarBodyKind::kBeam) continue;
     if (!(b.mass > 0.0) || !(b.inertia > 0.0)) return false;
   }
   const int n = n_v();
   mass_lower.rows = n;
   mass_lower.cols = n;
-  mass_lower.outer.resize(static_cast<std::size_t>(n) + 1);
-  mass_lower.inner.resize(static_cast<std::size_t>(n));
-  for (int c = 0; c <= n; ++c) mass_lower.outer[static_cast<std::size_t>(c)] = c;
-  for (int c = 0; c < n; ++c) mass_lower.inner[static_cast<std::size_t>(c)] = c;
+  // a rigid body's three columns hold their diagonal entry; a beam's n_b columns the lower
+  // triangle of its dense block M_b (column c: rows c .. n_b - 1 of the block)
+  mass_lower.outer.assign(1, 0);
+  mass_lower.inner.clear();
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    const int o = offsets_[b];
+    const int size = coordinate_count(static_cast<int>(b));
+    const bool beam = spec_.bodies[b].kind == PlanarBodyKind::kBeam;
+    for (int c = 0; c < size; ++c) {
+      for (int r = c; r < (beam ? size : c + 1); ++r) mass_lower.inner.push_back(o + r);
+      mass_lower.outer.push_back(static_cast<int>(mass_lower.inner.size()));
+    }
+  }
 
   jacobian.rows = n_lambda();
   jacobian.cols = n;
   jacobian.outer.assign(1, 0);
   jacobian.inner.clear();
   const auto per_body = joints_of_bodies(spec_);
-  for (const auto& joints : per_body) {
-    for (int c = 0; c < 3; ++c) {
+  for (std::size_t b = 0; b < per_body.size(); ++b) {
+    const std::vector<int>& joints = per_body[b];
+    for (int c = 0; c < coordinate_count(static_cast<int>(b)); ++c) {
       for (const int k : joints) {
         const int rows = constraint_rows(spec_.joints[static_cast<std::size_t>(k)].type);
         for (int r = 0; r < rows; ++r)
@@ -94,14 +107,28 @@ bool PlanarMultibody::sparse_structure(SparsePattern& mass_lower, SparsePattern&
   return true;
 }
 
-void PlanarMultibody::mass_values(double /*t*/,
-                                  VecCRef /*q*/,
-                                  std::span<double> out) const noexcept {
-  // diagonal pattern: slot c is M(c, c)
+void PlanarMultibody::mass_values(double /*t*/, VecCRef q, std::span<double> out) const noexcept {
+  if (!beams_) {
+    // diagonal pattern: slot c is M(c, c)
+    for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+      const auto o = static_cast<std::size_t>(offsets_[b]);
+      out[o] = spec_.bodies[b].mass;
+      out[o + 1] = spec_.bodies[b].mass;
+      out[o + 2] = spec_.bodies[b].inertia;
+    }
+    return;
+  }
+  // the pattern of sparse_structure(), body by body
+  std::size_t at = 0;
   for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
-    out[3 * b] = spec_.bodies[b].mass;
-    out[3 * b + 1] = spec_.bodies[b].mass;
-    out[3 * b + 2] = spec_.bodies[b].inertia;
+    if (spec_.bodies[b].kind == PlanarBodyKind::kBeam) {
+      beams_->mass_lower_values(static_cast<int>(b), q, out.data() + at);
+      at += static_cast<std::size_t>(beams_->mass_lower_count(static_cast<int>(b)));
+      continue;
+    }
+    out[at++] = spec_.bodies[b].mass;
+    out[at++] = spec_.bodies[b].mass;
+    out[at++] = spec_.bodies[b].inertia;
   }
 }
 
@@ -112,20 +139,25 @@ void PlanarMultibody::jacobian_values(double /*t*/,
   // fused evaluations are not used, so it computes G only and each body's cos/sin once
   // (RotationCache); revolute joints skip the 3 x 3 blocks.
   planar_detail::JointBlocks blocks;
-  planar_detail::RotationCache rot;
+  const planar_detail::BodyLayout lay(offsets_.data());
+  planar_detail::RotationCache rot(lay);
   const planar_detail::JacobianScatter scatter(out.data());
   for (std::size_t k = 0; k < spec_.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec_.joints[k];
     const planar_detail::Rotation ri = rot.get(q, jt.body_i);
     const planar_detail::Rotation rj = rot.get(q, jt.body_j);
     const int* slots = jacobian_slots_[k].data();
+    if (beams_ && beams_->on_beam(k)) {
+      beams_->jacobian_values(k, q, slots, out.data());
+      continue;
+    }
     if (jt.type == PlanarJointType::kRevolute) {
       scatter.revolute(jt, planar_detail::rotate(ri, jt.point_i),
                        planar_detail::rotate(rj, jt.point_j), slots);
       continue;
     }
-    planar_detail::joint_jacobian(jt, planar_detail::body_block(q, jt.body_i),
-                                  planar_detail::body_block(q, jt.body_j), ri, rj, blocks);
+    planar_detail::joint_jacobian(jt, lay.block(q, jt.body_i), lay.block(q, jt.body_j), ri, rj,
+                                  blocks);
     scatter.blocks(jt, blocks, slots);
   }
 }

@@ -22,9 +22,16 @@ constexpr std::int64_t kPeriod = 1'000'000;  // 1 kHz tick [ns]
 
 PlanarModelSpec two_bodies() {
   PlanarModelSpec spec;
-  spec.bodies.push_back({"a", 2.0, 0.5, Eigen::Vector3d(1.0, 0.0, 0.0), Eigen::Vector3d::Zero()});
-  spec.bodies.push_back(
-      {"rod", 1.0, 1.0 / 12.0, Eigen::Vector3d(0.3, -0.2, 0.4), Eigen::Vector3d::Zero()});
+  const auto body = [&spec](const char* name, double m, double j, const Eigen::Vector3d& pose) {
+    PlanarBodySpec b;
+    b.name = name;
+    b.mass = m;
+    b.inertia = j;
+    b.pose = pose;
+    spec.bodies.push_back(b);
+  };
+  body("a", 2.0, 0.5, Eigen::Vector3d(1.0, 0.0, 0.0));
+  body("rod", 1.0, 1.0 / 12.0, Eigen::Vector3d(0.3, -0.2, 0.4));
   return spec;
 }
 

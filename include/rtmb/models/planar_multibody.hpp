@@ -31,16 +31,51 @@
 
 namespace rtmb {
 
+namespace planar_detail {
+class PlanarBeamBodies;  // engine/multibody/planar_beam_body.hpp
+}  // namespace planar_detail
+
 /// Body index of the fixed ground (pose (0, 0, 0) for ever).
 inline constexpr int kGround = -1;
 
-/// One rigid body in the plane.
+enum class PlanarBodyKind {
+  kRigid,  ///< (x, y, theta) of the centre of mass, M = diag(m, m, J)
+  kBeam,   ///< a floating-frame Euler-Bernoulli beam (PlanarBeamSpec)
+};
+
+/// Boundary conditions of a beam body's elastic coordinates, which also fix its body frame
+/// (Shabana's reference conditions, engine/multibody/floating_frame_beam.hpp).
+enum class PlanarBeamSupport {
+  kClamped,          ///< u = v = v' = 0 at x = 0: the frame is tangent to the axis at x = 0
+  kSimplySupported,  ///< u = v = 0 at x = 0, v = 0 at x = L: the frame's x-axis is the chord
+};
+
+/// A planar floating-frame Euler-Bernoulli beam (Chin 1995 §3.12, reference
+/// post-stabilization-chin1995.md): `elements` equal elements with axial linear and transverse
+/// Hermite cubic shape functions, 3 elastic coordinates per element after the supports.
+struct PlanarBeamSpec {
+  double length = 0.0;          ///< L [m], > 0
+  double youngs_modulus = 0.0;  ///< E [Pa], > 0
+  double density = 0.0;         ///< rho [kg/m^3], > 0
+  double area = 0.0;            ///< section area a [m^2], > 0
+  double second_moment = 0.0;   ///< I of the section about its neutral axis [m^4], > 0
+  int elements = 2;             ///< >= 1
+  PlanarBeamSupport support = PlanarBeamSupport::kSimplySupported;
+};
+
+/// One body in the plane: rigid, or a beam (kind kBeam). A beam's coordinates are its body
+/// frame's (R1, R2, theta), whose origin is the end x = 0 of its axis (not the centre of mass),
+/// then its 3 * elements elastic coordinates (initially 0); pose and velocity give the frame's,
+/// mass and inertia must be 0 (rho a L and the rest come from `beam`). Only gravity acts on a
+/// beam, and only revolute joints attach to it, at a point (x, 0) of its axis, 0 <= x <= L.
 struct PlanarBodySpec {
   std::string name;
   double mass = 0.0;                                   ///< m [kg]
   double inertia = 0.0;                                ///< J about the centre of mass [kg m^2]
   Eigen::Vector3d pose = Eigen::Vector3d::Zero();      ///< (x, y, theta) [m, m, rad]
   Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  ///< (x', y', theta') [m/s, m/s, rad/s]
+  PlanarBodyKind kind = PlanarBodyKind::kRigid;
+  PlanarBeamSpec beam;  ///< kBeam only
 };
 
 enum class PlanarJointType {
@@ -195,6 +230,26 @@ class PlanarMultibody final : public System {
   [[nodiscard]] const PlanarModelSpec& spec() const noexcept { return spec_; }
   /// First constraint row of joint k.
   [[nodiscard]] int joint_row(std::size_t k) const noexcept { return rows_[k]; }
+  /// First coordinate of body b in q and v (b != kGround): its (x, y, theta) are coordinates
+  /// offset .. offset + 2. Use this, not 3 b: bodies need not all have three coordinates.
+  [[nodiscard]] int coordinate_offset(int body) const noexcept {
+    return offsets_[static_cast<std::size_t>(body)];
+  }
+  /// Number of coordinates of body b (3 for a rigid body).
+  [[nodiscard]] int coordinate_count(int body) const noexcept {
+    const auto b = static_cast<std::size_t>(body);
+    return offsets_[b + 1] - offsets_[b];
+  }
+  /// World position p = r + A(theta) s of body point s (body frame) at q; the ground's points are
+  /// world points. RT-safe.
+  [[nodiscard]] Eigen::Vector2d point_position(VecCRef q,
+                                               int body,
+                                               const Eigen::Vector2d& s) const noexcept;
+  /// Its velocity p' = r' + theta' S A(theta) s. RT-safe.
+  [[nodiscard]] Eigen::Vector2d point_velocity(VecCRef q,
+                                               VecCRef v,
+                                               int body,
+                                               const Eigen::Vector2d& s) const noexcept;
 
   // curvature: L = g_qq(v, v) + g_tt with g_tt = -f''(t) on the driver rows (g_tq = 0).
   RTMB_SYSTEM_EVALUATION_OVERRIDES;
@@ -229,7 +284,13 @@ class PlanarMultibody final : public System {
   void build_sparse_slots();  // planar_sparse.cpp
 
   PlanarModelSpec spec_;
+  // first coordinate of each body, then n_q (planar_detail::coordinate_offsets)
+  std::vector<int> offsets_;
   std::vector<int> rows_;  // first constraint row per joint
+  // the beam bodies and the joints on them (nullptr: every body is rigid); shared because the
+  // type is internal (a shared_ptr deletes an incomplete type)
+  std::shared_ptr<const planar_detail::PlanarBeamBodies> beams_;
+  Eigen::Vector2d gravity_ = Eigen::Vector2d::Zero();  // sum of the kGravity fields (beams)
   /// Per joint, the slot in jacobian_values() of G(first row, 3 b + c) for c = 0..2 of body_i
   /// (entries 0..2) and body_j (3..5); the joint's rows follow contiguously. -1 for the ground.
   std::vector<std::array<int, 6>> jacobian_slots_;
@@ -238,12 +299,13 @@ class PlanarMultibody final : public System {
   std::vector<std::array<int, 2>> target_channels_;
 };
 
-/// World position p = r + A(theta) s of body point s (body frame) at q; the ground's points are
-/// world points. RT-safe.
+/// World position p = r + A(theta) s of body point s (body frame) at q, for a model whose bodies
+/// all have three coordinates (q_b at 3 b; otherwise use PlanarMultibody::point_position); the
+/// ground's points are world points. RT-safe.
 [[nodiscard]] Eigen::Vector2d point_position(VecCRef q,
                                              int body,
                                              const Eigen::Vector2d& s) noexcept;
-/// Its velocity p' = r' + theta' S A(theta) s. RT-safe.
+/// Its velocity p' = r' + theta' S A(theta) s (the same layout). RT-safe.
 [[nodiscard]] Eigen::Vector2d point_velocity(VecCRef q,
                                              VecCRef v,
                                              int body,

@@ -7,9 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
+#include <numbers>
 #include <string>
 
+#include "rtmb/models/planar_multibody.hpp"
+#include "rtmb/state.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/model_file_errors.hpp"
 
@@ -356,6 +360,87 @@ TEST(ModelFile, SettingsTheModelRefusesAreReportedAtTheIntegrationKey) {
   const std::string message = error_of(text);
   EXPECT_EQ(message.rfind("rig.yaml:4:", 0), 0u) << message;
   EXPECT_NE(message.find("integration.projection_tolerance"), std::string::npos) << message;
+}
+
+// `kind: beam` bodies (planar_model_file.cpp, docs/model-format.md "Beam bodies"): Chin's
+// deformable slider-crank written as bodies loads into a PlanarMultibody with the beam's
+// coordinates and mass, and each bad value is refused at its file, line and key.
+// Table 5.1 in inch, lb, s (a = pi D^2 / 4, I = pi D^4 / 64 with D = 0.25 in)
+const std::string kBeamSliderCrankYaml = R"(bodies:
+  - name: crank
+    mass: 1.0
+    inertia: 1.0
+    velocity: [0, 0, 180]
+  - name: rod
+    kind: beam
+    length: 12
+    youngs_modulus: 30.0e6
+    density: 0.0007331
+    area: 0.04908738521234052
+    second_moment: 0.00019174759848570515
+    elements: 2
+    support: simply_supported
+    pose: [6, 0, 0]
+    velocity: [0, 1080, -90]
+  - name: slider
+    mass: 0.001
+    inertia: 0.001
+    pose: [18, 0, 0]
+joints:
+  - {name: O, type: revolute, body_i: ground, body_j: crank}
+  - {name: A, type: revolute, body_i: crank, body_j: rod, point_i: [6, 0]}
+  - {name: B, type: revolute, body_i: rod, body_j: slider, point_i: [12, 0]}
+  - {name: line, type: prismatic, body_i: ground, body_j: slider}
+forces:
+  - {type: gravity, vector: [0, -386.4]}
+)";
+
+TEST(PlanarModelFileBeam, LoadsTheBeamBody) {
+  const ModelFile f = parse_model_file(kBeamSliderCrankYaml, "rig.yaml");
+  ASSERT_NE(f.bodies, nullptr);
+  const PlanarBodySpec& rod = f.bodies->bodies[1];
+  EXPECT_EQ(rod.kind, PlanarBodyKind::kBeam);
+  EXPECT_EQ(rod.beam.length, 12.0);
+  EXPECT_EQ(rod.beam.youngs_modulus, 30.0e6);
+  EXPECT_EQ(rod.beam.density, 0.0007331);
+  EXPECT_EQ(rod.beam.elements, 2);
+  EXPECT_EQ(rod.beam.support, PlanarBeamSupport::kSimplySupported);
+  const std::unique_ptr<System> sys = make_system(f);
+  EXPECT_EQ(sys->n_q(), 3 + (3 + 6) + 3);  // crank, rod (frame + Chin's 6 elastic), slider
+  // the file's state is consistent as written: assembly leaves it (no notes)
+  EXPECT_TRUE(f.notes.empty());
+  State s;
+  sys->initial_state(s);
+  // M's rod block: its mass rho a L in the R rows
+  Mat M(sys->n_v(), sys->n_v());
+  sys->mass(0.0, s.q, M);
+  EXPECT_NEAR(M(3, 3), 0.0007331 * std::numbers::pi * 0.25 * 0.25 / 4.0 * 12.0, 1e-15);
+}
+
+TEST(PlanarModelFileBeam, BadValuesAreRefusedAtTheirKey) {
+  const auto error = [](const std::string& from, const std::string& to) {
+    return testing::model_file_error(testing::replace_once(kBeamSliderCrankYaml, from, to));
+  };
+  EXPECT_NE(error("length: 12", "length: -1").find("rig.yaml:8:"), std::string::npos);
+  EXPECT_NE(error("length: 12", "length: -1").find("bodies[1].length"), std::string::npos);
+  EXPECT_NE(error("elements: 2", "elements: 0").find("bodies[1].elements"), std::string::npos);
+  EXPECT_NE(error("elements: 2", "elements: 1.5").find("bodies[1].elements"), std::string::npos);
+  EXPECT_NE(error("support: simply_supported", "support: pinned").find("bodies[1].support"),
+            std::string::npos);
+  EXPECT_NE(error("kind: beam", "kind: rope").find("bodies[1].kind"), std::string::npos);
+  EXPECT_NE(error("    youngs_modulus: 30.0e6\n", "").find("youngs_modulus"), std::string::npos);
+  // a beam has no mass key; a rigid body no beam keys
+  EXPECT_NE(error("kind: beam\n", "kind: beam\n    mass: 1\n").find("bodies[1].mass"),
+            std::string::npos);
+  EXPECT_NE(error("    mass: 0.001\n", "    mass: 0.001\n    length: 1\n").find("bodies[2].length"),
+            std::string::npos);
+  // joints on a beam: revolute, at [x, 0] with 0 <= x <= length
+  EXPECT_NE(error("point_i: [12, 0]", "point_i: [12, 0.5]").find("joints[2].point_i"),
+            std::string::npos);
+  EXPECT_NE(error("point_i: [12, 0]", "point_i: [13, 0]").find("joints[2].point_i"),
+            std::string::npos);
+  EXPECT_NE(error("{name: B, type: revolute", "{name: B, type: fixed").find("joints[2].type"),
+            std::string::npos);
 }
 
 }  // namespace

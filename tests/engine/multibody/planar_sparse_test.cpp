@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <random>
+#include <vector>
 
 #include "engine/multibody/planar_joint_blocks.hpp"
 #include "rtmb/models/planar_multibody.hpp"
@@ -171,6 +172,7 @@ TEST(PlanarSparse, JointFastPathsEqualTheFullJointEvaluationBitwise) {
     const auto* body_model = dynamic_cast<const PlanarMultibody*>(sys.get());
     if (body_model == nullptr) continue;  // spatial: tests/engine/multibody/spatial_*
     const PlanarModelSpec& spec = body_model->spec();
+    const std::vector<int> offsets = planar_detail::coordinate_offsets(spec);
     std::mt19937 rng(5);
     std::uniform_real_distribution<double> u(-2.0, 2.0);
     for (const Vec& q : test_points(*sys, 13)) {
@@ -187,10 +189,11 @@ TEST(PlanarSparse, JointFastPathsEqualTheFullJointEvaluationBitwise) {
         const int rows = constraint_rows(jt.type);
         const bool driver = jt.type == PlanarJointType::kRevoluteDriver ||
                             jt.type == PlanarJointType::kPrismaticDriver;
-        const Eigen::Vector3d qi = planar_detail::body_block(q, jt.body_i);
-        const Eigen::Vector3d qj = planar_detail::body_block(q, jt.body_j);
-        const Eigen::Vector3d vi = planar_detail::body_block(v, jt.body_i);
-        const Eigen::Vector3d vj = planar_detail::body_block(v, jt.body_j);
+        const planar_detail::BodyLayout lay(offsets.data());
+        const Eigen::Vector3d qi = lay.block(q, jt.body_i);
+        const Eigen::Vector3d qj = lay.block(q, jt.body_j);
+        const Eigen::Vector3d vi = lay.block(v, jt.body_i);
+        const Eigen::Vector3d vj = lay.block(v, jt.body_j);
         planar_detail::JointBlocks b;
         planar_detail::evaluate_joint(jt, qi, qj, planar_detail::Rotation::of(qi.z()),
                                       planar_detail::Rotation::of(qj.z()), vi, vj, b);

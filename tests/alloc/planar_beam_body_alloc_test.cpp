@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Issue 17 (beam bodies in a PlanarMultibody, engine/multibody/planar_beam_body.hpp): zero
+// allocations in each evaluation and in the step of Chin's deformable slider-crank built from
+// bodies (a rigid crank, a two-element simply supported beam rod, a light slider: every mass > 0,
+// so the explicit methods take the sparse path with the beam's dense block of M), for every
+// method x stabilizer. Step 1 us as in floating_frame_beam_alloc_test.cpp (the rod's highest
+// elastic frequency is about 3e5 rad/s).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <numbers>
+#include <string>
+
+#include "rtmb/models/planar_multibody.hpp"
+#include "rtmb/step.hpp"
+#include "tests/support/alloc_counter.hpp"
+#include "tests/support/step_allocations.hpp"
+
+namespace rtmb {
+namespace {
+
+constexpr long kBeamSteps = testing::kCountsViaSanitizerHooks ? 20 : 200;
+constexpr double kDt = 1e-6;  // [s]
+
+// Table 5.1 (inch, lb, s): crank r = 6, rod l = 12, D = 0.25, E = 30e6, rho = 0.0007331, J = 1
+PlanarModelSpec beam_slider_crank() {
+  const double r = 6.0;
+  const double l = 12.0;
+  const double d = 0.25;
+  const double w = 180.0;
+  PlanarModelSpec s;
+  PlanarBodySpec crank;
+  crank.name = "crank";
+  crank.mass = 1.0;
+  crank.inertia = 1.0;
+  crank.velocity = {0.0, 0.0, w};
+  PlanarBodySpec rod;
+  rod.name = "rod";
+  rod.kind = PlanarBodyKind::kBeam;
+  rod.beam = {l,
+              30e6,
+              0.0007331,
+              std::numbers::pi * d * d / 4.0,
+              std::numbers::pi * std::pow(d, 4) / 64.0,
+              2,
+              PlanarBeamSupport::kSimplySupported};
+  rod.pose = {r, 0.0, 0.0};
+  rod.velocity = {0.0, r * w, -r * w / l};
+  PlanarBodySpec slider;
+  slider.name = "slider";
+  slider.mass = 1e-3;
+  slider.inertia = 1e-3;
+  slider.pose = {r + l, 0.0, 0.0};
+  s.bodies = {crank, rod, slider};
+  const auto joint = [&s](PlanarJointType type, int i, int j, double xi) {
+    PlanarJointSpec jt;
+    jt.name = "j" + std::to_string(s.joints.size());
+    jt.type = type;
+    jt.body_i = i;
+    jt.body_j = j;
+    jt.point_i = {xi, 0.0};
+    s.joints.push_back(jt);
+  };
+  joint(PlanarJointType::kRevolute, kGround, 0, 0.0);
+  joint(PlanarJointType::kRevolute, 0, 1, r);
+  joint(PlanarJointType::kRevolute, 1, 2, l);
+  joint(PlanarJointType::kPrismatic, kGround, 2, 0.0);
+  PlanarForceSpec g;
+  g.name = "gravity";
+  g.type = PlanarForceType::kGravity;
+  g.vector = {0.0, -386.4};
+  s.forces = {g};
+  return s;
+}
+
+TEST(PlanarBeamBodyAllocations, EvaluationsAllocateNothing) {
+  const PlanarMultibody sys(beam_slider_crank());
+  const testing::EvaluationAllocations run = testing::count_evaluation_allocations(sys, kDt);
+  EXPECT_EQ(run.counts.allocations, 0u);
+  EXPECT_EQ(run.counts.deallocations, 0u);
+  EXPECT_TRUE(run.forces_finite);
+}
+
+TEST(PlanarBeamBodyAllocations, EveryMethodAndStabilizerAllocatesNothingPerStep) {
+  const std::shared_ptr<const System> sys =
+      std::make_shared<const PlanarMultibody>(beam_slider_crank());
+  const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
+      sys, kDt, kBeamSteps, "beam_slider_crank",
+      [&](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& run) {
+        const std::string combo =
+            std::string(to_string(method)) + " + " + std::string(to_string(stabilizer));
+        EXPECT_EQ(run.counts.allocations, 0u) << combo;
+        EXPECT_EQ(run.counts.deallocations, 0u) << combo;
+      });
+  std::printf("beam_slider_crank (bodies): %d method x stabilizer runs of %ld steps, %d refused\n",
+              sweep.ran, kBeamSteps, sweep.refused);
+  EXPECT_GT(sweep.ran, 0);
+}
+
+}  // namespace
+}  // namespace rtmb

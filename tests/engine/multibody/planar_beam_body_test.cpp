@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: rtmb developers
+//
+// Beam bodies inside a PlanarMultibody (engine/multibody/planar_beam_body.cpp): Chin's deformable
+// slider-crank (§3.12, Table 5.1) built from a rigid crank, a beam rod and a slider. Its
+// constraint derivatives G, d(G v)/dq and L against finite differences of its own g; the sparse
+// values of M and G against the dense matrices; and, with a massless slider, the trajectory of
+// the hand-written DeformableSliderCrank (engine/mechanisms/deformable_slider_crank.cpp, its own
+// test checks it against finite differences and energy conservation): the same physics in other
+// coordinates, so the rod's (R, theta, q_f) and the crank angle must agree step by step.
+#include "engine/multibody/planar_beam_body.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <numbers>
+#include <stdexcept>
+#include <vector>
+
+#include "engine/mechanisms/deformable_slider_crank.hpp"
+#include "rtmb/model.hpp"
+#include "rtmb/models/planar_multibody.hpp"
+#include "rtmb/state.hpp"
+#include "rtmb/step.hpp"
+#include "tests/engine/multibody/multibody_test_support.hpp"
+#include "tests/support/sparse_models.hpp"
+
+namespace rtmb {
+namespace {
+
+// Bodies 0 crank (frame at the pivot O), 1 rod (a beam, frame at A = its end on the crank),
+// 2 slider; Table 5.1's values (detail::DeformableSliderCrankSpec's defaults), phi = theta = 0.
+PlanarModelSpec slider_crank(const detail::DeformableSliderCrankSpec& d,
+                             double slider_mass,
+                             PlanarBeamSupport support = PlanarBeamSupport::kSimplySupported) {
+  const double r = d.crank;
+  const double l = d.rod_length;
+  PlanarModelSpec s;
+  PlanarBodySpec crank;
+  crank.name = "crank";
+  crank.mass = 1.0;  // its centre stays at the pivot: the mass only loads the pin
+  crank.inertia = d.crank_inertia;
+  crank.velocity = {0.0, 0.0, d.crank_speed};
+  PlanarBodySpec rod;
+  rod.name = "rod";
+  rod.kind = PlanarBodyKind::kBeam;
+  rod.beam.length = l;
+  rod.beam.youngs_modulus = d.youngs_modulus;
+  rod.beam.density = d.density;
+  rod.beam.area = std::numbers::pi * d.rod_diameter * d.rod_diameter / 4.0;
+  rod.beam.second_moment = std::numbers::pi * std::pow(d.rod_diameter, 4) / 64.0;
+  rod.beam.elements = d.elements;
+  rod.beam.support = support;
+  rod.pose = {r, 0.0, 0.0};
+  // A' = r phi' (0, 1); the slider end B keeps y = 0: R2' + l theta' = 0
+  rod.velocity = {0.0, r * d.crank_speed, -r * d.crank_speed / l};
+  PlanarBodySpec slider;
+  slider.name = "slider";
+  slider.mass = slider_mass;
+  slider.inertia = slider_mass;
+  slider.pose = {r + l, 0.0, 0.0};
+  s.bodies = {crank, rod, slider};
+  const auto joint = [&s](PlanarJointType type, int i, int j, Eigen::Vector2d pi,
+                          Eigen::Vector2d pj) {
+    PlanarJointSpec jt;
+    jt.name = "j" + std::to_string(s.joints.size());
+    jt.type = type;
+    jt.body_i = i;
+    jt.body_j = j;
+    jt.point_i = pi;
+    jt.point_j = pj;
+    s.joints.push_back(jt);
+  };
+  joint(PlanarJointType::kRevolute, kGround, 0, {0.0, 0.0}, {0.0, 0.0});   // O
+  joint(PlanarJointType::kRevolute, 0, 1, {r, 0.0}, {0.0, 0.0});           // A
+  joint(PlanarJointType::kRevolute, 1, 2, {l, 0.0}, {0.0, 0.0});           // B
+  joint(PlanarJointType::kPrismatic, kGround, 2, {0.0, 0.0}, {0.0, 0.0});  // the slider's line
+  PlanarForceSpec g;
+  g.name = "gravity";
+  g.type = PlanarForceType::kGravity;
+  g.vector = {0.0, -d.gravity};
+  s.forces = {g};
+  return s;
+}
+
+TEST(PlanarBeamBody, HasTheBeamsCoordinatesAfterItsFrame) {
+  const PlanarMultibody sys(slider_crank({}, 1e-3));
+  // crank 3, rod 3 + 3 per element (Chin's 6 elastic coordinates for two elements), slider 3
+  EXPECT_EQ(sys.n_q(), 3 + 9 + 3);
+  EXPECT_EQ(sys.coordinate_offset(1), 3);
+  EXPECT_EQ(sys.coordinate_count(1), 9);
+  EXPECT_EQ(sys.coordinate_offset(2), 12);
+}
+
+TEST(PlanarBeamBody, ConstraintDerivativesMatchFiniteDifferences) {
+  multibody_test::check_constraint_derivatives(PlanarMultibody(slider_crank({}, 1e-3)), 3u, 0.6);
+  detail::DeformableSliderCrankSpec three;
+  three.elements = 3;
+  multibody_test::check_constraint_derivatives(
+      PlanarMultibody(slider_crank(three, 1e-3, PlanarBeamSupport::kClamped)), 8u, 0.6);
+}
+
+TEST(PlanarBeamBody, MassMatrixIsTheBeamsBlock) {
+  const detail::DeformableSliderCrankSpec d;
+  const PlanarMultibody sys(slider_crank(d, 1e-3));
+  const detail::DeformableSliderCrank reference(d);
+  const multibody_test::Sample s = multibody_test::random_state(sys.n_q(), 5u, 0.6);
+  Mat M(sys.n_v(), sys.n_v());
+  sys.mass(0.0, s.q, M);
+  Mat Mr(10, 10);
+  Vec qr = Vec::Zero(10);
+  qr.head(9) = s.q.segment(3, 9);
+  reference.mass(0.0, qr, Mr);
+  EXPECT_EQ((M.block(3, 3, 9, 9) - Mr.topLeftCorner(9, 9)).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_EQ(M(2, 2), d.crank_inertia);
+  EXPECT_EQ(M.block(3, 0, 9, 3).cwiseAbs().maxCoeff(), 0.0);  // no coupling between bodies
+}
+
+TEST(PlanarBeamBody, SparseValuesEqualTheDenseMatrices) {
+  for (const PlanarBeamSupport support :
+       {PlanarBeamSupport::kSimplySupported, PlanarBeamSupport::kClamped}) {
+    const PlanarMultibody sys(slider_crank({}, 1e-3, support));
+    SparsePattern mp;
+    SparsePattern gp;
+    ASSERT_TRUE(sys.sparse_structure(mp, gp));
+    std::vector<double> mv(static_cast<std::size_t>(mp.nonzeros()));
+    std::vector<double> gv(static_cast<std::size_t>(gp.nonzeros()));
+    for (const unsigned seed : {1u, 2u}) {
+      const multibody_test::Sample s = multibody_test::random_state(sys.n_q(), seed, 0.6);
+      Mat M(sys.n_v(), sys.n_v());
+      Mat G(sys.n_lambda(), sys.n_v());
+      sys.mass(0.0, s.q, M);
+      sys.jacobian(0.0, s.q, G);
+      sys.mass_values(0.0, s.q, mv);
+      sys.jacobian_values(0.0, s.q, gv);
+      EXPECT_EQ((testing::dense_from_csc(gp, gv, false) - G).cwiseAbs().maxCoeff(), 0.0);
+      // M's theta-f column is summed in another order than the dense block's product
+      EXPECT_LE((testing::dense_from_csc(mp, mv, true) - M).cwiseAbs().maxCoeff(),
+                1e-15 * M.cwiseAbs().maxCoeff());
+      // the fused evaluations write the same G and the same rows of L and g
+      Vec L(sys.n_lambda());
+      Vec g(sys.n_lambda());
+      Vec Lf(sys.n_lambda());
+      Vec gf(sys.n_lambda());
+      std::vector<double> gv2(gv.size());
+      sys.curvature(0.0, s.q, s.v, L);
+      sys.constraints(0.0, s.q, g);
+      sys.jacobian_values_and_curvature(0.0, s.q, s.v, gv2, Lf);
+      EXPECT_EQ(gv2, gv);
+      EXPECT_EQ(Lf, L);
+      sys.jacobian_values_and_constraints(0.0, s.q, gv2, gf);
+      EXPECT_EQ(gv2, gv);
+      EXPECT_EQ(gf, g);
+    }
+  }
+}
+
+TEST(PlanarBeamBody, EnergyIsTheBeamsAndGravityDrivesItsForces) {
+  // the generalized forces are minus the gradient of the potential at v = 0 (Q_v vanishes):
+  // gravity on the rod and its elastic force -K_ff q_f, by central differences of energy()
+  const PlanarMultibody sys(slider_crank({}, 1e-3));
+  const multibody_test::Sample s = multibody_test::random_state(sys.n_q(), 11u, 0.3);
+  const Vec zero = Vec::Zero(sys.n_v());
+  Vec f(sys.n_v());
+  sys.forces(0.0, s.q, zero, {}, f);
+  const Vec grad = multibody_test::central_gradient(
+      [&](const Vec& q) { return sys.energy(0.0, q, zero, {}); }, s.q, 1e-6);
+  const Vec expected = -grad;
+  EXPECT_LE((f - expected).cwiseAbs().maxCoeff(), 1e-6 * expected.cwiseAbs().maxCoeff());
+}
+
+TEST(PlanarBeamBody, ReproducesTheHandWrittenDeformableSliderCrank) {
+  // undriven (no torque: PlanarMultibody has no time-dependent torque), a massless slider as in
+  // Chin's model; RK4 at a step well below the rod's first bending period (~1.5 ms) with PStab
+  detail::DeformableSliderCrankSpec d;
+  d.driven = false;
+  d.crank_speed = 120.0;
+  Settings settings;
+  settings.method = Method::kRk4;
+  settings.stabilizer = StabilizerKind::kPStab;
+  settings.dt = 2e-6;
+  const Model built_in(std::make_shared<detail::DeformableSliderCrank>(d), settings);
+  const Model bodies(std::make_shared<PlanarMultibody>(slider_crank(d, 0.0)), settings);
+  Workspace wa(built_in);
+  Workspace wb(bodies);
+  State a = initial_state(built_in);
+  State b = initial_state(bodies);
+  ASSERT_EQ(b.q.segment(3, 9), a.q.head(9));
+  ASSERT_EQ(b.v.segment(3, 9), a.v.head(9));
+  double worst_rigid = 0.0;
+  double worst_elastic = 0.0;
+  double largest_elastic = 0.0;
+  for (int i = 0; i < 2500; ++i) {  // 5 ms: three periods of the first bending mode
+    ASSERT_TRUE(step(built_in, a, wa).ok());
+    ASSERT_TRUE(step(bodies, b, wb).ok());
+    worst_rigid = std::max({worst_rigid, (b.q.segment(3, 3) - a.q.head(3)).cwiseAbs().maxCoeff(),
+                            std::abs(b.q(2) - a.q(9))});
+    worst_elastic =
+        std::max(worst_elastic, (b.q.segment(6, 6) - a.q.segment(3, 6)).cwiseAbs().maxCoeff());
+    largest_elastic = std::max(largest_elastic, a.q.segment(3, 6).cwiseAbs().maxCoeff());
+  }
+  std::printf("[beam body] 5 ms: |d(R, theta, phi)| %.2e, |d q_f| %.2e of %.2e\n", worst_rigid,
+              worst_elastic, largest_elastic);
+  EXPECT_GT(largest_elastic, 1e-4) << "the rod bends (in)";
+  EXPECT_LE(worst_rigid, 1e-9);
+  EXPECT_LE(worst_elastic, 1e-6 * largest_elastic);
+}
+
+TEST(PlanarBeamBody, RejectsWhatABeamCannotCarry) {
+  const auto fails = [](const PlanarModelSpec& s) {
+    EXPECT_THROW(PlanarMultibody{s}, std::invalid_argument);
+  };
+  PlanarModelSpec s = slider_crank({}, 1e-3);
+  s.joints[2].point_i = {6.0, 0.1};  // off the axis
+  fails(s);
+  s = slider_crank({}, 1e-3);
+  s.joints[2].point_i = {13.0, 0.0};  // past the end
+  fails(s);
+  s = slider_crank({}, 1e-3);
+  s.joints[1].type = PlanarJointType::kFixed;
+  fails(s);
+  s = slider_crank({}, 1e-3);
+  s.bodies[1].mass = 1.0;
+  fails(s);
+  s = slider_crank({}, 1e-3);
+  s.bodies[1].beam.elements = 0;
+  fails(s);
+  s = slider_crank({}, 1e-3);
+  PlanarForceSpec f;
+  f.type = PlanarForceType::kTorque;
+  f.body_i = 1;
+  f.torque = 1.0;
+  s.forces.push_back(f);
+  fails(s);
+}
+
+}  // namespace
+}  // namespace rtmb
