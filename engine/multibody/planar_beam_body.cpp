@@ -15,6 +15,8 @@
 
 #include <cmath>
 
+#include "engine/multibody/planar_joint_blocks.hpp"
+
 namespace rtmb::planar_detail {
 
 namespace {
@@ -22,10 +24,9 @@ namespace {
 using Vec2 = Eigen::Vector2d;
 using StridedMap = Eigen::Map<Mat, 0, Eigen::OuterStride<>>;
 
+// A(th) s, the rigid side's u (the same products as the rigid joints' blocks)
 Vec2 rotated(double th, const Vec2& s) noexcept {
-  const double c = std::cos(th);
-  const double sn = std::sin(th);
-  return {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};
+  return rotate(Rotation::of(th), s);
 }
 
 }  // namespace
