@@ -62,6 +62,9 @@ void read_bodies(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
     const YAML::Node b = n[k];
     const std::string p = "bodies[" + std::to_string(k) + "]";
     PlanarBodySpec body;
+    // a body that is a scalar or a list has no keys; operator[] on it would throw a YAML
+    // exception past the loader (found by fuzz_model), so it fails here, as check_keys would
+    if (!b.IsMap()) r.fail(b, p, "expected a mapping");
     std::string kind = "rigid";
     if (const YAML::Node m = b["kind"]) kind = r.string(m, p + ".kind");
     if (kind == "beam") {

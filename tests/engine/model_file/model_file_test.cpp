@@ -298,7 +298,13 @@ INSTANTIATE_TEST_SUITE_P(
                 "  - {name: weld, type: fixed, body_i: ground, body_j: a, angle: 0.5}\n"
                 "  - name: hinge\n    type: revolute\n    body_i: ground\n    body_j: a\n"
                 "    driver: {type: constant, value: 0}\n",
-                "rig.yaml:4:3:", "joints", "weld, hinge.driver"}));
+                "rig.yaml:4:3:", "joints", "weld, hinge.driver"},
+        // a body that is not a mapping: reading its `kind` must not throw a YAML exception
+        // (fuzz/regressions/model/body-is-a-scalar.yaml)
+        BadCase{"body that is a scalar", "bodies:\n  - crank\n", "rig.yaml:2:5:", "bodies[0]",
+                "expected a mapping"},
+        BadCase{"body that is a list", "bodies:\n  - [crank, 1]\n", "rig.yaml:2:5:", "bodies[0]",
+                "expected a mapping"}));
 
 TEST(ModelFile, ServeClockKeysAreReadAndOptional) {
   const ModelFile plain = parse_model_file("mechanism: pendulum\n", "rig.yaml");
