@@ -23,10 +23,10 @@
 namespace rtmb {
 namespace {
 
-constexpr std::int64_t kPeriod = 1'000'000;     // 1 ms
-constexpr std::int64_t kStart = 3'000'000'000;  // times are absolute
+constexpr std::int64_t kLockstepPeriod = 1'000'000;     // 1 ms
+constexpr std::int64_t kLockstepStart = 3'000'000'000;  // times are absolute
 std::int64_t at(double periods) {
-  return kStart + std::llround(periods * static_cast<double>(kPeriod));
+  return kLockstepStart + std::llround(periods * static_cast<double>(kLockstepPeriod));
 }
 
 // Master inputs at first, first + 1, ..., first + (n - 1) periods.
@@ -48,15 +48,15 @@ struct Timeline {
   std::string events;  // "w i a ...": every tick and absorbed input, in order
 };
 
-// Drives the lockstep from kStart until `end` periods; the driver wakes wake_late periods
+// Drives the lockstep from kLockstepStart until `end` periods; the driver wakes wake_late periods
 // after each timeout deadline.
 Timeline drive(const std::vector<std::int64_t>& inputs,
                double end,
                DeviceLockstepConfig config = {},
                double wake_late = 0.0) {
-  config.period_ns = kPeriod;
+  config.period_ns = kLockstepPeriod;
   DeviceLockstep lock(config);
-  lock.begin(kStart);
+  lock.begin(kLockstepStart);
   Timeline r;
   std::ostringstream events;
   std::size_t next = 0;
@@ -70,7 +70,7 @@ Timeline drive(const std::vector<std::int64_t>& inputs,
       events << (ticks ? "i " : "a ");
       continue;
     }
-    const std::int64_t now = deadline + static_cast<std::int64_t>(wake_late * kPeriod);
+    const std::int64_t now = deadline + static_cast<std::int64_t>(wake_late * kLockstepPeriod);
     if (now >= at(end)) break;
     if (lock.on_timeout(now)) {
       r.ticks.push_back(lock.last_tick());
@@ -85,7 +85,7 @@ Timeline drive(const std::vector<std::int64_t>& inputs,
 // Invariants of every run: the two sources add up, sequences count from 0, release times never
 // go back, and no two ticks of different sources come closer than P/2 (a doubled tick at a
 // transition would); between two ticks at most S passes (time never freezes longer).
-void expect_invariants(const Timeline& r, std::int64_t stale_after = 3 * kPeriod) {
+void expect_invariants(const Timeline& r, std::int64_t stale_after = 3 * kLockstepPeriod) {
   const LockstepCounters& c = r.counters;
   EXPECT_EQ(c.ticks, c.input_ticks + c.wall_ticks);
   EXPECT_EQ(c.inputs, c.input_ticks + c.absorbed_inputs);
@@ -97,7 +97,7 @@ void expect_invariants(const Timeline& r, std::int64_t stale_after = 3 * kPeriod
     EXPECT_GE(gap, 0) << i;
     EXPECT_LE(gap, stale_after) << i;
     if (r.ticks[i].source != r.ticks[i - 1].source) {
-      EXPECT_GE(gap, kPeriod / 2) << i;
+      EXPECT_GE(gap, kLockstepPeriod / 2) << i;
     }
   }
 }
@@ -118,12 +118,14 @@ TEST(DeviceLockstepConfig, RejectsEachBadFieldByName) {
     }
   };
   rejects({.period_ns = 0, .stale_after_ns = 0}, "period_ns");
-  rejects({.period_ns = kPeriod, .stale_after_ns = 2 * kPeriod - 1}, "stale_after_ns");
-  rejects({.period_ns = kPeriod, .stale_after_ns = -1}, "stale_after_ns");
-  EXPECT_EQ(DeviceLockstep({.period_ns = kPeriod, .stale_after_ns = 0}).stale_after_ns(),
-            kDefaultLockstepStalePeriods * kPeriod);
-  EXPECT_EQ(DeviceLockstep({.period_ns = kPeriod, .stale_after_ns = 2 * kPeriod}).stale_after_ns(),
-            2 * kPeriod);
+  rejects({.period_ns = kLockstepPeriod, .stale_after_ns = 2 * kLockstepPeriod - 1},
+          "stale_after_ns");
+  rejects({.period_ns = kLockstepPeriod, .stale_after_ns = -1}, "stale_after_ns");
+  EXPECT_EQ(DeviceLockstep({.period_ns = kLockstepPeriod, .stale_after_ns = 0}).stale_after_ns(),
+            kDefaultLockstepStalePeriods * kLockstepPeriod);
+  EXPECT_EQ(DeviceLockstep({.period_ns = kLockstepPeriod, .stale_after_ns = 2 * kLockstepPeriod})
+                .stale_after_ns(),
+            2 * kLockstepPeriod);
 }
 
 // No master: wall ticks at 0, 1, ..., 9: exactly DeadlineLoop's grid.
@@ -199,8 +201,8 @@ TEST(DeviceLockstepTimeline, AnInputOnTheWatchdogDeadlineWinsTheTie) {
   EXPECT_EQ(r.events, "w " + repeat("i", 20));
   EXPECT_EQ(r.counters.fallbacks, 0);
 
-  DeviceLockstep lock({.period_ns = kPeriod, .stale_after_ns = 0});
-  lock.begin(kStart);
+  DeviceLockstep lock({.period_ns = kLockstepPeriod, .stale_after_ns = 0});
+  lock.begin(kLockstepStart);
   ASSERT_TRUE(lock.on_input(at(0.6)));
   ASSERT_TRUE(lock.on_input(at(3.6)));     // the watchdog was due at 3.6 too
   EXPECT_FALSE(lock.on_timeout(at(3.6)));  // and does not tick again
@@ -243,8 +245,8 @@ TEST(DeviceLockstepTimeline, LateInputAfterTheWatchdogIsAbsorbed) {
 // A driver that wakes 2.5 P late for a wall slot (an overrun in kFree): the slots that passed
 // are skipped and counted, the grid's phase is kept (like LoopScheduler's kSkip).
 TEST(DeviceLockstepTimeline, ALateWakeSkipsWallSlotsAndKeepsThePhase) {
-  DeviceLockstep lock({.period_ns = kPeriod, .stale_after_ns = 0});
-  lock.begin(kStart);
+  DeviceLockstep lock({.period_ns = kLockstepPeriod, .stale_after_ns = 0});
+  lock.begin(kLockstepStart);
   ASSERT_TRUE(lock.on_timeout(at(0)));
   EXPECT_FALSE(lock.on_timeout(at(0.5)));  // early wake
   ASSERT_TRUE(lock.on_timeout(at(3.5)));   // slots 1, 2, 3 passed: 3 runs, 1 and 2 missed
@@ -260,8 +262,8 @@ TEST(DeviceLockstepTimeline, ALateWakeSkipsWallSlotsAndKeepsThePhase) {
 
 // begin() starts a new run: counters, mode and the grid.
 TEST(DeviceLockstepTimeline, BeginResets) {
-  DeviceLockstep lock({.period_ns = kPeriod, .stale_after_ns = 0});
-  lock.begin(kStart);
+  DeviceLockstep lock({.period_ns = kLockstepPeriod, .stale_after_ns = 0});
+  lock.begin(kLockstepStart);
   ASSERT_TRUE(lock.on_input(at(0.2)));
   lock.begin(at(100));
   EXPECT_EQ(lock.mode(), LockstepMode::kFree);
