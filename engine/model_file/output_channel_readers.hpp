@@ -106,13 +106,15 @@ void check_output_count(const YamlReader& r,
 /// reported by model_file.cpp's read_outputs): a non-empty list, each with a name that is
 /// non-empty and without commas, the keys of its `kind` read by read_kind(n, p, o) (which also
 /// sets o.units to the kind's defaults) and an optional `unit`; appended to `out`.
-/// `links`: the channels name URDF links (`link`) instead of bodies.
+/// `links`: the channels name URDF links (`link`) instead of bodies; `stations`: a channel may
+/// have a `station` (planar beam deflections).
 template <class OutputSpec, class ReadKind>
 void read_output_list(const YamlReader& r,
                       const YAML::Node& outputs,
                       std::vector<OutputSpec>& out,
                       ReadKind read_kind,
-                      bool links = false) {
+                      bool links = false,
+                      bool stations = false) {
   if (!outputs.IsMap()) return;
   const YAML::Node channels = outputs["channels"];
   if (!channels) return;
@@ -125,6 +127,8 @@ void read_output_list(const YamlReader& r,
     const std::string p = key + "[" + std::to_string(i) + "]";
     if (links) {
       r.check_keys(n, p, {"name", "kind", "link", "point", "joint", "element", "unit"});
+    } else if (stations) {
+      r.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "station", "unit"});
     } else {
       r.check_keys(n, p, {"name", "kind", "body", "point", "joint", "element", "unit"});
     }

@@ -78,6 +78,7 @@ PlanarOutputType parse_output_kind(const Reader& r, const YAML::Node& n, const s
       {"energy", PlanarOutputType::kEnergy},
       {"haptic_force", PlanarOutputType::kHapticForce},
       {"coupling_linearization", PlanarOutputType::kCouplingLinearization},
+      {"beam_deflection", PlanarOutputType::kBeamDeflection},
   };
   return read_output_kind(r, n, p, kKinds);
 }
@@ -144,12 +145,14 @@ void read_output_channels(const Reader& r,
                           const PlanarModelSpec& spec,
                           std::vector<PlanarOutputSpec>& out) {
   read_output_list(
-      r, outputs, out, [&](const YAML::Node& n, const std::string& p, PlanarOutputSpec& o) {
+      r, outputs, out,
+      [&](const YAML::Node& n, const std::string& p, PlanarOutputSpec& o) {
         o.type = parse_output_kind(r, n, p);
+        const bool beam_kind = o.type == PlanarOutputType::kBeamDeflection;
         const bool body_kind = o.type == PlanarOutputType::kPose ||
                                o.type == PlanarOutputType::kVelocity ||
                                o.type == PlanarOutputType::kPointPosition ||
-                               o.type == PlanarOutputType::kPointVelocity;
+                               o.type == PlanarOutputType::kPointVelocity || beam_kind;
         const bool point_kind = o.type == PlanarOutputType::kPointPosition ||
                                 o.type == PlanarOutputType::kPointVelocity;
         const bool joint_kind = o.type == PlanarOutputType::kJointPosition ||
@@ -158,13 +161,35 @@ void read_output_channels(const Reader& r,
         const bool element_kind = o.type == PlanarOutputType::kCouplingForce ||
                                   o.type == PlanarOutputType::kHapticForce ||
                                   o.type == PlanarOutputType::kCouplingLinearization;
-        check_kind_key(r, n, p, "body", body_kind, "pose, velocity and point outputs");
+        check_kind_key(r, n, p, "body", body_kind,
+                       "pose, velocity, point and beam_deflection outputs");
         check_kind_key(r, n, p, "point", point_kind, "point outputs");
+        check_kind_key(r, n, p, "station", beam_kind, "beam_deflection outputs");
         check_kind_key(r, n, p, "joint", joint_kind, "joint and reaction outputs");
         check_kind_key(r, n, p, "element", element_kind,
                        "coupling_force, haptic_force and coupling_linearization outputs");
         if (body_kind) o.body = body_ref(r, n["body"], p + ".body", spec, false);
         if (point_kind && n["point"]) o.point = r.vec<2>(n["point"], p + ".point");
+        // on a beam, points and stations are material points of the axis (x, 0), 0 <= x <= L
+        // (PlanarMultibody::point_position), as for the joints that attach to it
+        const bool on_beam = body_kind && spec.bodies[static_cast<std::size_t>(o.body)].kind ==
+                                              PlanarBodyKind::kBeam;
+        const double length =
+            on_beam ? spec.bodies[static_cast<std::size_t>(o.body)].beam.length : 0.0;
+        if (point_kind && on_beam &&
+            (o.point.y() != 0.0 || !(o.point.x() >= 0.0 && o.point.x() <= length))) {
+          r.fail(n["point"] ? n["point"] : n, p + ".point",
+                 "a beam's point must be [x, 0] with 0 <= x <= length (" + std::to_string(length) +
+                     ")");
+        }
+        if (beam_kind) {
+          if (!on_beam) r.fail(n["body"], p + ".body", "beam_deflection needs a beam body");
+          o.station = r.number(n["station"], p + ".station");
+          if (!(o.station >= 0.0 && o.station <= length)) {
+            r.fail(n["station"], p + ".station",
+                   "must be in [0, length] (" + std::to_string(length) + ")");
+          }
+        }
         if (joint_kind) {
           o.joint = find_named(
               r, n["joint"], p + ".joint", spec.joints,
@@ -177,7 +202,8 @@ void read_output_channels(const Reader& r,
         }
         if (element_kind) o.element = coupling_ref(r, n["element"], p + ".element", spec);
         o.units = default_output_units(o, spec);
-      });
+      },
+      /*links=*/false, /*stations=*/true);
 }
 
 }  // namespace rtmb::detail

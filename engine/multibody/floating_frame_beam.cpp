@@ -300,6 +300,15 @@ Eigen::Vector2d FloatingFrameBeam::point_position(VecCRef q, const BeamStation& 
   return q.head<2>() + frame_rotation(q(2)) * u;
 }
 
+Eigen::Vector2d FloatingFrameBeam::point_velocity(VecCRef q,
+                                                  VecCRef v,
+                                                  const BeamStation& s) const noexcept {
+  const int nf = n_elastic();
+  const Eigen::Matrix2d a = frame_rotation(q(2));
+  const Eigen::Vector2d u = Eigen::Vector2d(s.x, 0.0) + displacement(s, q.tail(nf));
+  return v.head<2>() + a * (v(2) * turn(u) + displacement(s, v.tail(nf)));
+}
+
 void FloatingFrameBeam::point_jacobian(VecCRef q, const BeamStation& s, MatRef out) const noexcept {
   const Eigen::Matrix2d a = frame_rotation(q(2));
   const Eigen::Vector2d u = Eigen::Vector2d(s.x, 0.0) + displacement(s, q.tail(n_elastic()));

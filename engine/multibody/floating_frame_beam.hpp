@@ -125,6 +125,10 @@ class FloatingFrameBeam {
 
   /// World position R + A u of the body point at the station.
   [[nodiscard]] Eigen::Vector2d point_position(VecCRef q, const BeamStation& s) const noexcept;
+  /// Its velocity r' = R' + theta' A I~ u + A S q_f' (the Jacobian below times v).
+  [[nodiscard]] Eigen::Vector2d point_velocity(VecCRef q,
+                                               VecCRef v,
+                                               const BeamStation& s) const noexcept;
   /// Its Jacobian d r / d q = [I, A I~ u, A S], 2 x n_coordinates().
   void point_jacobian(VecCRef q, const BeamStation& s, MatRef out) const noexcept;
   /// d(J v)/dq at fixed v, 2 x n_coordinates(): the theta column A (-theta' u + I~ S q_f'), the

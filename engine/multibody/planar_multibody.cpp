@@ -221,7 +221,11 @@ Eigen::Vector2d PlanarMultibody::point_position(VecCRef q,
                                                 int body,
                                                 const Eigen::Vector2d& s) const noexcept {
   if (body == kGround) return s;
-  const Vec3 qb = q.segment<3>(coordinate_offset(body));
+  const int o = coordinate_offset(body);
+  if (const FloatingFrameBeam* beam = beams_ ? beams_->beam(body) : nullptr) {
+    return beam->point_position(q.segment(o, coordinate_count(body)), beam->station(s.x()));
+  }
+  const Vec3 qb = q.segment<3>(o);
   return qb.head<2>() + rotate(qb.z(), s);
 }
 
@@ -231,8 +235,19 @@ Eigen::Vector2d PlanarMultibody::point_velocity(VecCRef q,
                                                 const Eigen::Vector2d& s) const noexcept {
   if (body == kGround) return Vec2::Zero();
   const int o = coordinate_offset(body);
+  if (const FloatingFrameBeam* beam = beams_ ? beams_->beam(body) : nullptr) {
+    const int n = coordinate_count(body);
+    return beam->point_velocity(q.segment(o, n), v.segment(o, n), beam->station(s.x()));
+  }
   const Vec3 vb = v.segment<3>(o);
   return vb.head<2>() + vb.z() * perp(rotate(q(o + 2), s));
+}
+
+Eigen::Vector2d PlanarMultibody::beam_deflection(VecCRef q, int body, double x) const noexcept {
+  const FloatingFrameBeam* beam = beams_ ? beams_->beam(body) : nullptr;
+  if (beam == nullptr) return Vec2::Zero();
+  return beam->displacement(beam->station(x),
+                            q.segment(coordinate_offset(body) + 3, beam->n_elastic()));
 }
 
 void PlanarMultibody::initial_state(State& out) const {

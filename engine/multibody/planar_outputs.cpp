@@ -49,7 +49,7 @@ double angle_of(const PlanarMultibody& m, VecCRef x, int body) noexcept {
 }
 
 // Component suffixes per PlanarOutputType, in declaration order (output_kinds.hpp).
-constexpr std::array<std::string_view, 13> kPlanarSuffixes{"x y theta",
+constexpr std::array<std::string_view, 14> kPlanarSuffixes{"x y theta",
                                                            "vx vy omega",
                                                            "x y",
                                                            "vx vy",
@@ -61,8 +61,9 @@ constexpr std::array<std::string_view, 13> kPlanarSuffixes{"x y theta",
                                                            "",
                                                            "",
                                                            "fx fy flags energy damping",
-                                                           "w_xx w_xy w_yy stiffness damping"};
-static_assert(static_cast<std::size_t>(PlanarOutputType::kCouplingLinearization) + 1 ==
+                                                           "w_xx w_xy w_yy stiffness damping",
+                                                           "u v"};
+static_assert(static_cast<std::size_t>(PlanarOutputType::kBeamDeflection) + 1 ==
               kPlanarSuffixes.size());
 
 }  // namespace
@@ -105,6 +106,8 @@ std::vector<std::string> default_output_units(const PlanarOutputSpec& out,
       return {"N", "N", "1", "J", "N*s/m"};
     case PlanarOutputType::kCouplingLinearization:
       return {"1/kg", "1/kg", "1/kg", "N/m", "N*s/m"};
+    case PlanarOutputType::kBeamDeflection:
+      return {"m", "m"};
   }
   return {};
 }
@@ -153,7 +156,25 @@ PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOu
       case PlanarOutputType::kPointPosition:
       case PlanarOutputType::kPointVelocity:
         if (o.body < 0 || o.body >= n_bodies) throw std::invalid_argument(what + ": needs a body");
+        // a beam's points are the material points of its axis (as for its joints)
+        if (system.is_beam(o.body)) {
+          const double length = spec.bodies[static_cast<std::size_t>(o.body)].beam.length;
+          if (o.point.y() != 0.0 || !(o.point.x() >= 0.0 && o.point.x() <= length)) {
+            throw std::invalid_argument(what +
+                                        ": a beam's point must be (x, 0) with 0 <= x <= length");
+          }
+        }
         break;
+      case PlanarOutputType::kBeamDeflection: {
+        if (o.body < 0 || o.body >= n_bodies || !system.is_beam(o.body)) {
+          throw std::invalid_argument(what + ": needs a beam body");
+        }
+        const double length = spec.bodies[static_cast<std::size_t>(o.body)].beam.length;
+        if (!(o.station >= 0.0 && o.station <= length)) {
+          throw std::invalid_argument(what + ": the station must be in [0, length]");
+        }
+        break;
+      }
       case PlanarOutputType::kJointPosition:
       case PlanarOutputType::kJointVelocity: {
         const bool ok = detail::is_of_type(spec.joints, o.joint, PlanarJointType::kRevolute) ||
@@ -290,8 +311,14 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
                  b.dynamics.lambda()(k_row);
         }
         const Vec2 force = q_c.head<2>();
-        const double tz =
-            q_c.z() - turned(rotated(s.q(system_.coordinate_offset(body) + 2), point)).dot(force);
+        // the arm from the body frame's origin to the joint point: A s on a rigid body, the
+        // deformed A (u0 + S q_f) on a beam (whose theta column of G is (A I~ u)^T)
+        const int o_body = system_.coordinate_offset(body);
+        const Vec2 arm =
+            system_.is_beam(body)
+                ? Vec2(system_.point_position(s.q, body, point) - s.q.segment<2>(o_body))
+                : rotated(s.q(o_body + 2), point);
+        const double tz = q_c.z() - turned(arm).dot(force);
         const double sign = on_j ? 1.0 : -1.0;
         out[k++] = sign * force.x();
         out[k++] = sign * force.y();
@@ -356,6 +383,12 @@ void PlanarOutputs::evaluate(const State& s, const Workspace& ws, std::span<doub
         out[k++] = kkt_ok_ ? w(1, 1) : nan;
         out[k++] = fe.stiffness;
         out[k++] = fe.damping;
+        break;
+      }
+      case PlanarOutputType::kBeamDeflection: {
+        const Vec2 d = system_.beam_deflection(s.q, o.body, o.station);
+        out[k++] = d.x();
+        out[k++] = d.y();
         break;
       }
     }

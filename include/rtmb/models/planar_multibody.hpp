@@ -241,15 +241,26 @@ class PlanarMultibody final : public System {
     return offsets_[b + 1] - offsets_[b];
   }
   /// World position p = r + A(theta) s of body point s (body frame) at q; the ground's points are
-  /// world points. RT-safe.
+  /// world points. On a beam body, s = (x, 0) names the material point at abscissa x of its axis
+  /// (clamped to [0, L]; s.y() is not used) and p = R + A (u0(x) + S(x) q_f), which moves with the
+  /// deformation (Chin 1995 eq. 3.57). RT-safe.
   [[nodiscard]] Eigen::Vector2d point_position(VecCRef q,
                                                int body,
                                                const Eigen::Vector2d& s) const noexcept;
-  /// Its velocity p' = r' + theta' S A(theta) s. RT-safe.
+  /// Its velocity p' = r' + theta' S A(theta) s; on a beam R' + theta' S A u + A S(x) q_f'.
+  /// RT-safe.
   [[nodiscard]] Eigen::Vector2d point_velocity(VecCRef q,
                                                VecCRef v,
                                                int body,
                                                const Eigen::Vector2d& s) const noexcept;
+  /// True when body b is a beam (PlanarBodyKind::kBeam).
+  [[nodiscard]] bool is_beam(int body) const noexcept {
+    return body != kGround &&
+           spec_.bodies[static_cast<std::size_t>(body)].kind == PlanarBodyKind::kBeam;
+  }
+  /// A beam body's elastic displacement S(x) q_f at abscissa x of its axis (clamped to [0, L]),
+  /// in its body frame: (axial, transverse) [m]; zero for a rigid body. RT-safe.
+  [[nodiscard]] Eigen::Vector2d beam_deflection(VecCRef q, int body, double x) const noexcept;
 
   // curvature: L = g_qq(v, v) + g_tt with g_tt = -f''(t) on the driver rows (g_tq = 0).
   RTMB_SYSTEM_EVALUATION_OVERRIDES;

@@ -3,8 +3,9 @@
 #pragma once
 
 // Output channels of planar body models (docs/model-format.md, "Output channels"): body poses
-// and velocities, body points, joint coordinates, joint reaction forces, coupling forces, drift
-// and energy. One PlanarOutputSpec is one or more scalar channels ("<name>.<component>").
+// and velocities, body points, joint coordinates, joint reaction forces, coupling forces, drift,
+// energy and beam deflections. One PlanarOutputSpec is one or more scalar channels
+// ("<name>.<component>").
 
 #include <memory>
 #include <string>
@@ -42,6 +43,10 @@ enum class PlanarOutputType {
   /// J_p^T (2x2, symmetric: xx, xy, yy) [1/kg] and the coupling's stiffness k [N/m] and
   /// damping c [N s/m]. W comes from two KKT solves K [x; mu] = [J_p^T e; 0], e = e_x, e_y.
   kCouplingLinearization,
+  /// A beam body's elastic displacement at abscissa `station` of its axis, in its body frame:
+  /// (u, v) = S(x) q_f, axial and transverse [m] (Chin 1995 eq. 3.57; the deflection of §5's
+  /// deformable slider-crank is v at midspan).
+  kBeamDeflection,
 };
 
 /// One named output.
@@ -49,7 +54,9 @@ struct PlanarOutputSpec {
   std::string name;
   PlanarOutputType type = PlanarOutputType::kPose;
   int body = kGround;                               ///< pose, velocity, point outputs
-  Eigen::Vector2d point = Eigen::Vector2d::Zero();  ///< point outputs: body frame [m]
+  Eigen::Vector2d point = Eigen::Vector2d::Zero();  ///< point outputs: body frame [m]; on a
+                                                    ///< beam (x, 0), 0 <= x <= L
+  double station = 0.0;                             ///< beam deflection: abscissa x [m]
   int joint = -1;                                   ///< joint outputs: index into joints
   int element = -1;                                 ///< coupling force: index into forces
   std::vector<std::string> units;                   ///< one per component

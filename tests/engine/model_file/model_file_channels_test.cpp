@@ -159,7 +159,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadChannel{"body on an output that has none",
                    "outputs:\n  channels:\n    - {name: a, kind: energy, body: rod}\n",
                    "rig.yaml:10:", "outputs.channels[0].body",
-                   "only for pose, velocity and point outputs"},
+                   "only for pose, velocity, point and beam_deflection outputs"},
         BadChannel{"joint output on a fixed joint",
                    "outputs:\n  channels:\n    - {name: a, kind: joint_position, joint: weld}\n",
                    "rig.yaml:10:", "outputs.channels[0].joint", "not a revolute or prismatic"},
