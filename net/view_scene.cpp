@@ -4,12 +4,14 @@
 // The live view's `scene` message (include/rtmb/net/view_server.hpp, view_scene_json;
 // docs/protocol.md "Live view"): what the page draws, written once per model on the view's
 // thread, and the built-in mechanisms' own instance whose joint points the frames carry.
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "net/json_writer.hpp"
 #include "rtmb/models/joint_points.hpp"
+#include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/net/view_server.hpp"
 
 namespace rtmb {
@@ -65,23 +67,76 @@ Eigen::Vector3d lift(const Eigen::Vector2d& p) {
   return {p.x(), p.y(), 0.0};
 }
 
+// A beam body's "beam" member: its stations along the axis, each with the nonzero columns of
+// S(x) (docs/protocol.md "Live view"), so that the page draws the deformed axis
+// R + A(theta) ((x, 0) + S(x) q_f) from q alone, with the engine's shape functions; and, for each
+// of the body's points (all on its axis: only revolute joints attach to a beam), the station it
+// sits at.
+std::string beam_json(const PlanarBeamSpec& beam, const std::vector<Eigen::Vector3d>& points) {
+  std::vector<double> at;
+  at.reserve(points.size());
+  for (const Eigen::Vector3d& p : points) at.push_back(p.x());
+  const std::vector<PlanarBeamStation> stations = beam_stations(beam, at);
+  std::string out = R"(,"beam":{"length":)";
+  append_json_number(out, beam.length);
+  out += R"(,"stations":[)";
+  for (std::size_t k = 0; k < stations.size(); ++k) {
+    const PlanarBeamStation& s = stations[k];
+    if (k > 0) out += ',';
+    out += R"({"x":)";
+    append_json_number(out, s.x);
+    out += R"(,"index":[)";
+    for (std::size_t c = 0; c < s.index.size(); ++c) {
+      if (c > 0) out += ',';
+      out += std::to_string(s.index[c]);
+    }
+    out += R"(],"shape":[)";
+    for (std::size_t c = 0; c < s.shape.size(); ++c) {
+      if (c > 0) out += ',';
+      out += '[';
+      append_json_number(out, s.shape[c].x());
+      out += ',';
+      append_json_number(out, s.shape[c].y());
+      out += ']';
+    }
+    out += "]}";
+  }
+  out += R"(],"point_stations":[)";
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    if (k > 0) out += ',';
+    // the station nearest the point: beam_stations keeps every point's abscissa (or one within
+    // rounding of it)
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < stations.size(); ++j) {
+      if (std::abs(stations[j].x - at[k]) < std::abs(stations[best].x - at[k])) best = j;
+    }
+    out += std::to_string(best);
+  }
+  out += "]}";
+  return out;
+}
+
+// offsets: each body's first coordinate in q; extras: what follows a body's points (a beam's
+// "beam" member), empty for most
 void write_scene(std::string& out,
                  int dimension,
-                 int coordinates_per_body,
+                 const std::vector<int>& offsets,
                  const std::vector<std::string>& names,
+                 const std::vector<std::string>& extras,
                  const SceneGeometry& g) {
   out += R"(,"dimension":)" + std::to_string(dimension) + R"(,"bodies":[)";
   for (std::size_t b = 0; b < names.size(); ++b) {
     if (b > 0) out += ',';
     out += R"({"name":)";
     append_json_string(out, names[b]);
-    out += R"(,"q_offset":)" + std::to_string(coordinates_per_body * static_cast<int>(b)) +
-           R"(,"points":[)";
+    out += R"(,"q_offset":)" + std::to_string(offsets[b]) + R"(,"points":[)";
     for (std::size_t k = 0; k < g.points[b].size(); ++k) {
       if (k > 0) out += ',';
       append_json_vector(out, g.points[b][k]);
     }
-    out += "]}";
+    out += ']';
+    out += extras[b];
+    out += '}';
   }
   out += R"(],"ground_points":[)";
   for (std::size_t k = 0; k < g.ground.size(); ++k) {
@@ -114,7 +169,7 @@ std::string view_scene_json(const ModelFile& file) {
   append_json_string(out, model_name(file));
   std::vector<std::string> names;
   if (file.bodies) {
-    // planar: q = (x, y, theta) per body; points [x, y, 0]
+    // planar: q = (x, y, theta) per rigid body, (R1, R2, theta, q_f) per beam; points [x, y, 0]
     const PlanarModelSpec& spec = *file.bodies;
     SceneGeometry g(spec.bodies.size());
     for (const PlanarJointSpec& j : spec.joints) {
@@ -132,8 +187,16 @@ std::string view_scene_json(const ModelFile& file) {
         g.add(f.body_i, lift(f.point_i));
       }
     }
-    for (const PlanarBodySpec& b : spec.bodies) names.push_back(b.name);
-    write_scene(out, 2, 3, names, g);
+    // a beam has 3 + n_elastic coordinates, so the offsets are the model's, not 3 b
+    const std::vector<int> offsets = planar_coordinate_offsets(spec);
+    std::vector<std::string> extras;
+    for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+      const PlanarBodySpec& body = spec.bodies[b];
+      names.push_back(body.name);
+      extras.push_back(body.kind == PlanarBodyKind::kBeam ? beam_json(body.beam, g.points[b])
+                                                          : std::string());
+    }
+    write_scene(out, 2, offsets, names, extras, g);
     return out;
   }
   if (file.spatial) {
@@ -153,8 +216,12 @@ std::string view_scene_json(const ModelFile& file) {
         g.spring(f.body_i, f.point_i, f.body_j, f.point_j);
       }
     }
-    for (const SpatialBodySpec& b : spec.bodies) names.push_back(b.name);
-    write_scene(out, 3, 7, names, g);
+    std::vector<int> offsets;
+    for (const SpatialBodySpec& b : spec.bodies) {
+      offsets.push_back(7 * static_cast<int>(names.size()));
+      names.push_back(b.name);
+    }
+    write_scene(out, 3, offsets, names, std::vector<std::string>(names.size()), g);
     return out;
   }
   // built-in mechanisms are written in their own coordinates, without bodies: their joint points

@@ -12,6 +12,12 @@
 // Each instance's matrix is the body's pose (position, rotation from q) times a fixed body-frame
 // matrix computed once from the scene: world = T(body) * L(instance).
 //
+// A beam body (its scene entry has `beam`) is not a star: its axis is drawn deformed, as bars (or
+// in `lines` mode line segments) between stations along it, each station's world point
+// R + A(theta) ((x, 0) + S(x) q_f) from q and the station's shape-function columns, which the
+// server writes from the engine's (docs/protocol.md "Live view"); balls mark where its joints
+// attach. BeamAxes below; a beam cannot be picked (the view's drag does not take beams).
+//
 // Many bodies (`lines`: the page passes it above 64) are drawn thinner still: every bar one line
 // segment and every centre of mass one point, two draw calls of two and one vertices per item.
 // Measured in headless Chromium's SwiftShader on the 2-core CI machine under load (issue 20 point
@@ -43,12 +49,14 @@ export class InstancedBodies {
   constructor(bodies, geometry, materials, scale, lines = false) {
     this.linesMode = lines;
     this.pickRadius = scale;
+    this.beams = new BeamAxes(bodies, geometry, materials, scale, lines);
     if (lines) {
       this.makeLines(bodies, materials);
       return;
     }
     this.local = { com: [], bar: [], joint: [] };  // per kind: [{body, matrix}]
     bodies.forEach((b, i) => {
+      if (b.beam) return;  // BeamAxes
       const com = new THREE.Vector3(...b.points[0]);
       this.local.com.push({ body: i, matrix: ballMatrix(com, 1.6 * scale) });
       for (const p of b.points.slice(1)) {
@@ -76,22 +84,25 @@ export class InstancedBodies {
 
   makeLines(bodies, materials) {
     // per segment: the body and its two body-frame ends; per body its centre of mass
+    // (beams: BeamAxes)
     this.segments = [];
+    this.centres = [];  // {body, p}
     bodies.forEach((b, i) => {
+      if (b.beam) return;
       for (const p of b.points.slice(1)) this.segments.push({ body: i, a: new THREE.Vector3(...b.points[0]), b: new THREE.Vector3(...p) });
+      this.centres.push({ body: i, p: new THREE.Vector3(...b.points[0]) });
     });
-    this.centres = bodies.map((b) => new THREE.Vector3(...b.points[0]));
     // the same as flat arrays for updateFromQ, made once: every vertex's body (its q offset) and
     // body-frame point, vertices in the order of the two position buffers (segment ends, then
     // centres)
     const vertices = [...this.segments.flatMap(({ body, a, b }) => [[body, a], [body, b]]),
-                      ...this.centres.map((c, i) => [i, c])];
+                      ...this.centres.map(({ body, p }) => [body, p])];
     this.vertexOffset = new Int32Array(vertices.map(([body]) => bodies[body].q_offset));
     this.vertexLocal = new Float64Array(vertices.flatMap(([, p]) => [p.x, p.y, p.z]));
     const segmentGeometry = new THREE.BufferGeometry();
     segmentGeometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(6 * this.segments.length), 3));
     const pointGeometry = new THREE.BufferGeometry();
-    pointGeometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * bodies.length), 3));
+    pointGeometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * this.centres.length), 3));
     this.meshes = {
       bar: new THREE.LineSegments(segmentGeometry, new THREE.LineBasicMaterial({ color: materials.body.color })),
       com: new THREE.Points(pointGeometry, new THREE.PointsMaterial({ color: materials.com.color, size: 2, sizeAttenuation: false })),
@@ -111,9 +122,9 @@ export class InstancedBodies {
     });
     seg.needsUpdate = true;
     const com = this.meshes.com.geometry.attributes.position;
-    this.centres.forEach((c, i) => {
-      w.copy(c).applyQuaternion(poses[i].rotation).add(poses[i].position);
-      com.setXYZ(i, w.x, w.y, w.z);
+    this.centres.forEach(({ body, p }, k) => {
+      w.copy(p).applyQuaternion(poses[body].rotation).add(poses[body].position);
+      com.setXYZ(k, w.x, w.y, w.z);
     });
     com.needsUpdate = true;
     for (const m of Object.values(this.meshes)) m.geometry.boundingSphere = null;  // for picking
@@ -121,9 +132,11 @@ export class InstancedBodies {
 
   addTo(scene3) {
     for (const m of Object.values(this.meshes)) scene3.add(m);
+    this.beams.addTo(scene3);
   }
 
   removeFrom(scene3) {
+    this.beams.removeFrom(scene3);
     for (const m of Object.values(this.meshes)) {
       scene3.remove(m);
       if (m.dispose) m.dispose();
@@ -141,6 +154,7 @@ export class InstancedBodies {
   // prints the page's profile), the 1000-link chain's update through poseOf and update() took
   // 0.3-1.1 ms a frame, this 0.15-0.5 ms.
   updateFromQ(q, scene, poseOf) {
+    this.beams.update(q);
     if (!this.linesMode) {
       this.update(scene.bodies.map((b, i) => poseOf(i)));
       return;
@@ -219,7 +233,7 @@ export class InstancedBodies {
       const hits = raycaster.intersectObjects(Object.values(this.meshes), false);
       if (hits.length === 0) return null;
       const h = hits[0];
-      const body = h.object === this.meshes.com ? h.index : this.segments[Math.floor(h.index / 2)].body;
+      const body = h.object === this.meshes.com ? this.centres[h.index].body : this.segments[Math.floor(h.index / 2)].body;
       return { body, point: h.point };
     }
     // the bounds a raycast tests first were computed at an older pose: recomputed from now's
@@ -230,5 +244,139 @@ export class InstancedBodies {
       if (kind && h.instanceId !== undefined) return { body: this.local[kind][h.instanceId].body, point: h.point };
     }
     return null;
+  }
+}
+
+// The beam bodies of a scene, each drawn as its deformed axis (see the top of this file): a
+// polyline through its stations, as instanced bars (one InstancedMesh for the segments of every
+// beam, one for the balls at its joints) or, in `lines` mode, one LineSegments. With no beam in the
+// scene it draws nothing and costs nothing per frame.
+export class BeamAxes {
+  constructor(bodies, geometry, materials, scale, lines) {
+    this.lines = lines;
+    this.radius = 0.5 * scale;  // thinner than a rigid body's links: a beam is slender
+    // per beam: its q offset, each station's x, elastic indices and shape columns (flat), the
+    // stations its points sit at, and its stations' world points [x0, y0, x1, y1, ...]
+    this.beams = [];
+    bodies.forEach((b, i) => {
+      if (!b.beam) return;
+      const st = b.beam.stations;
+      this.beams.push({
+        body: i,
+        offset: b.q_offset,
+        stations: st.map((s) => ({ x: s.x, index: Int32Array.from(s.index), shape: Float64Array.from(s.shape.flat()) })),
+        points: b.beam.point_stations,
+        world: new Float64Array(2 * st.length),
+      });
+    });
+    this.segmentCount = this.beams.reduce((n, b) => n + b.stations.length - 1, 0);
+    this.ballCount = this.beams.reduce((n, b) => n + b.points.length, 0);
+    this.meshes = [];
+    if (this.beams.length === 0) return;
+    if (lines) {
+      const g = new THREE.BufferGeometry();
+      g.setAttribute('position', new THREE.BufferAttribute(new Float32Array(6 * this.segmentCount), 3));
+      this.segments = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ color: materials.body.color }));
+      this.meshes.push(this.segments);
+    } else {
+      this.segments = new THREE.InstancedMesh(geometry.bar, materials.body, Math.max(this.segmentCount, 1));
+      this.balls = new THREE.InstancedMesh(geometry.ball, materials.joint, Math.max(this.ballCount, 1));
+      this.balls.count = this.ballCount;
+      this.ballRadius = 1.2 * scale;
+      this.meshes.push(this.segments, this.balls);
+    }
+    this.segments.count = this.segmentCount;
+    // the instances move every frame (as InstancedBodies' own)
+    for (const m of this.meshes) m.frustumCulled = false;
+    this.matrix = new THREE.Matrix4();
+    this.a = new THREE.Vector3();
+    this.b = new THREE.Vector3();
+    this.q = new THREE.Quaternion();
+    this.s = new THREE.Vector3();
+  }
+
+  addTo(scene3) {
+    for (const m of this.meshes) scene3.add(m);
+  }
+
+  removeFrom(scene3) {
+    for (const m of this.meshes) {
+      scene3.remove(m);
+      if (m.dispose) m.dispose();
+      if (this.lines) {
+        m.geometry.dispose();
+        m.material.dispose();
+      }
+    }
+  }
+
+  // the world points of every beam's stations at q: p = R + A(theta) ((x, 0) + S(x) q_f)
+  place(q) {
+    for (const beam of this.beams) {
+      const o = beam.offset;
+      const c = Math.cos(q[o + 2]);
+      const s = Math.sin(q[o + 2]);
+      beam.stations.forEach((st, k) => {
+        let ux = st.x;
+        let uy = 0;
+        for (let j = 0; j < st.index.length; ++j) {
+          const qf = q[o + 3 + st.index[j]];
+          ux += st.shape[2 * j] * qf;
+          uy += st.shape[2 * j + 1] * qf;
+        }
+        beam.world[2 * k] = q[o] + c * ux - s * uy;
+        beam.world[2 * k + 1] = q[o + 1] + s * ux + c * uy;
+      });
+    }
+  }
+
+  update(q) {
+    if (this.beams.length === 0) return;
+    this.place(q);
+    if (this.lines) {
+      const buffer = this.segments.geometry.attributes.position.array;
+      let v = 0;
+      for (const { world } of this.beams) {
+        for (let k = 0; k + 3 < world.length; k += 2) {
+          buffer.set([world[k], world[k + 1], 0, world[k + 2], world[k + 3], 0], 6 * v);
+          v += 1;
+        }
+      }
+      this.segments.geometry.attributes.position.needsUpdate = true;
+      this.segments.geometry.boundingSphere = null;
+      return;
+    }
+    let segment = 0;
+    let ball = 0;
+    for (const { world, points } of this.beams) {
+      for (let k = 0; k + 3 < world.length; k += 2) {
+        // a unit cylinder (axis y) stretched from station a to station b
+        this.a.set(world[k], world[k + 1], 0);
+        this.b.set(world[k + 2], world[k + 3], 0);
+        const d = this.b.clone().sub(this.a);
+        const len = Math.max(d.length(), 1e-9);
+        this.q.setFromUnitVectors(yAxis, d.divideScalar(len));
+        this.a.addScaledVector(d, 0.5 * len);
+        this.matrix.compose(this.a, this.q, this.s.set(this.radius, len, this.radius));
+        this.segments.setMatrixAt(segment, this.matrix);
+        segment += 1;
+      }
+      for (const k of points) {
+        this.a.set(world[2 * k], world[2 * k + 1], 0);
+        this.matrix.compose(this.a, new THREE.Quaternion(), this.s.setScalar(this.ballRadius));
+        this.balls.setMatrixAt(ball, this.matrix);
+        ball += 1;
+      }
+    }
+    this.segments.instanceMatrix.needsUpdate = true;
+    this.balls.instanceMatrix.needsUpdate = true;
+  }
+
+  // the stations' world points as last placed, per beam: [[x, y, 0], ...] (for the browser test)
+  drawnPoints() {
+    return this.beams.map(({ body, world }) => ({
+      body,
+      points: Array.from({ length: world.length / 2 }, (_, k) => [world[2 * k], world[2 * k + 1], 0]),
+    }));
   }
 }

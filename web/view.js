@@ -4,7 +4,8 @@
 // Live view of `rtmb serve --view`: draws the mechanism with three.js from the `scene` message
 // and moves it with every `frame` (docs/protocol.md "Live view"), and charts drift, energy, step
 // time and latency (web/charts.js). Body models are drawn as bodies, each a star of links from
-// its centre of mass to the points where its joints attach; built-in mechanisms as bars between
+// its centre of mass to the points where its joints attach (a beam body as its deformed axis);
+// built-in mechanisms as bars between
 // their joint points, whose positions every frame carries (rtmb/models/joint_points.hpp). The
 // camera orbits, pans and zooms with the mouse (three.js OrbitControls), "reset view" frames the
 // mechanism again, and "follow" keeps a body or joint at the same place on screen. Pause, step N,
@@ -90,9 +91,15 @@ let scale = 0.05;  // link thickness, from the model's size
 function sizeOf(sceneMsg) {
   // characteristic length: the largest distance of an attachment point from its centre of mass
   let r = 0;
-  for (const b of sceneMsg.bodies) for (const p of b.points) r = Math.max(r, Math.hypot(p[0], p[1], p[2]));
+  for (const b of sceneMsg.bodies) for (const p of bodyExtent(b)) r = Math.max(r, Math.hypot(p[0], p[1], p[2]));
   for (const p of sceneMsg.ground_points) r = Math.max(r, 0.25 * Math.hypot(p[0], p[1], p[2]));
   return r > 0 ? r : 1;
+}
+
+// a body's body-frame points that bound it: its attachment points, and a beam's far end (a beam
+// pinned at one end has no other point there)
+function bodyExtent(b) {
+  return b.beam ? [...b.points, [b.beam.length, 0, 0]] : b.points;
 }
 
 const yAxis = new THREE.Vector3(0, 1, 0);
@@ -221,7 +228,7 @@ function jointPoints(f) {
 function framePoints(f) {
   if (view.scene.joints) return f.points ? jointPoints(f) : [];
   const pts = [];
-  view.scene.bodies.forEach((b, i) => b.points.forEach((p) => pts.push(worldPoint(f.q, i, p))));
+  view.scene.bodies.forEach((b, i) => bodyExtent(b).forEach((p) => pts.push(worldPoint(f.q, i, p))));
   view.scene.ground_points.forEach((p) => pts.push(p));
   return pts;  // (a distance joint's ends are attachment points too)
 }
@@ -236,7 +243,7 @@ function longestLink(f) {
     for (const { a, b } of bars) longest = Math.max(longest, Math.hypot(...[0, 1, 2].map((k) => pts[a][k] - pts[b][k])));
     return longest;
   }
-  for (const b of view.scene.bodies) for (const p of b.points) longest = Math.max(longest, Math.hypot(...p));
+  for (const b of view.scene.bodies) for (const p of bodyExtent(b)) longest = Math.max(longest, Math.hypot(...p));
   return longest;
 }
 
@@ -321,7 +328,10 @@ function followPoint(f) {
 // the old model may still be on their way
 function fits(f) {
   const last = view.scene.bodies[view.scene.bodies.length - 1];
-  return !last || f.q.length >= last.q_offset + (view.scene.dimension === 3 ? 7 : 3);
+  if (!last) return true;
+  // a beam's coordinates: its frame's three, then its elastic ones (the largest index drawn)
+  const elastic = last.beam ? 1 + Math.max(-1, ...last.beam.stations.flatMap((s) => s.index)) : 0;
+  return f.q.length >= last.q_offset + (view.scene.dimension === 3 ? 7 : 3) + elastic;
 }
 
 function applyFrame(f) {
@@ -455,6 +465,9 @@ view.project = (p) => {
   return [((v.x + 1) / 2) * c.width, ((1 - v.y) / 2) * c.height];
 };
 view.camera = () => ({ position: camera.position.toArray(), target: controls.target.toArray() });
+
+// each beam body's drawn axis as last drawn: [{body, points: [[x, y, 0], ...]}] (web/instanced_bodies.js)
+Object.defineProperty(view, 'beamPoints', { get: () => (bodies ? bodies.beams.drawnPoints() : []) });
 
 // world (x, y, z) of every body's centre of mass as last drawn (computed when asked, not per frame)
 Object.defineProperty(view, 'bodyPositions', {

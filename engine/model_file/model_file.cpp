@@ -225,6 +225,10 @@ void read_inputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_v) {
                "' has " + std::to_string(n_v) +
                " (one generalized force per velocity coordinate, in order)");
   }
+  // A body model's defaults are three channels per body (body_input_channels), fewer than n_v
+  // when a beam body has elastic coordinates: a list of n_v channels then starts from the
+  // per-coordinate defaults, instead of writing past the end of the shorter list
+  if (static_cast<int>(f.inputs.size()) != n_v) f.inputs = default_input_channels(n_v);
   for (int i = 0; i < n_v; ++i) {
     read_channel(r, channels[static_cast<std::size_t>(i)], key + "[" + std::to_string(i) + "]",
                  f.inputs[static_cast<std::size_t>(i)]);
@@ -478,14 +482,20 @@ ModelFile read_model(const YAML::Node& root, const std::string& path) {
       f.output_units = detail::spatial_output_units(*f.spatial);
     } else {
       f.bodies = read_body_model(r, root, f);
-      sys = std::make_shared<PlanarMultibody>(*f.bodies);
+      const auto planar = std::make_shared<PlanarMultibody>(*f.bodies);
+      sys = planar;
+      // one unit per coordinate of q, then of v: a beam body's elastic coordinates (nodal
+      // displacements and slopes) follow its frame's three, with a built-in's generic units
       f.output_units.reserve(static_cast<std::size_t>(sys->n_q() + sys->n_v()));
-      for (std::size_t b = 0; b < f.bodies->bodies.size(); ++b) {
-        for (const char* u : {"m", "m", "rad"}) f.output_units.emplace_back(u);
-      }
-      for (std::size_t b = 0; b < f.bodies->bodies.size(); ++b) {
-        for (const char* u : {"m/s", "m/s", "rad/s"}) f.output_units.emplace_back(u);
-      }
+      const auto body_units = [&](std::initializer_list<const char*> frame, const char* elastic) {
+        for (int b = 0; b < static_cast<int>(f.bodies->bodies.size()); ++b) {
+          for (const char* u : frame) f.output_units.emplace_back(u);
+          for (int k = 3; k < planar->coordinate_count(b); ++k)
+            f.output_units.emplace_back(elastic);
+        }
+      };
+      body_units({"m", "m", "rad"}, "m|rad");
+      body_units({"m/s", "m/s", "rad/s"}, "m/s|rad/s");
     }
     f.kept_constraint_rows = detail::resolve_redundancy(*sys, root, path, row_owner(f), f.notes);
     sys = make_system(f);

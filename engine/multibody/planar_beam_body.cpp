@@ -13,7 +13,10 @@
 // from FloatingFrameBeam, which tests them against finite differences.
 #include "engine/multibody/planar_beam_body.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <utility>
 
 #include "engine/multibody/planar_joint_blocks.hpp"
 
@@ -236,3 +239,46 @@ double PlanarBeamBodies::energy(VecCRef q, VecCRef v, const Eigen::Vector2d& g) 
 }
 
 }  // namespace rtmb::planar_detail
+
+namespace rtmb {
+
+std::vector<PlanarBeamStation> beam_stations(const PlanarBeamSpec& beam,
+                                             std::span<const double> extra,
+                                             int max_stations) {
+  if (max_stations < 2) throw std::invalid_argument("beam_stations: max_stations must be >= 2");
+  const FloatingFrameBeam ffb(planar_detail::beam_spec(beam));  // validates the values
+  const double length = beam.length;
+  // nodes and midpoints where they fit (the deflection is a cubic per element: a node and a
+  // midpoint per element draw it to within a pixel at any sensible size), else evenly spaced
+  const int nodes_and_midpoints = 2 * beam.elements + 1;
+  const int count = std::min(nodes_and_midpoints, max_stations);
+  std::vector<double> xs;
+  xs.reserve(static_cast<std::size_t>(count) + extra.size());
+  for (int k = 0; k < count; ++k) {
+    xs.push_back(k == count - 1 ? length : length * k / (count - 1));
+  }
+  for (const double x : extra) xs.push_back(std::clamp(x, 0.0, length));
+  std::sort(xs.begin(), xs.end());
+  // an extra abscissa on (or within rounding of) a station already there adds no segment
+  const double same = 1e-12 * length;
+  xs.erase(std::unique(xs.begin(), xs.end(), [same](double a, double b) { return b - a <= same; }),
+           xs.end());
+  std::vector<PlanarBeamStation> out;
+  out.reserve(xs.size());
+  for (const double x : xs) {
+    const BeamStation s = ffb.station(x);
+    PlanarBeamStation p;
+    p.x = s.x;
+    for (std::size_t c = 0; c < s.index.size(); ++c) {
+      const Eigen::Vector2d column = s.shape.col(static_cast<Eigen::Index>(c));
+      // a support's coordinate (-1) and a shape function that vanishes here add nothing
+      if (s.index[c] < 0 || column.isZero(0.0)) continue;
+      p.index.push_back(s.index[c]);
+      p.shape.push_back(column);
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace rtmb

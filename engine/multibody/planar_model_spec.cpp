@@ -67,6 +67,10 @@ std::vector<int> planar_detail::coordinate_offsets(const PlanarModelSpec& spec) 
   return offsets;
 }
 
+std::vector<int> planar_coordinate_offsets(const PlanarModelSpec& spec) {
+  return planar_detail::coordinate_offsets(spec);
+}
+
 int planar_detail::coordinate_count(const PlanarModelSpec& spec) {
   return coordinate_offsets(spec).back();
 }

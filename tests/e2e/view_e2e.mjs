@@ -15,6 +15,12 @@
 //      e0..e3), a built-in mechanism's are the frame's `points`, which the server computes from q
 //      (rtmb/models/joint_points.hpp, unit-tested against each mechanism's constraints);
 //   3. the drawing moves while the simulation runs: the drawn points change and time advances;
+//   (beams) a beam body is drawn as its deformed axis: the points the page drew along it (its
+//      beamPoints) are, to round-off, R + A(theta) ((x, 0) + S(x) q_f) of the scene's stations at
+//      the drawn frame's q, computed here, at the held frame and at every frame looked at while it
+//      moves; with --beam-deflection D the largest |S(x) q_f| seen must reach D times its length
+//      (the deformation is drawn, not only the frame's motion). That the stations' rows are the
+//      engine's shape functions is tests/net/view_scene_test.cpp's check;
 // and, on the first model only (they do not depend on the model):
 //   4. the charts have a time axis and a value axis with units, tick labels and a legend naming
 //      every trace, p50 and p99 included (issue 20, acceptance 3, DOM part);
@@ -61,6 +67,7 @@ const nodeModules = arg('node-modules');
 const screenshotDir = arg('screenshot-dir');
 const dragModel = arg('drag-model', '');
 const loadModel = arg('load-model', '');
+const beamDeflection = Number(arg('beam-deflection', '0'));
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 
 function fail(message) {
@@ -119,8 +126,30 @@ function rotate(e, p) {
   return [0, 1, 2].map((k) => p[k] + a * t[k] + u[k]);
 }
 
+// A beam body's stations in the world at q: R + A(theta) ((x, 0) + S(x) q_f), S(x) q_f from the
+// scene's columns of S at each station (docs/protocol.md "Live view"); and the largest |S(x) q_f|.
+function beamStations(body, q) {
+  const o = body.q_offset;
+  const c = Math.cos(q[o + 2]);
+  const s = Math.sin(q[o + 2]);
+  let deflection = 0;
+  const points = body.beam.stations.map((st) => {
+    let dx = 0;
+    let dy = 0;
+    st.index.forEach((i, k) => {
+      dx += st.shape[k][0] * q[o + 3 + i];
+      dy += st.shape[k][1] * q[o + 3 + i];
+    });
+    deflection = Math.max(deflection, Math.hypot(dx, dy));
+    const ux = st.x + dx;
+    return [q[o] + c * ux - s * dy, q[o + 1] + s * ux + c * dy, 0];
+  });
+  return { points, deflection };
+}
+
 // World segments of what the page draws as links: a body model's links go from each body's
-// centre of mass to each of its attachment points; a built-in mechanism's bars join its points.
+// centre of mass to each of its attachment points (a beam's join its stations along its deformed
+// axis); a built-in mechanism's bars join its points.
 function modelSegments(scene, frame) {
   const segments = [];
   if (scene.joints) {
@@ -132,6 +161,10 @@ function modelSegments(scene, frame) {
   for (const body of scene.bodies) {
     const o = body.q_offset;
     const q = frame.q;
+    if (body.beam) {
+      const { points } = beamStations(body, q);
+      for (let k = 1; k < points.length; ++k) segments.push([points[k - 1], points[k]]);
+    }
     let pose;
     if (scene.dimension === 3) {
       pose = (p) => rotate([q[o + 3], q[o + 4], q[o + 5], q[o + 6]], p).map((v, k) => v + q[o + k]);
@@ -141,7 +174,7 @@ function modelSegments(scene, frame) {
       pose = (p) => [q[o] + c * p[0] - s * p[1], q[o + 1] + s * p[0] + c * p[1], p[2]];
     }
     const com = pose(body.points[0]);
-    for (const p of body.points.slice(1)) segments.push([com, pose(p)]);
+    if (!body.beam) for (const p of body.points.slice(1)) segments.push([com, pose(p)]);
     poses.push(pose);
   }
   // distance joints: a bar between their two points (body -1: the ground)
@@ -167,6 +200,28 @@ function modelBalls(scene, frame) {
 
 function pointsOf(scene, frame) {
   return [...modelSegments(scene, frame).flat(), ...modelBalls(scene, frame)];
+}
+
+// (beams) The page's drawn beam axes against the stations computed here at the frame it drew
+// (read in one evaluation, so the two are of one frame); returns the largest |S(x) q_f| of its
+// beams, 0 without beams.
+async function checkBeams(page, model) {
+  const { scene, frame, drawn } = await page.evaluate(() => ({
+    scene: window.rtmbView.scene, frame: window.rtmbView.drawn, drawn: window.rtmbView.beamPoints }));
+  const beams = scene.bodies.map((b, i) => [b, i]).filter(([b]) => b.beam);
+  if (beams.length === 0) return 0;
+  if (drawn.length !== beams.length) fail(`${beams.length} beam bodies, the page drew ${drawn.length} beam axes`);
+  let deflection = 0;
+  beams.forEach(([body, i], k) => {
+    const model = beamStations(body, frame.q);
+    deflection = Math.max(deflection, model.deflection / body.beam.length);
+    const page = drawn[k];
+    if (page.body !== i || page.points.length !== model.points.length) fail(`beam ${body.name}: the page drew ${page.points.length} stations of body ${page.body}, the scene has ${model.points.length}`);
+    let worst = 0;
+    page.points.forEach((p, j) => { worst = Math.max(worst, Math.hypot(p[0] - model.points[j][0], p[1] - model.points[j][1], p[2])); });
+    if (!(worst <= 1e-9 * body.beam.length)) fail(`beam ${body.name}: a drawn station is ${worst} m from where the model puts it (t ${frame.t})`);
+  });
+  return deflection;
 }
 
 // 2. The drawing against the model's projected joint points, at one held frame (left held);
@@ -251,6 +306,7 @@ async function visit(page, model, first, pageErrors) {
 
     // 2. the drawing against the model's projected joint points, at one held frame
     const held = await checkDrawing(page, model);
+    let deflection = await checkBeams(page, model);
 
     // 5. the camera (first model): orbit by dragging, reset view, follow
     if (first) await checkCamera(page, held);
@@ -267,16 +323,22 @@ async function visit(page, model, first, pageErrors) {
     for (let waited = 0; waited < 20000; waited += 500) {
       await page.waitForTimeout(500);
       later = await page.evaluate(() => ({ frame: window.rtmbView.drawn, frames: window.rtmbView.frames }));
+      deflection = Math.max(deflection, await checkBeams(page, model));
       const after = pointsOf(held.scene, later.frame);
       moved = 0;
       before.forEach((p, k) => {
         moved = Math.max(moved, Math.hypot(after[k][0] - p[0], after[k][1] - p[1], after[k][2] - p[2]));
       });
-      if (waited >= 500 && later.frame.t > held.frame.t && moved > 1e-4 * extent) break;
+      // (a beam's deflection swings through zero: looked at until it is seen at its floor)
+      if (waited >= 500 && later.frame.t > held.frame.t && moved > 1e-4 * extent && deflection >= beamDeflection) break;
     }
     console.log(`view_e2e: ${model}: t ${held.frame.t} -> ${later.frame.t} s, largest point displacement ${moved.toExponential(3)} m (mechanism extent ${extent.toExponential(3)} m)`);
     if (!(later.frame.t > held.frame.t)) fail(`simulation time did not advance in the page (${held.frame.t} -> ${later.frame.t})`);
     if (!(moved > 1e-4 * extent)) fail(`the drawing did not move (largest displacement ${moved} m)`);
+    if (held.scene.bodies.some((b) => b.beam)) {
+      console.log(`view_e2e: ${model}: beam axes drawn where the model puts them; largest deflection |S q_f| seen ${(100 * deflection).toFixed(2)} % of the beam's length`);
+      if (!(deflection >= beamDeflection)) fail(`the beams' largest deflection seen is ${deflection} of their length, below --beam-deflection ${beamDeflection}`);
+    }
 
     // 7. drag a body (the --drag-model)
     if (dragModel && path.basename(model) === dragModel) {

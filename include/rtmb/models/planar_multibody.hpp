@@ -210,6 +210,32 @@ class AssemblyError : public std::runtime_error {
   std::vector<std::string> joints_;
 };
 
+/// First coordinate of each body of `spec` in q and v, then n_q: spec.bodies.size() + 1 entries,
+/// the offsets PlanarMultibody::coordinate_offset() gives, without compiling the model (the live
+/// view's scene). Throws std::invalid_argument naming the body when a beam's values are invalid.
+/// Setup-only (allocates).
+[[nodiscard]] std::vector<int> planar_coordinate_offsets(const PlanarModelSpec& spec);
+
+/// A point of a beam body's axis with its shape functions, for drawing the deformed beam: the
+/// material point at abscissa x sits, in the body frame, at (x, 0) + sum_k shape[k] q_f(index[k]),
+/// q_f the body's elastic coordinates (its coordinates from coordinate_offset + 3 on). index and
+/// shape hold the columns of S(x) (axial, transverse) that are not zero, in element order.
+struct PlanarBeamStation {
+  double x = 0.0;  ///< abscissa on the undeformed axis, in [0, L] [m]
+  std::vector<int> index;
+  std::vector<Eigen::Vector2d> shape;
+};
+
+/// Stations along a beam's axis, by increasing x, for drawing it: every node and element midpoint
+/// when there are at most `max_stations` of them (2 elements + 1), else `max_stations` evenly
+/// spaced (a 1000-element beam is still drawn with few segments), and each abscissa of `extra`
+/// (e.g. where its joints attach; clamped to [0, L]) not already among them. The shape values are
+/// the engine's own (FloatingFrameBeam::station). Throws std::invalid_argument when the beam's
+/// values are invalid or max_stations < 2. Setup-only (allocates).
+[[nodiscard]] std::vector<PlanarBeamStation> beam_stations(const PlanarBeamSpec& beam,
+                                                           std::span<const double> extra = {},
+                                                           int max_stations = 64);
+
 /// Makes the initial poses and velocities of `spec` consistent at t = 0: Newton projection of q
 /// onto g(0, q) = 0 with the minimum-norm correction dq = -G^+ g (at most `max_iterations`), then
 /// the velocities onto G v + g_t = 0 (v -= G^+ (G v + g_t); g_t = -f'(0) on driver rows). Returns a

@@ -5,6 +5,7 @@
 // each drive and output becomes, and each class of bad input reported at its position.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "rtmb/models/model_file.hpp"
@@ -173,6 +174,50 @@ INSTANTIATE_TEST_SUITE_P(
         BadChannel{"wrong number of units",
                    "outputs:\n  channels:\n    - {name: a, kind: pose, body: rod, unit: [m, m]}\n",
                    "rig.yaml:10:", "outputs.channels[0].unit", "expected 3 units"}));
+
+// A body model with a beam body lists one input channel per velocity coordinate (a beam's three
+// frame coordinates and its elastic ones): the loader reads all n_v of them, though a body model's
+// defaults are three per body (regression: it wrote channels past the end of that shorter list,
+// and `rtmb serve` crashed in read_channel; then in Server::make_bundle, reading the three output
+// units per body past their end).
+TEST(ModelFileBeamInputs, OneChannelPerCoordinateIsReadForAllOfThem) {
+  std::string text = R"(name: beam_pin
+bodies:
+  - name: beam
+    kind: beam
+    length: 1.0
+    youngs_modulus: 1.0e7
+    density: 1000.0
+    area: 1.0e-3
+    second_moment: 1.0e-6
+    elements: 2
+    support: clamped
+joints:
+  - {name: pin, type: revolute, body_i: ground, body_j: beam}
+inputs:
+  channels:
+)";
+  // 3 frame coordinates + 6 elastic ones (two clamped elements)
+  for (int i = 0; i < 9; ++i) {
+    text += "    - {name: c" + std::to_string(i) + ", kind: force, min: -" + std::to_string(i + 1) +
+            ", max: " + std::to_string(i + 1) + "}\n";
+  }
+  const ModelFile f = parse_model_file(text, "beam.yaml");
+  ASSERT_EQ(make_system(f)->n_v(), 9);
+  ASSERT_EQ(f.inputs.size(), 9u);
+  // and one output unit per coordinate of q and v (the server names its stream's channels with
+  // them; it read past the end of three per body)
+  ASSERT_EQ(f.output_units.size(), 18u);
+  EXPECT_EQ(f.output_units[2], "rad");
+  EXPECT_EQ(f.output_units[3], "m|rad");
+  EXPECT_EQ(f.output_units[9], "m/s");
+  EXPECT_EQ(f.output_units[17], "m/s|rad/s");
+  for (int i = 0; i < 9; ++i) {
+    const InputChannelSpec& c = f.inputs[static_cast<std::size_t>(i)];
+    EXPECT_EQ(c.name, "c" + std::to_string(i));
+    EXPECT_EQ(c.config.max_value, i + 1.0);
+  }
+}
 
 }  // namespace
 }  // namespace rtmb
