@@ -15,6 +15,7 @@
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/state.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/beam_slider_crank.hpp"
 #include "tests/support/model_file_errors.hpp"
 
 namespace rtmb {
@@ -369,40 +370,11 @@ TEST(ModelFile, SettingsTheModelRefusesAreReportedAtTheIntegrationKey) {
 }
 
 // `kind: beam` bodies (planar_model_file.cpp, docs/model-format.md "Beam bodies"): Chin's
-// deformable slider-crank written as bodies loads into a PlanarMultibody with the beam's
-// coordinates and mass, and each bad value is refused at its file, line and key.
-// Table 5.1 in inch, lb, s (a = pi D^2 / 4, I = pi D^4 / 64 with D = 0.25 in)
-const std::string kBeamSliderCrankYaml = R"(bodies:
-  - name: crank
-    mass: 1.0
-    inertia: 1.0
-    velocity: [0, 0, 180]
-  - name: rod
-    kind: beam
-    length: 12
-    youngs_modulus: 30.0e6
-    density: 0.0007331
-    area: 0.04908738521234052
-    second_moment: 0.00019174759848570515
-    elements: 2
-    support: simply_supported
-    pose: [6, 0, 0]
-    velocity: [0, 1080, -90]
-  - name: slider
-    mass: 0.001
-    inertia: 0.001
-    pose: [18, 0, 0]
-joints:
-  - {name: O, type: revolute, body_i: ground, body_j: crank}
-  - {name: A, type: revolute, body_i: crank, body_j: rod, point_i: [6, 0]}
-  - {name: B, type: revolute, body_i: rod, body_j: slider, point_i: [12, 0]}
-  - {name: line, type: prismatic, body_i: ground, body_j: slider}
-forces:
-  - {type: gravity, vector: [0, -386.4]}
-)";
-
+// deformable slider-crank written as bodies (tests/support/beam_slider_crank.hpp) loads into a
+// PlanarMultibody with the beam's coordinates and mass, and each bad value is refused at its
+// file, line and key.
 TEST(PlanarModelFileBeam, LoadsTheBeamBody) {
-  const ModelFile f = parse_model_file(kBeamSliderCrankYaml, "rig.yaml");
+  const ModelFile f = parse_model_file(testing::kBeamSliderCrankYaml, "rig.yaml");
   ASSERT_NE(f.bodies, nullptr);
   const PlanarBodySpec& rod = f.bodies->bodies[1];
   EXPECT_EQ(rod.kind, PlanarBodyKind::kBeam);
@@ -425,7 +397,8 @@ TEST(PlanarModelFileBeam, LoadsTheBeamBody) {
 
 TEST(PlanarModelFileBeam, BadValuesAreRefusedAtTheirKey) {
   const auto error = [](const std::string& from, const std::string& to) {
-    return testing::model_file_error(testing::replace_once(kBeamSliderCrankYaml, from, to));
+    return testing::model_file_error(
+        testing::replace_once(testing::kBeamSliderCrankYaml, from, to));
   };
   EXPECT_NE(error("length: 12", "length: -1").find("rig.yaml:8:"), std::string::npos);
   EXPECT_NE(error("length: 12", "length: -1").find("bodies[1].length"), std::string::npos);

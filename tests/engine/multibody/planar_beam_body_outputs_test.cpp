@@ -29,6 +29,7 @@
 #include "rtmb/models/planar_outputs.hpp"
 #include "rtmb/state.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/beam_slider_crank.hpp"
 #include "tests/support/model_file_errors.hpp"
 
 namespace rtmb {
@@ -127,36 +128,18 @@ TEST(PlanarBeamOutputs, PointVelocityIsTheDerivativeOfThePosition) {
   }
 }
 
-// Chin's deformable slider-crank (Table 5.1, inch-lb-s) as bodies, with the rod's frame clamped
-// at its crank end so that its far end deflects, and outputs on the rod.
-const std::string kClampedRodYaml = R"(bodies:
-  - name: crank
-    mass: 1.0
-    inertia: 1.0
-    velocity: [0, 0, 180]
-  - name: rod
-    kind: beam
-    length: 12
-    youngs_modulus: 30.0e6
-    density: 0.0007331
-    area: 0.04908738521234052
-    second_moment: 0.00019174759848570515
-    elements: 4
-    support: clamped
-    pose: [6, 0, 0]
-    velocity: [0, 1080, -90]
-  - name: slider
-    mass: 0.001
-    inertia: 0.001
-    pose: [18, 0, 0]
-joints:
-  - {name: O, type: revolute, body_i: ground, body_j: crank}
-  - {name: A, type: revolute, body_i: crank, body_j: rod, point_i: [6, 0]}
-  - {name: B, type: revolute, body_i: slider, body_j: rod, point_j: [12, 0]}
-  - {name: line, type: prismatic, body_i: ground, body_j: slider}
-forces:
-  - {type: gravity, vector: [0, -386.4]}
-integration:
+// Chin's deformable slider-crank (tests/support/beam_slider_crank.hpp) with the rod's frame
+// clamped at its crank end, so that its far end deflects, four elements, the joint B written with
+// the rod as body_j, and outputs on the rod.
+const std::string kClampedRodYaml = [] {
+  using testing::replace_once;
+  std::string text = testing::kBeamSliderCrankYaml;
+  text = replace_once(text, "elements: 2", "elements: 4");
+  text = replace_once(text, "support: simply_supported", "support: clamped");
+  text =
+      replace_once(text, "{name: B, type: revolute, body_i: rod, body_j: slider, point_i: [12, 0]}",
+                   "{name: B, type: revolute, body_i: slider, body_j: rod, point_j: [12, 0]}");
+  return text + R"(integration:
   method: rk4
   stabilizer: pstab
   dt: 2.0e-6
@@ -168,6 +151,7 @@ outputs:
     - {name: end_rate, kind: point_velocity, body: rod, point: [12, 0]}
     - {name: B, kind: reaction, joint: B}
 )";
+}();
 
 TEST(PlanarBeamOutputs, StreamedOutputsFollowTheDeformedRod) {
   const ModelFile f = parse_model_file(kClampedRodYaml, "rig.yaml");
