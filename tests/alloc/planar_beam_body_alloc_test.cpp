@@ -6,7 +6,9 @@
 // bodies (a rigid crank, a two-element simply supported beam rod, a light slider: every mass > 0,
 // so the explicit methods take the sparse path with the beam's dense block of M), for every
 // method x stabilizer. Step 1 us as in floating_frame_beam_alloc_test.cpp (the rod's highest
-// elastic frequency is about 3e5 rad/s).
+// elastic frequency is about 3e5 rad/s). And the outputs on a beam (its deflection at a station,
+// the deformed point and its velocity, a reaction with the deformed arm) evaluate without
+// allocating: they run on the loop's thread after every tick.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,10 +16,14 @@
 #include <memory>
 #include <numbers>
 #include <string>
+#include <vector>
 
+#include "rtmb/model.hpp"
+#include "rtmb/models/model_file.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/beam_slider_crank.hpp"
 #include "tests/support/step_allocations.hpp"
 
 namespace rtmb {
@@ -99,6 +105,42 @@ TEST(PlanarBeamBodyAllocations, EveryMethodAndStabilizerAllocatesNothingPerStep)
   std::printf("beam_slider_crank (bodies): %d method x stabilizer runs of %ld steps, %d refused\n",
               sweep.ran, kBeamSteps, sweep.refused);
   EXPECT_GT(sweep.ran, 0);
+}
+
+TEST(PlanarBeamBodyAllocations, BeamOutputsAllocateNothing) {
+  const ModelFile file = parse_model_file(testing::kBeamSliderCrankYaml + R"(integration:
+  method: rk4
+  stabilizer: pstab
+  dt: 1.0e-6
+outputs:
+  channels:
+    - {name: mid, kind: beam_deflection, body: rod, station: 6}
+    - {name: quarter, kind: point_position, body: rod, point: [3, 0]}
+    - {name: quarter_rate, kind: point_velocity, body: rod, point: [3, 0]}
+    - {name: A, kind: reaction, joint: A}
+    - {name: e, kind: energy}
+)",
+                                          "rig.yaml");
+  const std::shared_ptr<const System> sys = make_system(file);
+  const std::unique_ptr<OutputEvaluator> evaluator = make_output_evaluator(file, *sys);
+  const Model model(sys, file.settings);
+  Workspace ws(model);
+  State s = initial_state(model);
+  std::vector<double> out(static_cast<std::size_t>(evaluator->count()));
+  testing::AllocationCounts counts;
+  {
+    testing::AllocationScope scope;
+    for (int k = 0; k < 20; ++k) {
+      (void)step(model, s, ws);
+      evaluator->evaluate(s, ws, out);
+    }
+    counts = scope.counts();
+  }
+  EXPECT_EQ(counts.allocations, 0u);
+  EXPECT_EQ(counts.deallocations, 0u);
+  EXPECT_EQ(out.size(), 2u + 2u + 2u + 3u + 1u);
+  EXPECT_GT(std::abs(out[1]), 0.0);  // the rod bends from the first steps on
+  EXPECT_TRUE(std::isfinite(out.back()));
 }
 
 }  // namespace
