@@ -172,12 +172,11 @@ void read_output_channels(const Reader& r,
         if (point_kind && n["point"]) o.point = r.vec<2>(n["point"], p + ".point");
         // on a beam, points and stations are material points of the axis (x, 0), 0 <= x <= L
         // (PlanarMultibody::point_position), as for the joints that attach to it
-        const bool on_beam = body_kind && spec.bodies[static_cast<std::size_t>(o.body)].kind ==
-                                              PlanarBodyKind::kBeam;
-        const double length =
-            on_beam ? spec.bodies[static_cast<std::size_t>(o.body)].beam.length : 0.0;
-        if (point_kind && on_beam &&
-            (o.point.y() != 0.0 || !(o.point.x() >= 0.0 && o.point.x() <= length))) {
+        const PlanarBodySpec* body =
+            body_kind ? &spec.bodies[static_cast<std::size_t>(o.body)] : nullptr;
+        const bool on_beam = body != nullptr && body->kind == PlanarBodyKind::kBeam;
+        const double length = on_beam ? body->beam.length : 0.0;
+        if (point_kind && on_beam && !body->beam.on_axis(o.point)) {
           r.fail(n["point"] ? n["point"] : n, p + ".point",
                  "a beam's point must be [x, 0] with 0 <= x <= length (" + std::to_string(length) +
                      ")");
@@ -185,7 +184,7 @@ void read_output_channels(const Reader& r,
         if (beam_kind) {
           if (!on_beam) r.fail(n["body"], p + ".body", "beam_deflection needs a beam body");
           o.station = r.number(n["station"], p + ".station");
-          if (!(o.station >= 0.0 && o.station <= length)) {
+          if (!body->beam.on_axis({o.station, 0.0})) {
             r.fail(n["station"], p + ".station",
                    "must be in [0, length] (" + std::to_string(length) + ")");
           }

@@ -187,7 +187,7 @@ void check_beam_attachment(const Reader& r,
     if (jt.type != PlanarJointType::kRevolute) {
       r.fail(j["type"], p + ".type", "only revolute joints attach to the beam '" + body.name + "'");
     }
-    if (point.y() != 0.0 || !(point.x() >= 0.0 && point.x() <= body.beam.length)) {
+    if (!body.beam.on_axis(point)) {
       const YAML::Node at = j[key];
       r.fail(at ? at : j, Reader::join(p, key),
              "a point of the beam '" + body.name + "' must be [x, 0] with 0 <= x <= length");

@@ -157,20 +157,17 @@ PlanarOutputs::PlanarOutputs(const PlanarMultibody& system, std::vector<PlanarOu
       case PlanarOutputType::kPointVelocity:
         if (o.body < 0 || o.body >= n_bodies) throw std::invalid_argument(what + ": needs a body");
         // a beam's points are the material points of its axis (as for its joints)
-        if (system.is_beam(o.body)) {
-          const double length = spec.bodies[static_cast<std::size_t>(o.body)].beam.length;
-          if (o.point.y() != 0.0 || !(o.point.x() >= 0.0 && o.point.x() <= length)) {
-            throw std::invalid_argument(what +
-                                        ": a beam's point must be (x, 0) with 0 <= x <= length");
-          }
+        if (system.is_beam(o.body) &&
+            !spec.bodies[static_cast<std::size_t>(o.body)].beam.on_axis(o.point)) {
+          throw std::invalid_argument(what +
+                                      ": a beam's point must be (x, 0) with 0 <= x <= length");
         }
         break;
       case PlanarOutputType::kBeamDeflection: {
         if (o.body < 0 || o.body >= n_bodies || !system.is_beam(o.body)) {
           throw std::invalid_argument(what + ": needs a beam body");
         }
-        const double length = spec.bodies[static_cast<std::size_t>(o.body)].beam.length;
-        if (!(o.station >= 0.0 && o.station <= length)) {
+        if (!spec.bodies[static_cast<std::size_t>(o.body)].beam.on_axis({o.station, 0.0})) {
           throw std::invalid_argument(what + ": the station must be in [0, length]");
         }
         break;

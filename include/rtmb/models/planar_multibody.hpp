@@ -61,6 +61,12 @@ struct PlanarBeamSpec {
   double second_moment = 0.0;   ///< I of the section about its neutral axis [m^4], > 0
   int elements = 2;             ///< >= 1
   PlanarBeamSupport support = PlanarBeamSupport::kSimplySupported;
+
+  /// True when s (body frame) is a material point of the undeformed axis, (x, 0) with
+  /// 0 <= x <= length: where joints attach to a beam and where its point outputs may be.
+  [[nodiscard]] bool on_axis(const Eigen::Vector2d& s) const noexcept {
+    return s.y() == 0.0 && s.x() >= 0.0 && s.x() <= length;
+  }
 };
 
 /// One body in the plane: rigid, or a beam (kind kBeam). A beam's coordinates are its body
