@@ -14,12 +14,6 @@
 
 namespace rtmb {
 
-namespace {
-
-constexpr int kPlanarCoordinates = 3;  // (x, y, theta) per body
-
-}  // namespace
-
 DragResolution resolve_drag(const PlanarModelSpec* planar,
                             const SpatialModelSpec* spatial,
                             const std::string& body,
@@ -45,10 +39,16 @@ DragResolution resolve_drag(const PlanarModelSpec* planar,
       r.error = "drag: no body \"" + body.substr(0, 64) + "\" in this model";
       return r;
     }
+    if (it->kind == PlanarBodyKind::kBeam) {
+      // its points move with the deformation and its mass is not a rigid body's m, J
+      r.error = "drag: \"" + body.substr(0, 64) + "\" is a beam body, which cannot be dragged";
+      return r;
+    }
     const auto b = static_cast<int>(it - bodies.begin());
     s.dimension = 2;
     s.body = b;
-    s.q_offset = kPlanarCoordinates * b;
+    // the model's own offset: a beam body before this one has 3 + n_elastic coordinates
+    s.q_offset = planar_coordinate_offsets(*planar)[static_cast<std::size_t>(b)];
     s.v_offset = s.q_offset;
     s.point = {point.x(), point.y(), 0.0};
     s.target = {target.x(), target.y(), 0.0};

@@ -63,6 +63,26 @@ TEST(MouseSpringResolve, RefusesWhatCannotBeDraggedNamingWhy) {
             std::string::npos);
 }
 
+// A beam body before the dragged one moves its coordinates (3 + n_elastic, not 3); the beam itself
+// cannot be dragged.
+TEST(MouseSpringResolve, ABodyAfterABeamIsDraggedAtItsOwnCoordinates) {
+  PlanarModelSpec spec = two_bodies();
+  PlanarBodySpec beam;
+  beam.name = "beam";
+  beam.kind = PlanarBodyKind::kBeam;
+  beam.mass = beam.inertia = 0.0;
+  beam.beam = {1.0, 2e11, 7800.0, 1e-4, 1e-9, 2, PlanarBeamSupport::kSimplySupported};
+  spec.bodies.insert(spec.bodies.begin(), beam);  // beam: 3 + 3 * 2 = 9 coordinates
+  const DragResolution r = resolve_drag(&spec, nullptr, "rod", {0.5, 0.0, 0.0}, {1.0, 2.0, 0.0});
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(r.spec.body, 2);
+  EXPECT_EQ(r.spec.q_offset, 9 + 3);
+  EXPECT_EQ(r.spec.v_offset, 9 + 3);
+  const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
+  EXPECT_NE(resolve_drag(&spec, nullptr, "beam", zero, zero).error.find("beam body"),
+            std::string::npos);
+}
+
 TEST(MouseSpringResolve, SpatialPullsTheCentreOfMass) {
   SpatialModelSpec spec;
   SpatialBodySpec b;
