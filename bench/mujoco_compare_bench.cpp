@@ -13,6 +13,14 @@
 //                                       machine is shared and noisy: interleaving exposes both to
 //                                       the same noise); counters rtmb_ns, mujoco_ns (Euler) and
 //                                       rtmb_per_mujoco = median rtmb batch / median MuJoCo batch
+//   BM_RtmbStep/four_link_loop_joint_space  the same loop in rtmb's joint space (issue 19's
+//                                       formulation: the four hinge angles and a 2-row closure,
+//                                       MuJoCo's own coordinates), RK4 + PStab
+//   BM_StepRatio/four_link_loop_joint_space  that against MuJoCo Euler, interleaved
+// Measured 2026-11-29 (callgrind, instructions per step incl. monitor): body coordinates 38.7k,
+// joint space 54.4k. Joint space is the slower one here: its kinematics (world poses, motion
+// subspaces and 6x6 inertias, once per distinct q: 4 stages, 2 PStab passes, the monitor) cost
+// more than the body coordinates' constant M and 2x3 joint blocks save.
 // Every case also reports tip_error_m: the largest distance of the chain's tip from its pin over
 // one simulated second from the benchmarked start (how well each keeps the loop closed).
 //
@@ -57,6 +65,7 @@
 #include <string>
 
 #include "bench/side_by_side.hpp"
+#include "rtmb/models/joint_space_tree.hpp"
 #include "rtmb/models/planar_multibody.hpp"
 #include "rtmb/step.hpp"
 #include "tests/support/planar_chain_spec.hpp"
@@ -199,6 +208,85 @@ class RtmbLoop {
   bench::RtmbStepLoop loop_;
 };
 
+/// The same loop in joint space (issue 19's formulation): q = the four hinge angles, each
+/// relative to the link before (the zigzag's -30, +60, -60, +60 degrees), and the tip's pin a
+/// planar-revolute closure (2 rows), where MuJoCo also has the four hinges and one equality.
+JointSpaceSpec joint_space_loop_spec() {
+  constexpr double kLength = 0.5;
+  constexpr double kMass = 1.0;
+  constexpr double kZigzag = std::numbers::pi / 6.0;
+  JointSpaceSpec s;
+  s.name = "chain_loop_4_joint_space";
+  s.gravity = {0.0, -9.81, 0.0};
+  double x = 0.0;  // the pin: the tip's start
+  double y = 0.0;
+  for (int k = 0; k < kLinks; ++k) {
+    const double theta = (k % 2 == 0) ? -kZigzag : kZigzag;
+    x += kLength * std::cos(theta);
+    y += kLength * std::sin(theta);
+    TreeLinkSpec link;
+    link.name = "link" + std::to_string(k);
+    link.mass = kMass;
+    link.com = {0.5 * kLength, 0.0, 0.0};
+    const double j = kMass * kLength * kLength / 12.0;
+    link.inertia = Eigen::Vector3d(1e-3 * j, j, j).asDiagonal();
+    s.links.push_back(link);
+    TreeJointSpec joint;
+    joint.name = "pivot" + std::to_string(k);
+    joint.parent = k - 1;
+    joint.child = k;
+    joint.origin_xyz = k == 0 ? Eigen::Vector3d::Zero() : Eigen::Vector3d(kLength, 0.0, 0.0);
+    joint.axis = Eigen::Vector3d::UnitZ();
+    joint.initial_position = k == 0 ? -kZigzag : (k % 2 == 0 ? -2.0 : 2.0) * kZigzag;
+    s.joints.push_back(joint);
+  }
+  TreeClosureSpec pin;
+  pin.name = "tip";
+  pin.type = TreeClosureType::kPlanarRevolute;
+  pin.link_a = kLinks - 1;
+  pin.point_a = {kLength, 0.0, 0.0};
+  pin.link_b = -1;
+  pin.point_b = {x, y, 0.0};
+  pin.normal = Eigen::Vector3d::UnitZ();
+  s.closures.push_back(pin);
+  return s;
+}
+
+class RtmbJointSpaceLoop {
+ public:
+  explicit RtmbJointSpaceLoop(bool monitor = true)
+      : tree_(std::make_shared<JointSpaceTree>(joint_space_loop_spec())),
+        loop_(tree_, kDt, monitor, kWarmSteps) {}
+
+  void step() noexcept { loop_.step(); }
+  void restart() noexcept { loop_.restart(); }
+
+  /// Largest tip-to-pin distance over kRestartSteps steps from the warm start [m].
+  [[nodiscard]] double tip_error() {
+    restart();
+    double worst = 0.0;
+    const Eigen::Vector3d tip(0.5, 0.0, 0.0);
+    for (int i = 0; i < kRestartSteps; ++i) {
+      step();
+      const Eigen::Vector3d p = tree_->point_position(loop_.state().q, kLinks - 1, tip);
+      worst = std::max(worst, std::hypot(p.x() - pin_x(), p.y()));
+    }
+    restart();
+    return worst;
+  }
+
+ private:
+  std::shared_ptr<JointSpaceTree> tree_;
+  bench::RtmbStepLoop loop_;
+};
+
+void BM_RtmbJointSpaceStep(benchmark::State& bs) {
+  RtmbJointSpaceLoop loop;
+  bench::run_batches(bs, loop, kBatch, kRestartSteps);
+  bs.counters["tip_error_m"] = loop.tip_error();
+}
+BENCHMARK(BM_RtmbJointSpaceStep)->Name("BM_RtmbStep/four_link_loop_joint_space");
+
 void BM_RtmbStep(benchmark::State& bs, bool monitor) {
   RtmbLoop loop(monitor);
   bench::run_batches(bs, loop, kBatch, kRestartSteps);
@@ -224,5 +312,12 @@ void BM_StepRatio(benchmark::State& bs) {
   bench::step_ratio(bs, rtmb_loop, mujoco_loop, kBatch, kRestartSteps);
 }
 BENCHMARK(BM_StepRatio)->Name("BM_StepRatio/four_link_loop");
+
+void BM_StepRatioJointSpace(benchmark::State& bs) {
+  RtmbJointSpaceLoop rtmb_loop;
+  MujocoLoop mujoco_loop("Euler");
+  bench::step_ratio(bs, rtmb_loop, mujoco_loop, kBatch, kRestartSteps);
+}
+BENCHMARK(BM_StepRatioJointSpace)->Name("BM_StepRatio/four_link_loop_joint_space");
 
 }  // namespace
