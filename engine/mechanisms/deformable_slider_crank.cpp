@@ -70,6 +70,16 @@ void DeformableSliderCrank::mass(double /*t*/, VecCRef q, MatRef out_M) const no
   out_M(n, n) = spec_.crank_inertia;
 }
 
+bool DeformableSliderCrank::inertia_jacobian(double /*t*/,
+                                             VecCRef q,
+                                             VecCRef a,
+                                             MatRef out_K) const noexcept {
+  const int n = rod_.n_coordinates();
+  out_K.setZero();
+  rod_.inertia_jacobian(q.head(n), a.head(n), out_K.topLeftCorner(n, n));
+  return true;
+}
+
 void DeformableSliderCrank::forces(
     double t, VecCRef q, VecCRef v, InputValues /*u*/, VecRef out_f) const noexcept {
   const int n = rod_.n_coordinates();

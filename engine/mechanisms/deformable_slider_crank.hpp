@@ -63,6 +63,8 @@ class DeformableSliderCrank final : public System, public JointPoints {
   [[nodiscard]] double midspan_deflection(VecCRef q) const noexcept;
 
   RTMB_SYSTEM_EVALUATION_OVERRIDES;
+  /// d(M a)/dq: the rod's block (FloatingFrameBeam::inertia_jacobian); the crank's J is constant.
+  bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   // energy: T of the rod and crank + U + the rod's gravity potential (the torque's work is
   // external, so it is not conserved)
   RTMB_SYSTEM_ENERGY_OVERRIDES;

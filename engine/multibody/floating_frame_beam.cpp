@@ -198,6 +198,38 @@ void FloatingFrameBeam::mass_matrix(VecCRef q, MatRef out_M) const noexcept {
   out_M.block(3, 3, nf, nf) = m_ff_;
 }
 
+void FloatingFrameBeam::inertia_jacobian(VecCRef q, VecCRef a, MatRef out_K) const noexcept {
+  // M a by mass_matrix's blocks, a = (a_R, a_theta, a_f), c = int rho u0 + S_bar q_f:
+  //   R rows      m a_R + A I~ c a_theta + A S_bar a_f
+  //   theta row   (A I~ c).a_R + m_thetatheta(q_f) a_theta + (w0 + S~ q_f).a_f
+  //   f rows      S_bar^T A^T a_R + (w0 + S~ q_f) a_theta + m_ff a_f
+  // differentiated with dA/dtheta = A I~ and I~ I~ = -1 (M depends on theta and q_f only):
+  //   d/dtheta    R rows -A c a_theta + A I~ S_bar a_f;  theta row -(A c).a_R;
+  //               f rows (A I~ S_bar)^T a_R
+  //   d/dq_f      R rows a_theta A I~ S_bar;  theta row (A I~ S_bar)^T a_R
+  //               + 2 a_theta (s0 + m_ff q_f) - S~ a_f (S~ is skew: d(a_f.S~ q_f)/dq_f = S~^T a_f);
+  //               f rows a_theta S~
+  // Checked against central differences of mass_matrix(q) a (floating_frame_beam_test.cpp).
+  const int nf = n_elastic();
+  const auto q_f = q.tail(nf);
+  const auto a_f = a.tail(nf);
+  const Eigen::Vector2d a_r = a.head<2>();
+  const double a_theta = a(2);
+  const Eigen::Matrix2d rot = frame_rotation(q(2));
+  const Eigen::Vector2d ac = rot * (first_moment_ + times(s_bar_, q_f));
+  out_K.setZero();
+  out_K.block<2, 1>(0, 2) = -a_theta * ac + rot * turn(times(s_bar_, a_f));
+  out_K(2, 2) = -ac.dot(a_r);
+  for (int k = 0; k < nf; ++k) {
+    const Eigen::Vector2d column = rot * turn(s_bar_.col(k));  // (A I~ S_bar)_k
+    out_K.block<2, 1>(0, 3 + k) = a_theta * column;
+    out_K(3 + k, 2) = column.dot(a_r);
+    out_K(2, 3 + k) = column.dot(a_r) + 2.0 * a_theta * (s0_(k) + m_ff_.row(k).dot(q_f)) -
+                      s_tilde_.row(k).dot(a_f);
+  }
+  out_K.block(3, 3, nf, nf) = a_theta * s_tilde_;
+}
+
 void FloatingFrameBeam::mass_lower(VecCRef q, double* out) const noexcept {
   // mass_matrix's entries on and below the diagonal, column by column (a sparse lower pattern's
   // CSC order): column 0 (m, 0, m_Rtheta_x, (A S_bar)_x), column 1 (m, m_Rtheta_y, (A S_bar)_y),

@@ -107,6 +107,9 @@ class FloatingFrameBeam {
   /// The entries of mass_matrix(q) on and below the diagonal, column by column (the CSC order of
   /// a lower-triangular pattern), n (n + 1) / 2 of them with n = n_coordinates().
   void mass_lower(VecCRef q, double* out) const noexcept;
+  /// K = d(M(q) a)/dq at fixed a (the implicit methods' inertia block, System::inertia_jacobian),
+  /// n_coordinates() square: M depends on theta and q_f only, so K's R columns are zero.
+  void inertia_jacobian(VecCRef q, VecCRef a, MatRef out_K) const noexcept;
   /// Q_v(q, v), the quadratic-velocity vector above.
   void quadratic_velocity(VecCRef q, VecCRef v, VecRef out) const noexcept;
   /// Generalized force of a uniform field g (per unit mass, world) and minus the elastic force:

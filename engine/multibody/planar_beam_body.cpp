@@ -204,6 +204,14 @@ void PlanarBeamBodies::mass_blocks(VecCRef q, MatRef out_M) const noexcept {
   }
 }
 
+void PlanarBeamBodies::inertia_blocks(VecCRef q, VecCRef a, MatRef out_K) const noexcept {
+  for (const Body& b : bodies_) {
+    const int n = b.beam.n_coordinates();
+    b.beam.inertia_jacobian(q.segment(b.offset, n), a.segment(b.offset, n),
+                            out_K.block(b.offset, b.offset, n, n));
+  }
+}
+
 int PlanarBeamBodies::mass_lower_count(int body) const noexcept {
   const int n = beam(body)->n_coordinates();
   return n * (n + 1) / 2;

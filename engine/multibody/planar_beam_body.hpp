@@ -60,6 +60,8 @@ class PlanarBeamBodies {
   // ---- the bodies --------------------------------------------------------------------------
   /// Each beam's block M_b(q_b) into the dense out_M (the other entries untouched).
   void mass_blocks(VecCRef q, MatRef out_M) const noexcept;
+  /// Each beam's block of d(M(q) a)/dq into the dense out_K (the other entries untouched).
+  void inertia_blocks(VecCRef q, VecCRef a, MatRef out_K) const noexcept;
   /// Number of entries of the lower triangle of body b's M block (n (n + 1) / 2).
   [[nodiscard]] int mass_lower_count(int body) const noexcept;
   /// Body b's lower triangle of M_b(q_b), column by column (the CSC order of its pattern).

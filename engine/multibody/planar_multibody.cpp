@@ -616,13 +616,13 @@ void PlanarMultibody::velocity_constraint_jacobian(double /*t*/,
 }
 
 bool PlanarMultibody::inertia_jacobian(double /*t*/,
-                                       VecCRef /*q*/,
-                                       VecCRef /*a*/,
+                                       VecCRef q,
+                                       VecCRef a,
                                        MatRef out_K) const noexcept {
-  // M is constant in body coordinates, but a beam's M_b(q_b) is not: then the implicit methods
-  // take finite differences (System::inertia_jacobian)
-  if (beams_) return false;
+  // M is constant in body coordinates except a beam's block M_b(q_b)
+  // (FloatingFrameBeam::inertia_jacobian)
   out_K.setZero();
+  if (beams_) beams_->inertia_blocks(q, a, out_K);
   return true;
 }
 

@@ -298,6 +298,7 @@ class PlanarMultibody final : public System {
   RTMB_SYSTEM_EVALUATION_OVERRIDES;
   /// g_t: -f'(t) on every driver row, 0 elsewhere.
   void constraint_rate(double t, VecCRef q, VecRef out_gt) const noexcept override;
+  /// d(M a)/dq: zero but for the beams' blocks (their M_b depends on theta and q_f).
   bool inertia_jacobian(double t, VecCRef q, VecCRef a, MatRef out_K) const noexcept override;
   // energy: T + V of the model's elements, the coupling springs' k |p - p*|^2 / 2 relative to
   // their current targets included; the work of input forces, torques and motors is external.

@@ -67,9 +67,10 @@ TEST_P(FdFallback, SameStepsAsTheAnalyticBlocks) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Mechanisms,
-                         FdFallback,
-                         ::testing::Values("double_pendulum", "andrews", "robot_sine"));
+INSTANTIATE_TEST_SUITE_P(
+    Mechanisms,
+    FdFallback,
+    ::testing::Values("double_pendulum", "andrews", "robot_sine", "deformable_slider_crank"));
 
 }  // namespace
 }  // namespace rtmb

@@ -3,10 +3,11 @@
 //
 // Deformable slider-crank (engine/mechanisms/deformable_slider_crank.hpp; Chin 1995 §3.12, Table
 // 5.1): Chin's 10 coordinates, Table 5.1's rod mass, the constraint derivatives G, d(G v)/dq and
-// L against finite differences of g, a consistent initial state, the rod's rigid motion
-// reproducing the rigid slider-crank's kinematics (theta, the slider's x), and, without the
-// crank torque, T + U + V conserved along an accurate run (which checks M, the quadratic-velocity
-// terms, gravity and K_ff together: an error in any of them does work).
+// L against finite differences of g, d(M a)/dq against differences of M(q) a, a consistent initial
+// state, the rod's rigid motion reproducing the rigid slider-crank's kinematics (theta, the
+// slider's x), and, without the crank torque, T + U + V conserved along an accurate run (which
+// checks M, the quadratic-velocity terms, gravity and K_ff together: an error in any of them does
+// work).
 #include "engine/mechanisms/deformable_slider_crank.hpp"
 
 #include <gtest/gtest.h>
@@ -41,6 +42,11 @@ TEST(DeformableSliderCrank, ConstraintDerivativesMatchFiniteDifferences) {
   DeformableSliderCrankSpec three;
   three.elements = 3;
   multibody_test::check_constraint_derivatives(DeformableSliderCrank(three), 4u, 0.6);
+}
+
+TEST(DeformableSliderCrank, InertiaJacobianMatchesFiniteDifferences) {
+  multibody_test::check_inertia_jacobian(DeformableSliderCrank(DeformableSliderCrankSpec{}), 22u,
+                                         0.6);
 }
 
 TEST(DeformableSliderCrank, InitialStateIsConsistent) {

@@ -114,6 +114,26 @@ inline void check_constraint_derivatives(const System& sys, unsigned seed, doubl
   EXPECT_EQ(gt.lpNorm<Eigen::Infinity>(), 0.0);
 }
 
+/// At the random state (seed, range) and an acceleration a drawn the same way: the System
+/// provides K = d(M(q) a)/dq (System::inertia_jacobian), it equals central differences of
+/// M(q) a, and it is not zero (so the comparison can fail).
+inline void check_inertia_jacobian(const System& sys, unsigned seed, double range) {
+  const Sample s = random_state(sys.n_q(), seed, range);
+  const Vec a = 40.0 * random_state(sys.n_q(), seed + 1u, range).v;
+  const int n = sys.n_v();
+  Mat K = Mat::Constant(n, n, 99.0);
+  ASSERT_TRUE(sys.inertia_jacobian(0.0, s.q, a, K));
+  const Mat K_fd = fd_jacobian(
+      [&](const Vec& q) {
+        Mat M(n, n);
+        sys.mass(0.0, q, M);
+        return Vec(M * a);
+      },
+      s.q);
+  expect_near(K, K_fd, 1e-8, "d(M a)/dq vs FD");
+  EXPECT_GT(K_fd.lpNorm<Eigen::Infinity>(), 1e-6 * a.lpNorm<Eigen::Infinity>());
+}
+
 /// The gradient of a scalar function by central differences of step h.
 inline Vec central_gradient(const std::function<double(const Vec&)>& fun,
                             const Vec& x,

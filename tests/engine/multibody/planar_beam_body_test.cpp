@@ -3,8 +3,9 @@
 //
 // Beam bodies inside a PlanarMultibody (engine/multibody/planar_beam_body.cpp): Chin's deformable
 // slider-crank (§3.12, Table 5.1) built from a rigid crank, a beam rod and a slider. Its
-// constraint derivatives G, d(G v)/dq and L against finite differences of its own g; the sparse
-// values of M and G against the dense matrices; and, with a massless slider, the trajectory of
+// constraint derivatives G, d(G v)/dq and L against finite differences of its own g, d(M a)/dq
+// against differences of M(q) a; the sparse values of M and G against the dense matrices; and,
+// with a massless slider, the trajectory of
 // the hand-written DeformableSliderCrank (engine/mechanisms/deformable_slider_crank.cpp, its own
 // test checks it against finite differences and energy conservation): the same physics in other
 // coordinates, so the rod's (R, theta, q_f) and the crank angle must agree step by step.
@@ -100,6 +101,15 @@ TEST(PlanarBeamBody, ConstraintDerivativesMatchFiniteDifferences) {
   three.elements = 3;
   multibody_test::check_constraint_derivatives(
       PlanarMultibody(slider_crank(three, 1e-3, PlanarBeamSupport::kClamped)), 8u, 0.6);
+}
+
+TEST(PlanarBeamBody, InertiaJacobianMatchesFiniteDifferences) {
+  // the implicit methods' d(M a)/dq: the beam's block, zero for the rigid bodies
+  multibody_test::check_inertia_jacobian(PlanarMultibody(slider_crank({}, 1e-3)), 9u, 0.6);
+  detail::DeformableSliderCrankSpec three;
+  three.elements = 3;
+  multibody_test::check_inertia_jacobian(
+      PlanarMultibody(slider_crank(three, 1e-3, PlanarBeamSupport::kClamped)), 10u, 0.6);
 }
 
 TEST(PlanarBeamBody, MassMatrixIsTheBeamsBlock) {
