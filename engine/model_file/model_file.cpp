@@ -225,9 +225,9 @@ void read_inputs(const Reader& r, const YAML::Node& n, ModelFile& f, int n_v) {
                "' has " + std::to_string(n_v) +
                " (one generalized force per velocity coordinate, in order)");
   }
-  // A body model's defaults are three channels per body (body_input_channels), fewer than n_v
-  // when a beam body has elastic coordinates: a list of n_v channels then starts from the
-  // per-coordinate defaults, instead of writing past the end of the shorter list
+  // A body model's defaults (body_input_channels) have one channel per velocity coordinate, a
+  // beam's elastic ones included; should a default list ever be shorter, a list of n_v channels
+  // starts from the per-coordinate defaults instead of writing past its end
   if (static_cast<int>(f.inputs.size()) != n_v) f.inputs = default_input_channels(n_v);
   for (int i = 0; i < n_v; ++i) {
     read_channel(r, channels[static_cast<std::size_t>(i)], key + "[" + std::to_string(i) + "]",

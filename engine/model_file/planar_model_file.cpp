@@ -8,6 +8,7 @@
 #include "engine/model_file/planar_model_file.hpp"
 
 #include <Eigen/Core>
+#include <array>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "engine/model_file/element_readers.hpp"
 #include "engine/model_file/planar_rolling_joints.hpp"
 #include "engine/multibody/floating_frame_beam.hpp"
+#include "engine/multibody/planar_beam_body.hpp"
 
 namespace rtmb::detail {
 
@@ -374,7 +376,37 @@ std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
 std::vector<InputChannelSpec> body_input_channels(const PlanarModelSpec& spec) {
   if (!spec.inputs.empty()) return named_input_channels(spec);
   // q = (x, y, theta) per body: forces along x and y, the torque on theta
-  return body_force_channels(spec, std::array<const char*, 3>{".fx", ".fy", ".tz"}, 2);
+  std::vector<InputChannelSpec> rigid =
+      body_force_channels(spec, std::array<const char*, 3>{".fx", ".fy", ".tz"}, 2);
+  bool any_beam = false;
+  for (const PlanarBodySpec& b : spec.bodies)
+    any_beam = any_beam || b.kind == PlanarBodyKind::kBeam;
+  if (!any_beam) return rigid;
+  // A beam body's elastic coordinates follow its frame's (planar_coordinate_offsets), one channel
+  // each: the generalized force on a nodal displacement [N] or slope [N m], named after its node
+  // and component (`rod.n1.axial`, `rod.n1.transverse`, `rod.n1.slope`; node 0 at x = 0), so
+  // that every velocity coordinate has its channel as on a rigid model
+  constexpr std::array<const char*, 3> kComponent{"axial", "transverse", "slope"};
+  std::vector<InputChannelSpec> out;
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    for (std::size_t c = 0; c < 3; ++c) out.push_back(rigid[3 * b + c]);
+    const PlanarBodySpec& body = spec.bodies[b];
+    if (body.kind != PlanarBodyKind::kBeam) continue;
+    const FloatingFrameBeam beam(planar_detail::beam_spec(body.beam));
+    std::vector<InputChannelSpec> elastic = default_input_channels(beam.n_elastic());
+    for (int node = 0; node <= body.beam.elements; ++node) {
+      for (int c = 0; c < 3; ++c) {
+        const int e = beam.elastic_index(node, c);
+        if (e < 0) continue;  // removed by the support
+        InputChannelSpec& ch = elastic[static_cast<std::size_t>(e)];
+        ch.name = body.name + ".n" + std::to_string(node) + "." + kComponent[c];
+        ch.unit = c < 2 ? "N" : "N*m";
+        ch.config.kind = c < 2 ? InputKind::kForce : InputKind::kTorque;
+      }
+    }
+    out.insert(out.end(), elastic.begin(), elastic.end());
+  }
+  return out;
 }
 
 }  // namespace rtmb::detail

@@ -7,8 +7,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rtmb/models/model_file.hpp"
+#include "tests/support/beam_slider_crank.hpp"
 #include "tests/support/model_file_errors.hpp"
 
 namespace rtmb {
@@ -217,6 +219,55 @@ inputs:
     EXPECT_EQ(c.name, "c" + std::to_string(i));
     EXPECT_EQ(c.config.max_value, i + 1.0);
   }
+}
+
+// Without `inputs`, a beam model has a default channel per velocity coordinate, as a rigid one:
+// its frame's force and torque, then the generalized force on each elastic coordinate, named
+// after its node and component in the order of q (a clamped beam loses node 0's three, Chin's
+// simply supported one node 0's axial and transverse and the last node's transverse: §3.12).
+TEST(ModelFileBeamInputs, DefaultChannelsDriveEveryCoordinate) {
+  const std::string clamped = R"(name: beam_pin
+bodies:
+  - name: beam
+    kind: beam
+    length: 1.0
+    youngs_modulus: 1.0e7
+    density: 1000.0
+    area: 1.0e-3
+    second_moment: 1.0e-6
+    elements: 2
+    support: clamped
+  - {name: tip, mass: 1.0, inertia: 0.1, pose: [1.0, 0, 0]}
+joints:
+  - {name: pin, type: revolute, body_i: ground, body_j: beam}
+  - {name: end, type: revolute, body_i: beam, body_j: tip, point_i: [1.0, 0]}
+)";
+  const auto names = [](const ModelFile& f) {
+    std::vector<std::string> out;
+    for (const InputChannelSpec& c : f.inputs) out.push_back(c.name);
+    return out;
+  };
+  const ModelFile f = parse_model_file(clamped, "beam.yaml");
+  ASSERT_EQ(make_system(f)->n_v(), 12);
+  EXPECT_EQ(names(f), (std::vector<std::string>{"beam.fx", "beam.fy", "beam.tz", "beam.n1.axial",
+                                                "beam.n1.transverse", "beam.n1.slope",
+                                                "beam.n2.axial", "beam.n2.transverse",
+                                                "beam.n2.slope", "tip.fx", "tip.fy", "tip.tz"}));
+  for (const std::size_t i : {3u, 4u, 6u, 7u}) {
+    EXPECT_EQ(f.inputs[i].unit, "N") << i;
+    EXPECT_EQ(f.inputs[i].config.kind, InputKind::kForce) << i;
+  }
+  for (const std::size_t i : {5u, 8u}) {
+    EXPECT_EQ(f.inputs[i].unit, "N*m") << i;
+    EXPECT_EQ(f.inputs[i].config.kind, InputKind::kTorque) << i;
+  }
+  const ModelFile chin = parse_model_file(testing::kBeamSliderCrankYaml, "rig.yaml");
+  ASSERT_EQ(make_system(chin)->n_v(), 15);
+  EXPECT_EQ(names(chin),
+            (std::vector<std::string>{"crank.fx", "crank.fy", "crank.tz", "rod.fx", "rod.fy",
+                                      "rod.tz", "rod.n0.slope", "rod.n1.axial", "rod.n1.transverse",
+                                      "rod.n1.slope", "rod.n2.axial", "rod.n2.slope", "slider.fx",
+                                      "slider.fy", "slider.tz"}));
 }
 
 }  // namespace
