@@ -336,6 +336,37 @@ void read_forces(const Reader& r, const YAML::Node& n, PlanarModelSpec& spec) {
       "coupling, wall");
 }
 
+// A force element on a beam body (planar_model_spec.cpp's limits, reported here with the line):
+// gravity, force, spring_damper, coupling and wall, each at a point (x, 0) of the beam's axis.
+void check_beam_forces(const Reader& r, const YAML::Node& n, const PlanarModelSpec& spec) {
+  for (std::size_t k = 0; k < spec.forces.size() && k < n.size(); ++k) {
+    const PlanarForceSpec& f = spec.forces[k];
+    if (f.type == PlanarForceType::kGravity) continue;
+    const YAML::Node e = n[k];
+    const std::string p = "forces[" + std::to_string(k) + "]";
+    const bool spring = f.type == PlanarForceType::kSpringDamper;
+    const bool two_bodies = spring || f.type == PlanarForceType::kRotationalSpring;
+    for (const auto& [b, point, key] :
+         {std::tuple{f.body_i, f.point_i, spring ? "point_i" : "point"},
+          std::tuple{two_bodies ? f.body_j : kGround, f.point_j, "point_j"}}) {
+      if (b == kGround) continue;
+      const PlanarBodySpec& body = spec.bodies[static_cast<std::size_t>(b)];
+      if (body.kind != PlanarBodyKind::kBeam) continue;
+      if (!spring && f.type != PlanarForceType::kForce && f.type != PlanarForceType::kCoupling &&
+          f.type != PlanarForceType::kWall) {
+        r.fail(e["type"], p + ".type",
+               "only gravity, force, spring_damper, coupling and wall act on the beam '" +
+                   body.name + "'");
+      }
+      if (!body.beam.on_axis(point)) {
+        const YAML::Node at = e[key];
+        r.fail(at ? at : e, Reader::join(p, key),
+               "a point of the beam '" + body.name + "' must be [x, 0] with 0 <= x <= length");
+      }
+    }
+  }
+}
+
 void default_coupling_targets(PlanarModelSpec& spec) {
   Vec q(3 * static_cast<Eigen::Index>(spec.bodies.size()));
   for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
@@ -359,7 +390,10 @@ std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
   spec->name = body_model_name(r, root);
   read_bodies(r, root["bodies"], *spec);
   if (const YAML::Node n = root["joints"]) read_joints(r, n, *spec);
-  if (const YAML::Node n = root["forces"]) read_forces(r, n, *spec);
+  if (const YAML::Node n = root["forces"]) {
+    read_forces(r, n, *spec);
+    check_beam_forces(r, n, *spec);
+  }
   f.notes = assemble_or_fail(r, root, *spec);
   // named channels refer to the assembled pose (a coupling's default target is where its point
   // starts)

@@ -353,6 +353,22 @@ void FloatingFrameBeam::point_jacobian(VecCRef q, const BeamStation& s, MatRef o
   }
 }
 
+void FloatingFrameBeam::add_point_force(VecCRef q,
+                                        const BeamStation& s,
+                                        const Eigen::Vector2d& force,
+                                        VecRef out) const noexcept {
+  // J^T F with J = [I, A I~ u, A S] (point_jacobian's columns)
+  const Eigen::Matrix2d a = frame_rotation(q(2));
+  const Eigen::Vector2d u = Eigen::Vector2d(s.x, 0.0) + displacement(s, q.tail(n_elastic()));
+  out.head<2>() += force;
+  out(2) += (a * turn(u)).dot(force);
+  const Eigen::Vector2d body_force = a.transpose() * force;  // (A S_c).F = S_c.(A^T F)
+  for (int c = 0; c < 6; ++c) {
+    const int i = s.index[static_cast<std::size_t>(c)];
+    if (i >= 0) out(3 + i) += s.shape.col(c).dot(body_force);
+  }
+}
+
 void FloatingFrameBeam::point_velocity_jacobian(VecCRef q,
                                                 VecCRef v,
                                                 const BeamStation& s,

@@ -134,6 +134,12 @@ class FloatingFrameBeam {
                                                const BeamStation& s) const noexcept;
   /// Its Jacobian d r / d q = [I, A I~ u, A S], 2 x n_coordinates().
   void point_jacobian(VecCRef q, const BeamStation& s, MatRef out) const noexcept;
+  /// out += J^T F: the generalized force of a world force F at the station's material point
+  /// (virtual work F . dr with dr = J dq; J the point Jacobian above), without forming J.
+  void add_point_force(VecCRef q,
+                       const BeamStation& s,
+                       const Eigen::Vector2d& force,
+                       VecRef out) const noexcept;
   /// d(J v)/dq at fixed v, 2 x n_coordinates(): the theta column A (-theta' u + I~ S q_f'), the
   /// elastic columns theta' A I~ S (the R columns are zero).
   void point_velocity_jacobian(VecCRef q,

@@ -197,8 +197,23 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
     }
     detail::check_body(f.body_i, n, what);
     detail::check_body(f.body_j, n, what);
+    // on a beam, forces act at material points of its axis (x, 0), 0 <= x <= L (through J^T F,
+    // planar_multibody.cpp); a torque or a rotational spring would act on its frame angle, which
+    // is not a material line's
+    const bool point_force =
+        f.type == PlanarForceType::kForce || f.type == PlanarForceType::kSpringDamper ||
+        f.type == PlanarForceType::kCoupling || f.type == PlanarForceType::kWall;
     if (f.type != PlanarForceType::kGravity && (is_beam(f.body_i) || is_beam(f.body_j))) {
-      throw std::invalid_argument(what + ": only gravity acts on a beam");
+      if (!point_force) {
+        throw std::invalid_argument(
+            what + ": only gravity, force, spring_damper, coupling and wall act on a beam");
+      }
+      if ((is_beam(f.body_i) &&
+           !spec.bodies[static_cast<std::size_t>(f.body_i)].beam.on_axis(f.point_i)) ||
+          (f.type == PlanarForceType::kSpringDamper && is_beam(f.body_j) &&
+           !spec.bodies[static_cast<std::size_t>(f.body_j)].beam.on_axis(f.point_j))) {
+        throw std::invalid_argument(what + ": a beam's point must be (x, 0) with 0 <= x <= length");
+      }
     }
     if ((f.type == PlanarForceType::kSpringDamper ||
          f.type == PlanarForceType::kRotationalSpring) &&

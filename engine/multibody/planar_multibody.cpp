@@ -283,6 +283,19 @@ void PlanarMultibody::forces(
     out_f.segment<2>(lay.offset(b)) += force;
     out_f(lay.offset(b) + 2) += perp(u).dot(force);
   };
+  // F at body point s (body frame): on a beam, at the material point (x, 0) through J^T F
+  // (FloatingFrameBeam::add_point_force, Chin 1995 eq. 3.57's r = R + A (u0 + S q_f)); on a rigid
+  // body the force and its moment about the centre of mass (add)
+  const auto add_at = [&](int b, const Vec2& force, const Vec2& s) {
+    if (b == kGround) return;
+    if (const FloatingFrameBeam* beam = beams_ ? beams_->beam(b) : nullptr) {
+      const int o = lay.offset(b);
+      const int n = coordinate_count(b);
+      beam->add_point_force(q.segment(o, n), beam->station(s.x()), force, out_f.segment(o, n));
+      return;
+    }
+    add(b, force, rotate(q(lay.offset(b) + 2), s));
+  };
   for (const PlanarForceSpec& f : spec_.forces) {
     switch (f.type) {
       case PlanarForceType::kGravity:
@@ -294,6 +307,19 @@ void PlanarMultibody::forces(
         // d = p_j - p_i, l = |d|, e = d/l, l' = e.d'. Tension T = k (l - l0) + c l' - F_act
         // pulls the points together: -T e on p_j, +T e on p_i. (At l = 0 the direction is
         // undefined and the element exerts nothing.)
+        if (is_beam(f.body_i) || is_beam(f.body_j)) {  // the deformed material points
+          const Vec2 d =
+              point_position(q, f.body_j, f.point_j) - point_position(q, f.body_i, f.point_i);
+          const double l = d.norm();
+          if (!(l > 0.0)) break;
+          const Vec2 e = d / l;
+          const Vec2 dd =
+              point_velocity(q, v, f.body_j, f.point_j) - point_velocity(q, v, f.body_i, f.point_i);
+          const double tension = f.stiffness * (l - f.rest) + f.damping * e.dot(dd) - f.actuator;
+          add_at(f.body_i, tension * e, f.point_i);
+          add_at(f.body_j, -tension * e, f.point_j);
+          break;
+        }
         const Vec3 qi = lay.block(q, f.body_i);
         const Vec3 qj = lay.block(q, f.body_j);
         const Vec3 vi = lay.block(v, f.body_i);
@@ -318,7 +344,7 @@ void PlanarMultibody::forces(
         break;
       }
       case PlanarForceType::kForce:
-        add(f.body_i, f.vector, rotate(q(lay.offset(f.body_i) + 2), f.point_i));
+        add_at(f.body_i, f.vector, f.point_i);
         break;
       case PlanarForceType::kTorque:
         out_f(lay.offset(f.body_i) + 2) += f.torque;
@@ -336,13 +362,12 @@ void PlanarMultibody::forces(
         // evaluated here, inside every force evaluation, because it depends on q and v and may
         // be stiff (implicit methods differentiate it with the rest of f)
         const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
-        add(f.body_i, coupling_force(k, q, v, channels),
-            rotate(q(lay.offset(f.body_i) + 2), f.point_i));
+        add_at(f.body_i, coupling_force(k, q, v, channels), f.point_i);
         break;
       }
       case PlanarForceType::kWall: {
         const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
-        add(f.body_i, wall_force(k, q, v), rotate(q(lay.offset(f.body_i) + 2), f.point_i));
+        add_at(f.body_i, wall_force(k, q, v), f.point_i);
         break;
       }
     }
@@ -648,7 +673,11 @@ double PlanarMultibody::energy(double /*t*/,
         }
         break;
       case PlanarForceType::kSpringDamper: {
-        const double l = spring_ends(f, lay.block(q, f.body_i), lay.block(q, f.body_j)).d.norm();
+        const double l =
+            is_beam(f.body_i) || is_beam(f.body_j)
+                ? (point_position(q, f.body_j, f.point_j) - point_position(q, f.body_i, f.point_i))
+                      .norm()
+                : spring_ends(f, lay.block(q, f.body_i), lay.block(q, f.body_j)).d.norm();
         e += 0.5 * f.stiffness * (l - f.rest) * (l - f.rest) - f.actuator * l;
         break;
       }
@@ -658,6 +687,10 @@ double PlanarMultibody::energy(double /*t*/,
         break;
       }
       case PlanarForceType::kForce: {
+        if (is_beam(f.body_i)) {
+          e -= f.vector.dot(point_position(q, f.body_i, f.point_i));
+          break;
+        }
         const Vec3 qb = lay.block(q, f.body_i);
         e -= f.vector.dot(qb.head<2>() + rotate(qb.z(), f.point_i));
         break;

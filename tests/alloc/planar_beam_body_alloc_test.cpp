@@ -8,7 +8,8 @@
 // method x stabilizer. Step 1 us as in floating_frame_beam_alloc_test.cpp (the rod's highest
 // elastic frequency is about 3e5 rad/s). And the outputs on a beam (its deflection at a station,
 // the deformed point and its velocity, a reaction with the deformed arm) evaluate without
-// allocating: they run on the loop's thread after every tick.
+// allocating: they run on the loop's thread after every tick; so do force elements at material
+// points of a beam.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -105,6 +106,24 @@ TEST(PlanarBeamBodyAllocations, EveryMethodAndStabilizerAllocatesNothingPerStep)
   std::printf("beam_slider_crank (bodies): %d method x stabilizer runs of %ld steps, %d refused\n",
               sweep.ran, kBeamSteps, sweep.refused);
   EXPECT_GT(sweep.ran, 0);
+}
+
+TEST(PlanarBeamBodyAllocations, PointForcesOnTheBeamAllocateNothing) {
+  // a force, a spring, a coupling and a wall at material points of the rod: J^T F per element
+  const std::string gravity = "  - {type: gravity, vector: [0, -386.4]}\n";
+  std::string text = testing::kBeamSliderCrankYaml;
+  text.replace(text.find(gravity), gravity.size(),
+               gravity + R"(  - {type: force, body: rod, point: [4, 0], force: [30, -50]}
+  - {type: spring_damper, body_i: ground, body_j: rod, point_i: [10, 5], point_j: [8, 0], stiffness: 400, damping: 1}
+  - {type: coupling, body: rod, point: [10, 0], stiffness: 900, damping: 1}
+  - {type: wall, body: rod, point: [12, 0], origin: [11, 0], normal: [-1, 0], stiffness: 5000, damping: 1}
+)");
+  const ModelFile file = parse_model_file(text, "rig.yaml");
+  const std::shared_ptr<const System> sys = make_system(file);
+  const testing::EvaluationAllocations run = testing::count_evaluation_allocations(*sys, kDt);
+  EXPECT_EQ(run.counts.allocations, 0u);
+  EXPECT_EQ(run.counts.deallocations, 0u);
+  EXPECT_TRUE(run.forces_finite);
 }
 
 TEST(PlanarBeamBodyAllocations, BeamOutputsAllocateNothing) {

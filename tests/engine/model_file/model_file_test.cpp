@@ -420,6 +420,40 @@ TEST(PlanarModelFileBeam, BadValuesAreRefusedAtTheirKey) {
             std::string::npos);
   EXPECT_NE(error("{name: B, type: revolute", "{name: B, type: fixed").find("joints[2].type"),
             std::string::npos);
+  // force elements on a beam: at [x, 0] of its axis, and no torque on its frame
+  const std::string gravity = "  - {type: gravity, vector: [0, -386.4]}\n";
+  const auto with_force = [&](const std::string& element) {
+    return error(gravity, gravity + "  - " + element + "\n");
+  };
+  EXPECT_NE(with_force("{type: coupling, body: rod, point: [10, 0.5], stiffness: 100}")
+                .find("forces[1].point"),
+            std::string::npos);
+  EXPECT_NE(with_force("{type: spring_damper, body_i: ground, body_j: rod, point_i: [0, 5], "
+                       "point_j: [13, 0], stiffness: 10}")
+                .find("forces[1].point_j"),
+            std::string::npos);
+  EXPECT_NE(with_force("{type: torque, body: rod, torque: 1}").find("forces[1].type"),
+            std::string::npos);
+}
+
+TEST(PlanarModelFileBeam, PointForcesOnTheBeamLoadAndRun) {
+  // a force, a spring from the ground, a coupling and a wall at material points of the rod
+  const ModelFile f =
+      parse_model_file(testing::replace_once(testing::kBeamSliderCrankYaml,
+                                             "  - {type: gravity, vector: [0, -386.4]}\n",
+                                             R"(  - {type: gravity, vector: [0, -386.4]}
+  - {type: force, body: rod, point: [4, 0], force: [30, -50]}
+  - {type: spring_damper, body_i: ground, body_j: rod, point_i: [10, 5], point_j: [8, 0], stiffness: 400, rest_length: 2, damping: 1}
+  - {type: coupling, body: rod, point: [10, 0], stiffness: 900, damping: 1}
+  - {type: wall, body: rod, point: [12, 0], origin: [30, 0], normal: [-1, 0], stiffness: 5000}
+)") + "integration: {method: rk4, stabilizer: pstab, dt: 2.0e-6}\n",
+                       "rig.yaml");
+  const std::shared_ptr<System> sys = make_system(f);
+  const Model model(sys, f.settings);
+  Workspace ws(model);
+  State s = initial_state(model);
+  for (int i = 0; i < 500; ++i) ASSERT_TRUE(step(model, s, ws).ok()) << i;
+  EXPECT_TRUE(s.q.allFinite());
 }
 
 }  // namespace

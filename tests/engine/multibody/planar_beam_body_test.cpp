@@ -218,6 +218,85 @@ TEST(PlanarBeamBody, ReproducesTheHandWrittenDeformableSliderCrank) {
   EXPECT_LE(worst_elastic, 1e-6 * largest_elastic);
 }
 
+// The rod of slider_crank() loaded at material points of its axis: a constant force at x = 4,
+// a spring from the ground to x = 8, a coupling at x = 10 and a wall the rod's end x = 12 is
+// pushed into (Chin's rod lies along x at q = 0; the wall's surface is at x = 17.5 facing -x).
+// Damping 0 unless asked, so that every element is conservative.
+PlanarModelSpec loaded_rod(double damping) {
+  PlanarModelSpec s = slider_crank({}, 1e-3);  // forces[0]: gravity
+  const auto element = [](PlanarForceType type, int body_i, Eigen::Vector2d point_i) {
+    PlanarForceSpec f;
+    f.type = type;
+    f.body_i = body_i;
+    f.point_i = point_i;
+    return f;
+  };
+  PlanarForceSpec force = element(PlanarForceType::kForce, 1, {4.0, 0.0});  // forces[1]
+  force.name = "force";
+  force.vector = {30.0, -50.0};
+  PlanarForceSpec spring = element(PlanarForceType::kSpringDamper, kGround, {10.0, 5.0});
+  spring.name = "spring";  // forces[2]
+  spring.body_j = 1;
+  spring.point_j = {8.0, 0.0};
+  spring.stiffness = 400.0;
+  spring.rest = 2.0;
+  spring.damping = damping;
+  PlanarForceSpec coupling = element(PlanarForceType::kCoupling, 1, {10.0, 0.0});
+  coupling.name = "coupling";  // forces[3]
+  coupling.stiffness = 900.0;
+  coupling.damping = damping;
+  coupling.vector = {15.0, 1.0};  // its target
+  PlanarForceSpec wall = element(PlanarForceType::kWall, 1, {12.0, 0.0});
+  wall.name = "wall";  // forces[4]
+  wall.point_j = {17.5, 0.0};
+  wall.vector = {-1.0, 0.0};
+  wall.stiffness = 5000.0;
+  wall.damping = damping;
+  s.forces.insert(s.forces.end(), {force, spring, coupling, wall});
+  return s;
+}
+
+TEST(PlanarBeamBody, PointForcesOnTheBeamAreMinusTheirPotentialsGradient) {
+  // at v = 0 every element is conservative: f = -dV/dq by central differences of energy(),
+  // which evaluates V at the deformed material points (point_position); the forces enter by
+  // J^T F (FloatingFrameBeam::add_point_force), so this checks J^T against the points
+  const PlanarMultibody sys(loaded_rod(0.0));
+  const PlanarMultibody bare(slider_crank({}, 1e-3));
+  multibody_test::Sample s = multibody_test::random_state(sys.n_q(), 17u, 0.3);
+  s.q.segment(3, 3) << 6.0, 0.2, 0.1;  // the rod near its place, its end inside the wall
+  const Vec zero = Vec::Zero(sys.n_v());
+  Vec f(sys.n_v());
+  sys.forces(0.0, s.q, zero, {}, f);
+  const Vec grad = multibody_test::central_gradient(
+      [&](const Vec& q) { return sys.energy(0.0, q, zero, {}); }, s.q, 1e-6);
+  const Vec expected = -grad;
+  EXPECT_LE((f - expected).cwiseAbs().maxCoeff(), 1e-6 * expected.cwiseAbs().maxCoeff());
+  // the elements load the rod's elastic coordinates (the comparison is not of the bare rod's)
+  Vec f_bare(sys.n_v());
+  bare.forces(0.0, s.q, zero, {}, f_bare);
+  EXPECT_GT((f - f_bare).segment(6, 6).cwiseAbs().maxCoeff(), 1.0);
+  EXPECT_GT(sys.wall_force(4, s.q, zero).norm(), 0.0);  // the wall is in contact
+}
+
+TEST(PlanarBeamBody, PointDampingOnTheBeamOpposesTheMaterialPointsVelocity) {
+  // the damping parts: -c e e.p' of the spring and -c p' of the coupling and the wall, each at
+  // its material point, do negative work v.f_damping = -c |...|^2 <= 0 at every state
+  const PlanarMultibody damped(loaded_rod(7.0));
+  const PlanarMultibody undamped(loaded_rod(0.0));
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    multibody_test::Sample s = multibody_test::random_state(damped.n_q(), seed, 0.3);
+    s.q.segment(3, 3) << 6.0, 0.2, 0.1;
+    Vec fd(damped.n_v());
+    Vec fu(damped.n_v());
+    damped.forces(0.0, s.q, s.v, {}, fd);
+    undamped.forces(0.0, s.q, s.v, {}, fu);
+    const Vec damping = fd - fu;
+    // the coupling's part alone is -c J^T p': its power is -c |p'|^2 at x = 10
+    const Eigen::Vector2d pv = damped.point_velocity(s.q, s.v, 1, {10.0, 0.0});
+    EXPECT_LT(s.v.dot(damping), -7.0 * pv.squaredNorm() * (1.0 - 1e-9)) << seed;
+  }
+}
+
 TEST(PlanarBeamBody, RejectsWhatABeamCannotCarry) {
   const auto fails = [](const PlanarModelSpec& s) {
     EXPECT_THROW(PlanarMultibody{s}, std::invalid_argument);
@@ -244,6 +323,13 @@ TEST(PlanarBeamBody, RejectsWhatABeamCannotCarry) {
   f.torque = 1.0;
   s.forces.push_back(f);
   fails(s);
+  s = loaded_rod(0.0);
+  s.forces.back().point_i = {12.0, 0.5};  // the wall's point off the axis
+  fails(s);
+  s = loaded_rod(0.0);
+  s.forces[2].point_j = {12.5, 0.0};  // the spring's beam end past the beam's end
+  fails(s);
+  EXPECT_NO_THROW(PlanarMultibody{loaded_rod(1.0)});
 }
 
 }  // namespace
