@@ -177,14 +177,9 @@ INSTANTIATE_TEST_SUITE_P(
                    "outputs:\n  channels:\n    - {name: a, kind: pose, body: rod, unit: [m, m]}\n",
                    "rig.yaml:10:", "outputs.channels[0].unit", "expected 3 units"}));
 
-// A body model with a beam body lists one input channel per velocity coordinate (a beam's three
-// frame coordinates and its elastic ones): the loader reads all n_v of them, though a body model's
-// defaults are three per body (regression: it wrote channels past the end of that shorter list,
-// and `rtmb serve` crashed in read_channel; then in Server::make_bundle, reading the three output
-// units per body past their end).
-TEST(ModelFileBeamInputs, OneChannelPerCoordinateIsReadForAllOfThem) {
-  std::string text = R"(name: beam_pin
-bodies:
+// A clamped two-element beam of 1 m (its `bodies:` list, to which a test may add bodies): 3 frame
+// coordinates and 6 elastic ones.
+constexpr const char* kClampedBeamBody = R"(bodies:
   - name: beam
     kind: beam
     length: 1.0
@@ -194,7 +189,15 @@ bodies:
     second_moment: 1.0e-6
     elements: 2
     support: clamped
-joints:
+)";
+
+// A body model with a beam body lists one input channel per velocity coordinate (a beam's three
+// frame coordinates and its elastic ones): the loader reads all n_v of them, though a body model's
+// defaults are three per body (regression: it wrote channels past the end of that shorter list,
+// and `rtmb serve` crashed in read_channel; then in Server::make_bundle, reading the three output
+// units per body past their end).
+TEST(ModelFileBeamInputs, OneChannelPerCoordinateIsReadForAllOfThem) {
+  std::string text = std::string("name: beam_pin\n") + kClampedBeamBody + R"(joints:
   - {name: pin, type: revolute, body_i: ground, body_j: beam}
 inputs:
   channels:
@@ -226,18 +229,8 @@ inputs:
 // after its node and component in the order of q (a clamped beam loses node 0's three, Chin's
 // simply supported one node 0's axial and transverse and the last node's transverse: §3.12).
 TEST(ModelFileBeamInputs, DefaultChannelsDriveEveryCoordinate) {
-  const std::string clamped = R"(name: beam_pin
-bodies:
-  - name: beam
-    kind: beam
-    length: 1.0
-    youngs_modulus: 1.0e7
-    density: 1000.0
-    area: 1.0e-3
-    second_moment: 1.0e-6
-    elements: 2
-    support: clamped
-  - {name: tip, mass: 1.0, inertia: 0.1, pose: [1.0, 0, 0]}
+  const std::string clamped = std::string("name: beam_pin\n") + kClampedBeamBody +
+                              R"(  - {name: tip, mass: 1.0, inertia: 0.1, pose: [1.0, 0, 0]}
 joints:
   - {name: pin, type: revolute, body_i: ground, body_j: beam}
   - {name: end, type: revolute, body_i: beam, body_j: tip, point_i: [1.0, 0]}
