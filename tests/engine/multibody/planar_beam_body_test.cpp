@@ -175,18 +175,24 @@ TEST(PlanarBeamBody, SparseValuesEqualTheDenseMatrices) {
   }
 }
 
+// f(q, 0) against -dV/dq, V = energy(q, 0) by central differences (Q_v vanishes at v = 0);
+// returns f
+Vec forces_at_rest_are_minus_the_potentials_gradient(const PlanarMultibody& sys, const Vec& q0) {
+  const Vec zero = Vec::Zero(sys.n_v());
+  Vec f(sys.n_v());
+  sys.forces(0.0, q0, zero, {}, f);
+  const Vec expected = -multibody_test::central_gradient(
+      [&](const Vec& q) { return sys.energy(0.0, q, zero, {}); }, q0, 1e-6);
+  EXPECT_LE((f - expected).cwiseAbs().maxCoeff(), 1e-6 * expected.cwiseAbs().maxCoeff());
+  return f;
+}
+
 TEST(PlanarBeamBody, EnergyIsTheBeamsAndGravityDrivesItsForces) {
   // the generalized forces are minus the gradient of the potential at v = 0 (Q_v vanishes):
   // gravity on the rod and its elastic force -K_ff q_f, by central differences of energy()
   const PlanarMultibody sys(slider_crank({}, 1e-3));
-  const multibody_test::Sample s = multibody_test::random_state(sys.n_q(), 11u, 0.3);
-  const Vec zero = Vec::Zero(sys.n_v());
-  Vec f(sys.n_v());
-  sys.forces(0.0, s.q, zero, {}, f);
-  const Vec grad = multibody_test::central_gradient(
-      [&](const Vec& q) { return sys.energy(0.0, q, zero, {}); }, s.q, 1e-6);
-  const Vec expected = -grad;
-  EXPECT_LE((f - expected).cwiseAbs().maxCoeff(), 1e-6 * expected.cwiseAbs().maxCoeff());
+  (void)forces_at_rest_are_minus_the_potentials_gradient(
+      sys, multibody_test::random_state(sys.n_q(), 11u, 0.3).q);
 }
 
 TEST(PlanarBeamBody, ReproducesTheHandWrittenDeformableSliderCrank) {
@@ -273,12 +279,7 @@ TEST(PlanarBeamBody, PointForcesOnTheBeamAreMinusTheirPotentialsGradient) {
   multibody_test::Sample s = multibody_test::random_state(sys.n_q(), 17u, 0.3);
   s.q.segment(3, 3) << 6.0, 0.2, 0.1;  // the rod near its place, its end inside the wall
   const Vec zero = Vec::Zero(sys.n_v());
-  Vec f(sys.n_v());
-  sys.forces(0.0, s.q, zero, {}, f);
-  const Vec grad = multibody_test::central_gradient(
-      [&](const Vec& q) { return sys.energy(0.0, q, zero, {}); }, s.q, 1e-6);
-  const Vec expected = -grad;
-  EXPECT_LE((f - expected).cwiseAbs().maxCoeff(), 1e-6 * expected.cwiseAbs().maxCoeff());
+  const Vec f = forces_at_rest_are_minus_the_potentials_gradient(sys, s.q);
   // the elements load the rod's elastic coordinates (the comparison is not of the bare rod's)
   Vec f_bare(sys.n_v());
   bare.forces(0.0, s.q, zero, {}, f_bare);
