@@ -8,6 +8,7 @@
 #include "engine/model_file/planar_model_file.hpp"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <limits>
@@ -426,11 +427,13 @@ std::vector<InputChannelSpec> body_input_channels(const PlanarModelSpec& spec) {
     for (std::size_t c = 0; c < 3; ++c) out.push_back(rigid[3 * b + c]);
     const PlanarBodySpec& body = spec.bodies[b];
     if (body.kind != PlanarBodyKind::kBeam) continue;
-    const FloatingFrameBeam beam(planar_detail::beam_spec(body.beam));
-    std::vector<InputChannelSpec> elastic = default_input_channels(beam.n_elastic());
+    const std::vector<int> index =
+        beam_elastic_indices(body.beam.elements, planar_detail::beam_spec(body.beam).support);
+    std::vector<InputChannelSpec> elastic = default_input_channels(
+        static_cast<int>(std::count_if(index.begin(), index.end(), [](int i) { return i >= 0; })));
     for (int node = 0; node <= body.beam.elements; ++node) {
       for (int c = 0; c < 3; ++c) {
-        const int e = beam.elastic_index(node, c);
+        const int e = index[static_cast<std::size_t>(3 * node + c)];
         if (e < 0) continue;  // removed by the support
         InputChannelSpec& ch = elastic[static_cast<std::size_t>(e)];
         ch.name = body.name + ".n" + std::to_string(node) + "." + kComponent[c];

@@ -79,6 +79,24 @@ std::string_view to_string(BeamSupport support) noexcept {
   return support == BeamSupport::kClamped ? "clamped" : "simply_supported";
 }
 
+std::vector<int> beam_elastic_indices(int elements, BeamSupport support) {
+  // B_c: which nodal coordinates the supports remove (the body frame's reference conditions)
+  const int n_nodes = std::max(elements, 0) + 1;
+  std::vector<bool> removed(static_cast<std::size_t>(kPerNode * n_nodes), false);
+  removed[0] = removed[1] = true;  // u(0) = v(0) = 0
+  if (support == BeamSupport::kClamped) {
+    removed[2] = true;  // v'(0) = 0
+  } else {
+    removed[static_cast<std::size_t>(kPerNode * (n_nodes - 1) + 1)] = true;  // v(L) = 0
+  }
+  std::vector<int> index(removed.size(), -1);
+  int nf = 0;
+  for (std::size_t k = 0; k < removed.size(); ++k) {
+    if (!removed[k]) index[k] = nf++;
+  }
+  return index;
+}
+
 FloatingFrameBeam::FloatingFrameBeam(const FloatingFrameBeamSpec& spec) : spec_(spec) {
   const auto positive = [](double x) { return std::isfinite(x) && x > 0.0; };
   require_beam(positive(spec.length), "length must be finite and > 0");
@@ -89,20 +107,9 @@ FloatingFrameBeam::FloatingFrameBeam(const FloatingFrameBeamSpec& spec) : spec_(
   require_beam(spec.elements >= 1 && spec.elements <= kMaxElements,
                "elements must be in [1, " + std::to_string(kMaxElements) + "]");
 
-  // B_c: which nodal coordinates the supports remove (the body frame's reference conditions)
-  const int n_nodes = spec.elements + 1;
-  std::vector<bool> removed(static_cast<std::size_t>(kPerNode * n_nodes), false);
-  removed[0] = removed[1] = true;  // u(0) = v(0) = 0
-  if (spec.support == BeamSupport::kClamped) {
-    removed[2] = true;  // v'(0) = 0
-  } else {
-    removed[static_cast<std::size_t>(kPerNode * spec.elements + 1)] = true;  // v(L) = 0
-  }
-  index_.assign(removed.size(), -1);
-  int nf = 0;
-  for (std::size_t k = 0; k < removed.size(); ++k) {
-    if (!removed[k]) index_[k] = nf++;
-  }
+  index_ = beam_elastic_indices(spec.elements, spec.support);
+  const auto nf =
+      static_cast<int>(std::count_if(index_.begin(), index_.end(), [](int i) { return i >= 0; }));
 
   s_bar_ = Mat::Zero(2, nf);
   m_ff_ = Mat::Zero(nf, nf);

@@ -79,6 +79,11 @@ struct BeamStation {
   std::array<int, 6> index{};
 };
 
+/// Per nodal coordinate 3 k + c (node k = 0 .. elements at x = k L / elements; component c:
+/// 0 axial, 1 transverse, 2 slope) its elastic coordinate, -1 when the support removes it: the
+/// layout of FloatingFrameBeam::elastic_index without building the beam's matrices. Setup-only.
+[[nodiscard]] std::vector<int> beam_elastic_indices(int elements, BeamSupport support);
+
 class FloatingFrameBeam {
  public:
   /// Throws std::invalid_argument naming the offending value.
