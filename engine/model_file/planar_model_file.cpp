@@ -353,8 +353,7 @@ void check_beam_forces(const Reader& r, const YAML::Node& n, const PlanarModelSp
       if (b == kGround) continue;
       const PlanarBodySpec& body = spec.bodies[static_cast<std::size_t>(b)];
       if (body.kind != PlanarBodyKind::kBeam) continue;
-      if (!spring && f.type != PlanarForceType::kForce && f.type != PlanarForceType::kCoupling &&
-          f.type != PlanarForceType::kWall) {
+      if (!planar_detail::acts_at_beam_points(f.type)) {
         r.fail(e["type"], p + ".type",
                "only gravity, force, spring_damper, coupling and wall act on the beam '" +
                    body.name + "'");
@@ -411,12 +410,8 @@ std::shared_ptr<const PlanarModelSpec> read_body_model(const Reader& r,
 std::vector<InputChannelSpec> body_input_channels(const PlanarModelSpec& spec) {
   if (!spec.inputs.empty()) return named_input_channels(spec);
   // q = (x, y, theta) per body: forces along x and y, the torque on theta
-  std::vector<InputChannelSpec> rigid =
+  const std::vector<InputChannelSpec> rigid =
       body_force_channels(spec, std::array<const char*, 3>{".fx", ".fy", ".tz"}, 2);
-  bool any_beam = false;
-  for (const PlanarBodySpec& b : spec.bodies)
-    any_beam = any_beam || b.kind == PlanarBodyKind::kBeam;
-  if (!any_beam) return rigid;
   // A beam body's elastic coordinates follow its frame's (planar_coordinate_offsets), one channel
   // each: the generalized force on a nodal displacement [N] or slope [N m], named after its node
   // and component (`rod.n1.axial`, `rod.n1.transverse`, `rod.n1.slope`; node 0 at x = 0), so

@@ -31,6 +31,14 @@ namespace rtmb::planar_detail {
 /// The FloatingFrameBeamSpec of a beam body's PlanarBeamSpec.
 [[nodiscard]] FloatingFrameBeamSpec beam_spec(const PlanarBeamSpec& b) noexcept;
 
+/// True for the force elements that may act on a beam body besides gravity: those applied at a
+/// material point of its axis (force, spring_damper, coupling, wall), through J^T F. A torque or
+/// a rotational spring would act on its frame angle, which is no material line's.
+[[nodiscard]] constexpr bool acts_at_beam_points(PlanarForceType t) noexcept {
+  return t == PlanarForceType::kForce || t == PlanarForceType::kSpringDamper ||
+         t == PlanarForceType::kCoupling || t == PlanarForceType::kWall;
+}
+
 class PlanarBeamBodies {
  public:
   /// Setup (allocates): one FloatingFrameBeam per beam body of the validated `spec`, each

@@ -197,14 +197,9 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
     }
     detail::check_body(f.body_i, n, what);
     detail::check_body(f.body_j, n, what);
-    // on a beam, forces act at material points of its axis (x, 0), 0 <= x <= L (through J^T F,
-    // planar_multibody.cpp); a torque or a rotational spring would act on its frame angle, which
-    // is not a material line's
-    const bool point_force =
-        f.type == PlanarForceType::kForce || f.type == PlanarForceType::kSpringDamper ||
-        f.type == PlanarForceType::kCoupling || f.type == PlanarForceType::kWall;
+    // on a beam, forces act at material points of its axis (x, 0), 0 <= x <= L
     if (f.type != PlanarForceType::kGravity && (is_beam(f.body_i) || is_beam(f.body_j))) {
-      if (!point_force) {
+      if (!acts_at_beam_points(f.type)) {
         throw std::invalid_argument(
             what + ": only gravity, force, spring_damper, coupling and wall act on a beam");
       }

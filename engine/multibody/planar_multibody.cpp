@@ -686,15 +686,11 @@ double PlanarMultibody::energy(double /*t*/,
         e += 0.5 * f.stiffness * phi * phi;
         break;
       }
-      case PlanarForceType::kForce: {
-        if (is_beam(f.body_i)) {
-          e -= f.vector.dot(point_position(q, f.body_i, f.point_i));
-          break;
-        }
-        const Vec3 qb = lay.block(q, f.body_i);
-        e -= f.vector.dot(qb.head<2>() + rotate(qb.z(), f.point_i));
+      case PlanarForceType::kForce:
+        // -F.p at the body point (a beam's deformed material point; on a rigid body the same
+        // bits as r + A(theta) s)
+        e -= f.vector.dot(point_position(q, f.body_i, f.point_i));
         break;
-      }
       case PlanarForceType::kTorque:
         e -= f.torque * q(lay.offset(f.body_i) + 2);
         break;
