@@ -64,8 +64,10 @@ TEST(HapticSimCommand, WamEndEffectorCouplingResistsThePress) {
   // issue 19 acceptance 6: the device coupled to the WAM's flange (configs/urdf/wam_haptic.yaml,
   // a joint-space tree from the URDF); the hand presses 30 mm along +x from where the flange
   // starts over the whole 0.5 s. The arm (gravity compensated, joint dampers) is felt through its
-  // inertia and dampers: a force that opposes the press, so the rendered force does net negative
-  // work on the device (measured idle: max |F| 2.0 N, -1.7e-2 J), within the model's clamp.
+  // inertia and dampers, within the model's clamp. The sign of the work depends on the load here
+  // (idle: max |F| 2.0 N, -1.7e-2 J; the CI's ASan run, 217 of 500 samples without a new state:
+  // +1.5e-3 J), so this run is held to --max-work 0.5 J like the others; that the force opposes
+  // the press (negative work) is checked in lockstep, WamHapticLockstep.
   const CommandResult r = rtmb::testing::run_rtmb(
       "haptic-sim " + std::string(RTMB_SOURCE_DIR) +
       "/configs/urdf/wam_haptic.yaml --start 0.8809,0.14 --press 0.9109,0.14 --duration 0.5 "
@@ -75,7 +77,6 @@ TEST(HapticSimCommand, WamEndEffectorCouplingResistsThePress) {
   const std::string& j = r.last_line;
   EXPECT_EQ(json_value(j, "ok"), "true") << j;
   EXPECT_LE(json_number(j, "work_j"), 0.5) << j;
-  EXPECT_LT(json_number(j, "work_j"), 0.0) << j;               // the force opposed the press
   EXPECT_GT(json_number(j, "max_force_n"), 0.2) << j;          // the arm was felt
   EXPECT_LE(json_number(j, "max_force_n"), 10.0 + 1e-9) << j;  // the model's clamp
   EXPECT_GT(json_number(j, "max_travel_m"), 0.005) << j;       // the arm gave way to the hand

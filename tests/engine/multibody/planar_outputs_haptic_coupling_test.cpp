@@ -25,6 +25,7 @@
 #include "rtmb/runtime/input_channels.hpp"
 #include "rtmb/runtime/simulation_runner.hpp"
 #include "rtmb/step.hpp"
+#include "tests/support/haptic_rig.hpp"
 #include "tests/support/model_file_errors.hpp"
 #include "tests/support/model_lookup.hpp"
 #include "tests/support/planar_test_models.hpp"
@@ -33,66 +34,6 @@ namespace rtmb {
 namespace {
 
 using Vec2 = Eigen::Vector2d;
-
-// ---- a model file ticked by a SimulationRunner, inputs written into the System per tick -----
-
-class Rig {
- public:
-  Rig(const ModelFile& file, int substeps) : file_(file) {
-    model_ =
-        std::make_unique<Model>(std::shared_ptr<const System>(make_system(file_)), file_.settings);
-    ws_ = std::make_unique<Workspace>(*model_);
-    state_ = initial_state(*model_);
-    ring_ = std::make_unique<InputRing>();
-    slot_ = std::make_unique<SnapshotSlot>();
-    RunnerConfig rc;
-    rc.substeps = substeps;
-    runner_ = std::make_unique<SimulationRunner>(*model_, state_, *ws_, *ring_, *slot_, rc);
-    outputs_ = make_output_evaluator(file_, model_->system());
-    runner_->set_output_evaluator(outputs_.get());
-    channels_ = output_channels(file_.outputs);
-  }
-
-  // index of the scalar output channel `name` ("device.fx")
-  [[nodiscard]] int channel(const std::string& name) const {
-    for (std::size_t i = 0; i < channels_.size(); ++i) {
-      if (channels_[i].first == name) return static_cast<int>(i);
-    }
-    ADD_FAILURE() << "no output channel " << name;
-    return 0;
-  }
-
-  // device position (target_x, target_y) in, one tick, the published snapshot out
-  const StateSnapshot& tick(double x, double y) {
-    const double u[2] = {x, y};
-    set_inputs(*ws_, std::span<const double>(u, 2));
-    Tick t;
-    t.index = k_;
-    t.sequence = k_;
-    ++k_;
-    EXPECT_TRUE(runner_->on_tick(t));
-    EXPECT_TRUE(slot_->try_read(snap_));
-    return snap_;
-  }
-  [[nodiscard]] double out(const std::string& name) const {
-    return snap_.outputs[static_cast<std::size_t>(channel(name))];
-  }
-  [[nodiscard]] const State& state() const { return state_; }
-  [[nodiscard]] double period() const { return static_cast<double>(runner_->period_ns()) * 1e-9; }
-
- private:
-  ModelFile file_;
-  std::unique_ptr<Model> model_;
-  std::unique_ptr<Workspace> ws_;
-  State state_;
-  std::unique_ptr<InputRing> ring_;
-  std::unique_ptr<SnapshotSlot> slot_;
-  std::unique_ptr<SimulationRunner> runner_;
-  std::unique_ptr<OutputEvaluator> outputs_;
-  std::vector<std::pair<std::string, std::string>> channels_;
-  StateSnapshot snap_;
-  std::int64_t k_ = 0;
-};
 
 bool has(double flags, ForceOutputFlag f) {
   return (static_cast<std::uint32_t>(flags) & static_cast<std::uint32_t>(f)) != 0;
@@ -363,7 +304,7 @@ TEST(HapticLinearization, FiveBarHandleMatchesTheNullSpaceReference) {
 
 TEST(HapticStream, ClampKeepsDirectionOnTheStreamedForce) {
   // device 50 mm from the puck along (3, 4)/5 at 1000 N/m: raw 50 N, clamped to 10 N
-  Rig rig(parse_model_file(free_body("{max_force: 10}"), "puck.yaml"), 1);
+  testing::HapticRig rig(parse_model_file(free_body("{max_force: 10}"), "puck.yaml"), 1);
   rig.tick(0.03, 0.04);
   const double fx = rig.out("device.fx");
   const double fy = rig.out("device.fy");
@@ -379,7 +320,7 @@ TEST(HapticStream, ClampKeepsDirectionOnTheStreamedForce) {
 
 TEST(HapticStream, RateLimitBoundsEveryStreamedChange) {
   // a 20 mm step of the device: raw jumps by 20 N; the stream rises by 2000 N/s * 1 ms per tick
-  Rig rig(parse_model_file(free_body("{max_rate: 2000}"), "puck.yaml"), 1);
+  testing::HapticRig rig(parse_model_file(free_body("{max_rate: 2000}"), "puck.yaml"), 1);
   rig.tick(0.0, 0.0);
   double last = 0.0;
   double max_change = 0.0;
@@ -405,7 +346,8 @@ TEST(HapticStream, RateLimitBoundsEveryStreamedChange) {
 TEST(HapticStream, EngageRampWaitsForASmallForceThenRisesLinearly) {
   // the device connects 30 mm away (30 N raw > 1 N): nothing is sent; once it is back within
   // 1 N, the output rises linearly over 10 ms
-  Rig rig(parse_model_file(free_body("{engage_force: 1, engage_ramp: 0.01}"), "puck.yaml"), 1);
+  testing::HapticRig rig(
+      parse_model_file(free_body("{engage_force: 1, engage_ramp: 0.01}"), "puck.yaml"), 1);
   for (int i = 0; i < 3; ++i) {
     rig.tick(0.03, 0.0);
     EXPECT_EQ(rig.out("device.fx"), 0.0);
@@ -441,7 +383,7 @@ struct WallRun {
 // 2 Hz) and by the rendered force held over each 1 ms tick. Every tick the device's position
 // goes to target_x and the filtered force comes back.
 WallRun run_wall(const ModelFile& file, double seconds) {
-  Rig rig(file, 10);
+  testing::HapticRig rig(file, 10);
   const double period = rig.period();
   const int inner = 10;
   const double h = period / inner;
