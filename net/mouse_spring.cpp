@@ -39,23 +39,36 @@ DragResolution resolve_drag(const PlanarModelSpec* planar,
       r.error = "drag: no body \"" + body.substr(0, 64) + "\" in this model";
       return r;
     }
-    if (it->kind == PlanarBodyKind::kBeam) {
-      // its points move with the deformation and its mass is not a rigid body's m, J
-      r.error = "drag: \"" + body.substr(0, 64) + "\" is a beam body, which cannot be dragged";
-      return r;
-    }
     const auto b = static_cast<int>(it - bodies.begin());
     s.dimension = 2;
     s.body = b;
     // the model's own offset: a beam body before this one has 3 + n_elastic coordinates
     s.q_offset = planar_coordinate_offsets(*planar)[static_cast<std::size_t>(b)];
     s.v_offset = s.q_offset;
-    s.point = {point.x(), point.y(), 0.0};
     s.target = {target.x(), target.y(), 0.0};
-    // 1/m_p = 1/m + |s|^2 / J: a free planar body's inverse mass at a point, along the direction
-    // normal to s (the largest of the two principal values)
-    const double inverse = 1.0 / it->mass + point.head<2>().squaredNorm() / it->inertia;
-    effective_mass = 1.0 / inverse;
+    if (it->kind == PlanarBodyKind::kBeam) {
+      // the material point of the axis nearest to the grabbed point, (x, 0) with x clamped to
+      // [0, L] (PlanarMultibody::point_position's beam points), which moves with the deformation.
+      // m_p as for a rigid body: the beam's frame (mass rho a L, central inertia m L^2 / 12,
+      // centre at x = L/2 before it deforms) at the point. The elastic modes add mobility at the
+      // point, but a mode whose modal mass at the point is small is stiff (K_ff), and a stiff
+      // mode's answer to the spring's held force within a tick is its static one, k |phi|^2 /
+      // (modal stiffness) << 1; the low modes' masses are of the frame's order (the first
+      // bending mode of a free or simply supported beam: m/2 at midspan), so w dt stays ~0.03.
+      const PlanarBeamSpec& beam = it->beam;
+      const double x = std::clamp(point.x(), 0.0, beam.length);
+      s.point = {x, 0.0, 0.0};
+      const double m = beam.density * beam.area * beam.length;
+      const double j = m * beam.length * beam.length / 12.0;
+      const double d = x - 0.5 * beam.length;
+      effective_mass = 1.0 / (1.0 / m + d * d / j);
+    } else {
+      s.point = {point.x(), point.y(), 0.0};
+      // 1/m_p = 1/m + |s|^2 / J: a free planar body's inverse mass at a point, along the
+      // direction normal to s (the largest of the two principal values)
+      const double inverse = 1.0 / it->mass + point.head<2>().squaredNorm() / it->inertia;
+      effective_mass = 1.0 / inverse;
+    }
   } else {
     const auto& bodies = spatial->bodies;
     const auto it = std::find_if(bodies.begin(), bodies.end(),
@@ -121,31 +134,29 @@ DragState MouseSpring::state() const noexcept {
 void MouseSpring::apply(const State& state,
                         VecRef applied,
                         std::int64_t now_ns,
-                        double dt) noexcept {
+                        double dt,
+                        const PlanarMultibody* planar) noexcept {
   if (mode_ == Mode::kIdle) return;
   if (mode_ == Mode::kHeld && now_ns - refreshed_ns_ > kDragLeaseNs) release(state.t);
   const auto qo = static_cast<Eigen::Index>(spec_.q_offset);
   const auto vo = static_cast<Eigen::Index>(spec_.v_offset);
-  if (qo + (spec_.dimension == 2 ? 3 : 7) > state.q.size() ||
-      vo + (spec_.dimension == 2 ? 3 : 7) > applied.size()) {
+  const bool planar_drag = spec_.dimension == 2;
+  if ((planar_drag && (planar == nullptr || spec_.body < 0 ||
+                       static_cast<std::size_t>(spec_.body) >= planar->spec().bodies.size() ||
+                       planar->n_q() != state.q.size() || planar->n_v() != applied.size())) ||
+      qo + (planar_drag ? 3 : 7) > state.q.size() || vo + (planar_drag ? 3 : 7) > applied.size()) {
     drop();  // not this model's body (cannot happen: load drops the drag)
     return;
   }
-  // the body point's world position p and velocity p' (planar: p = r + A(theta) s,
-  // p' = r' + theta' S A s with S the 90 degree rotation; docs/architecture.md body coordinates)
+  // the body point's world position p and velocity p': planar through the model's own point
+  // kinematics (a rigid body's p = r + A(theta) s, a beam's material point R + A (u0 + S q_f));
+  // spatial, the centre of mass
+  const Eigen::Vector2d s2(spec_.point[0], spec_.point[1]);
   Eigen::Vector3d p;
   Eigen::Vector3d pv;
-  Eigen::Vector3d arm = Eigen::Vector3d::Zero();  // A s, world
-  if (spec_.dimension == 2) {
-    const double th = state.q[qo + 2];
-    const double c = std::cos(th);
-    const double sn = std::sin(th);
-    const double sx = spec_.point[0];
-    const double sy = spec_.point[1];
-    arm = {c * sx - sn * sy, sn * sx + c * sy, 0.0};
-    const double w = state.v[vo + 2];
-    p = Eigen::Vector3d(state.q[qo], state.q[qo + 1], 0.0) + arm;
-    pv = Eigen::Vector3d(state.v[vo] - w * arm.y(), state.v[vo + 1] + w * arm.x(), 0.0);
+  if (planar_drag) {
+    p << planar->point_position(state.q, spec_.body, s2), 0.0;
+    pv << planar->point_velocity(state.q, state.v, spec_.body, s2), 0.0;
   } else {
     p = state.q.segment<3>(qo);
     pv = state.v.segment<3>(vo);
@@ -166,10 +177,13 @@ void MouseSpring::apply(const State& state,
   }
   force_ = f;
   point_ = p;
-  // generalized force on the body: planar (F, (A s) x F) on (x, y, theta), spatial F on r
-  applied[vo] += f.x();
-  applied[vo + 1] += f.y();
-  applied[vo + 2] += spec_.dimension == 2 ? arm.x() * f.y() - arm.y() * f.x() : f.z();
+  // generalized force on the body: planar the model's (F, (A s) x F) on a rigid body's
+  // (x, y, theta), J^T F on a beam's coordinates; spatial F on r
+  if (planar_drag) {
+    planar->add_point_force(state.q, spec_.body, s2, f.head<2>(), applied);
+  } else {
+    applied.segment<3>(vo) += f;
+  }
 }
 
 }  // namespace rtmb

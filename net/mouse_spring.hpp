@@ -11,7 +11,9 @@
 // target p*. The force goes through the haptic couplings' safety filter (ForceOutputFilter,
 // rtmb/models/force_output_filter.hpp: engage ramp, magnitude clamp, rate limit) and is added to
 // the tick's generalized applied force (SimulationRunner::set_force_hook) as (F, (A s) x F) on
-// the body's (x, y, theta) in a planar model, F on the centre of mass (x, y, z) in a spatial one:
+// the body's (x, y, theta) in a planar model (on a beam body, J^T F at the material point of its
+// axis nearest the grabbed point: PlanarMultibody::add_point_force), F on the centre of mass
+// (x, y, z) in a spatial one:
 // on top of whatever the input channels apply, so a device and the mouse both act, and the
 // model's channels (force, motor or coupling-target drives alike) are untouched.
 //
@@ -31,9 +33,10 @@
 //
 // Stiffness: from the body alone, so that the sampled spring cannot go unstable whatever the
 // mechanism: k = m_p w^2 and c = 2 m_p w (critically damped) with w = 2 pi kDragHz, where
-// m_p = 1 / (1/m + |s|^2/J) is the free body's effective mass at the point s (planar; spatial:
-// m, at the centre). Joints only add mass at the point (their constraint forces can only reduce
-// the point's inverse mass), so w dt = 2 pi 5 Hz * 1 ms = 0.03 bounds the spring's sampled
+// m_p = 1 / (1/m + |s|^2/J) is the free body's effective mass at the point s (planar; a beam's
+// frame as a rigid body, resolve_drag says why its elastic modes do not change the bound;
+// spatial: m, at the centre). Joints only add mass at the point (their constraint forces can only
+// reduce the point's inverse mass), so w dt = 2 pi 5 Hz * 1 ms = 0.03 bounds the spring's sampled
 // frequency: far inside the explicit stability limit w dt < 2.
 // The clamp is the spring's force at a stretch of kDragMaxStretchM, reached at the earliest
 // after 50 ms (the rate limit): a wild cursor cannot throw the mechanism.
@@ -52,6 +55,7 @@
 
 namespace rtmb {
 
+class PlanarMultibody;
 struct PlanarModelSpec;
 struct SpatialModelSpec;
 
@@ -77,7 +81,8 @@ struct DragSpec {
 static_assert(std::is_trivially_copyable_v<DragSpec>);
 
 /// The spec of a drag on body `body` at body point `point` towards `target`, or an error message
-/// (a built-in mechanism, no such body, a point or target not finite). Network thread
+/// (a built-in mechanism, no such body, a point or target not finite). On a beam body the point
+/// is the material point (x, 0) of its axis, x clamped to [0, L]. Network thread
 /// (allocates).
 struct DragResolution {
   DragSpec spec;
@@ -100,8 +105,14 @@ class MouseSpring {
   /// Idle at once, without a ramp (reset, load: the runner zeroes the inputs itself).
   void drop() noexcept;
   /// This tick's force from the state the tick starts from, added to the generalized applied
-  /// force `applied` (n_v); now_ns: the wall clock (for the lease); dt: the tick period [s].
-  void apply(const State& state, VecRef applied, std::int64_t now_ns, double dt) noexcept;
+  /// force `applied` (n_v); now_ns: the wall clock (for the lease); dt: the tick period [s];
+  /// planar: the model a planar drag's body belongs to (its point kinematics and generalized
+  /// force; null, or not the drag's model: the drag is dropped), unused by a spatial drag.
+  void apply(const State& state,
+             VecRef applied,
+             std::int64_t now_ns,
+             double dt,
+             const PlanarMultibody* planar) noexcept;
 
   [[nodiscard]] bool active() const noexcept { return mode_ != Mode::kIdle; }
   /// Ramping out: let go by release() or by the lease.

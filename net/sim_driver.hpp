@@ -50,6 +50,9 @@ struct SimBundle {
   // false: n_q + n_v exceed the stream's kMaxStateChannels and the file names no output
   // channels; its state datagrams then carry no channels (Server::Impl::make_bundle)
   bool stream_state = true;
+  // the planar body model `model` steps (under IndependentRowsSystem too), for the mouse
+  // spring's point kinematics (net/mouse_spring.hpp); null: not a planar body model
+  const PlanarMultibody* planar = nullptr;
 };
 
 // Requests from the network thread to the simulation thread.
@@ -194,7 +197,7 @@ class SimDriver {
   static void drag_force(void* context, const State& state, VecRef applied) noexcept {
     auto* self = static_cast<SimDriver*>(context);
     const double dt = static_cast<double>(self->b_->runner->period_ns()) * 1e-9;
-    self->spring_.apply(state, applied, monotonic_now_ns(), dt);
+    self->spring_.apply(state, applied, monotonic_now_ns(), dt, self->b_->planar);
   }
 
   // kHalt's safe state: no input force acts any more, and subscribers get a last, paused state

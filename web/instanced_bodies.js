@@ -16,7 +16,9 @@
 // in `lines` mode line segments) between stations along it, each station's world point
 // R + A(theta) ((x, 0) + S(x) q_f) from q and the station's shape-function columns, which the
 // server writes from the engine's (docs/protocol.md "Live view"); balls mark where its joints
-// attach. BeamAxes below; a beam cannot be picked (the view's drag does not take beams).
+// attach. BeamAxes below; a beam is picked at the point of its drawn axis nearest the cursor, which
+// the view's drag names by its abscissa x on the undeformed axis (body point (x, 0), the material
+// point the server pulls).
 //
 // Many bodies (`lines`: the page passes it above 64) are drawn thinner still: every bar one line
 // segment and every centre of mass one point, two draw calls of two and one vertices per item.
@@ -224,8 +226,13 @@ export class InstancedBodies {
   }
 
   // the body under the ray (THREE.Raycaster, set from the camera): {body, point} of the nearest
-  // hit, or null
+  // hit (a beam's also `local`, its body point [x, 0, 0]), or null. Rigid bodies first, then
+  // the beams' axes within a few thicknesses of the ray.
   pick(raycaster) {
+    return this.pickRigid(raycaster) ?? this.beams.pick(raycaster.ray, 2 * this.pickRadius);
+  }
+
+  pickRigid(raycaster) {
     if (this.linesMode) {
       // a line or point is hit within a few thicknesses of the cursor's ray
       raycaster.params.Line.threshold = 2 * this.pickRadius;
@@ -370,6 +377,36 @@ export class BeamAxes {
     }
     this.segments.instanceMatrix.needsUpdate = true;
     this.balls.instanceMatrix.needsUpdate = true;
+  }
+
+  // the beam whose drawn axis passes nearest the point where the ray meets the plane z = 0, if
+  // within `tolerance` [m]: {body, point (on the drawn axis, world), local: [x, 0, 0]} with x the
+  // abscissa interpolated between the segment's stations; null otherwise
+  pick(ray, tolerance) {
+    if (this.beams.length === 0 || Math.abs(ray.direction.z) < 1e-12) return null;
+    const t = -ray.origin.z / ray.direction.z;
+    if (t < 0) return null;
+    const px = ray.origin.x + t * ray.direction.x;
+    const py = ray.origin.y + t * ray.direction.y;
+    let best = null;
+    for (const { body, world, stations } of this.beams) {
+      for (let k = 0; k + 1 < stations.length; ++k) {
+        const ax = world[2 * k];
+        const ay = world[2 * k + 1];
+        const dx = world[2 * k + 2] - ax;
+        const dy = world[2 * k + 3] - ay;
+        const len2 = dx * dx + dy * dy;
+        const u = len2 > 0 ? Math.min(1, Math.max(0, ((px - ax) * dx + (py - ay) * dy) / len2)) : 0;
+        const cx = ax + u * dx;
+        const cy = ay + u * dy;
+        const d = Math.hypot(px - cx, py - cy);
+        if (d <= tolerance && (!best || d < best.d)) {
+          const x = stations[k].x + u * (stations[k + 1].x - stations[k].x);
+          best = { d, body, point: new THREE.Vector3(cx, cy, 0), local: [x, 0, 0] };
+        }
+      }
+    }
+    return best && { body: best.body, point: best.point, local: best.local };
   }
 
   // the stations' world points as last placed, per beam: [[x, y, 0], ...] (for the browser test)

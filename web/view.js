@@ -379,7 +379,8 @@ function applyFrame(f) {
 // 33 ms and at least every 250 ms (the server's lease ends a drag not refreshed for 1 s); letting
 // go sends a release, after which the server ramps the force to zero. The force the server
 // applies comes back in every frame and is drawn as an arrow from the body point, as long as the
-// spring's stretch F/k. Built-in mechanisms have no bodies and cannot be dragged.
+// spring's stretch F/k. A beam body is grabbed at the material point of its axis under the cursor.
+// Built-in mechanisms have no bodies and cannot be dragged.
 const raycaster = new THREE.Raycaster();
 const arrow = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1, 0xd62828);
 arrow.visible = false;
@@ -421,7 +422,10 @@ renderer.domElement.addEventListener('pointerdown', (event) => {
   const local = world.clone().sub(position).applyQuaternion(rotation.clone().invert());
   const normal = view.scene.dimension === 3 ? camera.getWorldDirection(new THREE.Vector3()) : new THREE.Vector3(0, 0, 1);
   dragPlane = new THREE.Plane().setFromNormalAndCoplanarPoint(normal, world);
-  view.drag = { body, point: [local.x, local.y, view.scene.dimension === 3 ? local.z : 0], target: world.toArray() };
+  // a beam's point is the abscissa of its axis the pick found (hit.local): its frame's pose is
+  // not where its deformed axis is
+  const point = hit.local ?? [local.x, local.y, view.scene.dimension === 3 ? local.z : 0];
+  view.drag = { body, point, target: world.toArray() };
   sendDrag();
   dragTimer = setInterval(() => { if (performance.now() - dragSent > 250) sendDrag(); }, 100);
 }, { capture: true });
@@ -670,6 +674,7 @@ function onControlReply(msg) {
   if (msg.command === 'load' && msg.ok) listChannels(msg.inputs || '', msg.input_units || '');
   const el = document.getElementById('control-reply');
   el.textContent = msg.ok ? `${msg.command}: ok` : `${msg.command || 'command'}: ${msg.error}`;
+  el.title = el.textContent;  // the whole reply (the header shows its start)
   el.className = msg.ok ? '' : 'error';
 }
 

@@ -243,6 +243,25 @@ Eigen::Vector2d PlanarMultibody::point_velocity(VecCRef q,
   return vb.head<2>() + vb.z() * perp(rotate(q(o + 2), s));
 }
 
+void PlanarMultibody::add_point_force(VecCRef q,
+                                      int body,
+                                      const Eigen::Vector2d& s,
+                                      const Eigen::Vector2d& force,
+                                      VecRef out_f) const noexcept {
+  if (body == kGround) return;
+  const int o = coordinate_offset(body);
+  // on a beam, at the material point (x, 0) through J^T F (FloatingFrameBeam::add_point_force,
+  // Chin 1995 eq. 3.57's r = R + A (u0 + S q_f)); on a rigid body the force and its moment
+  // (A s) x F about the centre of mass
+  if (const FloatingFrameBeam* beam = beams_ ? beams_->beam(body) : nullptr) {
+    const int n = coordinate_count(body);
+    beam->add_point_force(q.segment(o, n), beam->station(s.x()), force, out_f.segment(o, n));
+    return;
+  }
+  out_f.segment<2>(o) += force;
+  out_f(o + 2) += perp(rotate(q(o + 2), s)).dot(force);
+}
+
 Eigen::Vector2d PlanarMultibody::beam_deflection(VecCRef q, int body, double x) const noexcept {
   const FloatingFrameBeam* beam = beams_ ? beams_->beam(body) : nullptr;
   if (beam == nullptr) return Vec2::Zero();
@@ -283,18 +302,8 @@ void PlanarMultibody::forces(
     out_f.segment<2>(lay.offset(b)) += force;
     out_f(lay.offset(b) + 2) += perp(u).dot(force);
   };
-  // F at body point s (body frame): on a beam, at the material point (x, 0) through J^T F
-  // (FloatingFrameBeam::add_point_force, Chin 1995 eq. 3.57's r = R + A (u0 + S q_f)); on a rigid
-  // body the force and its moment about the centre of mass (add)
   const auto add_at = [&](int b, const Vec2& force, const Vec2& s) {
-    if (b == kGround) return;
-    if (const FloatingFrameBeam* beam = beams_ ? beams_->beam(b) : nullptr) {
-      const int o = lay.offset(b);
-      const int n = coordinate_count(b);
-      beam->add_point_force(q.segment(o, n), beam->station(s.x()), force, out_f.segment(o, n));
-      return;
-    }
-    add(b, force, rotate(q(lay.offset(b) + 2), s));
+    add_point_force(q, b, s, force, out_f);
   };
   for (const PlanarForceSpec& f : spec_.forces) {
     switch (f.type) {

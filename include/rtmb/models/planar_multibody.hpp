@@ -285,6 +285,14 @@ class PlanarMultibody final : public System {
                                                VecCRef v,
                                                int body,
                                                const Eigen::Vector2d& s) const noexcept;
+  /// out_f += the generalized force of a world force F at body point s (as point_position names
+  /// it): (F, (A s) x F) on a rigid body's (x, y, theta), J^T F on a beam's coordinates, nothing
+  /// on the ground. RT-safe.
+  void add_point_force(VecCRef q,
+                       int body,
+                       const Eigen::Vector2d& s,
+                       const Eigen::Vector2d& force,
+                       VecRef out_f) const noexcept;
   /// True when body b is a beam (PlanarBodyKind::kBeam).
   [[nodiscard]] bool is_beam(int body) const noexcept {
     return body != kGround &&
