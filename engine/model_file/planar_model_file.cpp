@@ -175,7 +175,7 @@ PlanarJointSpec read_driver(const Reader& r,
   return d;
 }
 
-// A joint on a beam body (PlanarBodySpec): a revolute joint at a point (x, 0) of its axis,
+// A joint on a beam body (PlanarBodySpec): a revolute or fixed joint at a point (x, 0) of its axis,
 // 0 <= x <= length, the limits planar_model_spec.cpp enforces, reported here with the line.
 void check_beam_attachment(const Reader& r,
                            const YAML::Node& j,
@@ -187,8 +187,9 @@ void check_beam_attachment(const Reader& r,
     if (b == kGround) continue;
     const PlanarBodySpec& body = spec.bodies[static_cast<std::size_t>(b)];
     if (body.kind != PlanarBodyKind::kBeam) continue;
-    if (jt.type != PlanarJointType::kRevolute) {
-      r.fail(j["type"], p + ".type", "only revolute joints attach to the beam '" + body.name + "'");
+    if (jt.type != PlanarJointType::kRevolute && jt.type != PlanarJointType::kFixed) {
+      r.fail(j["type"], p + ".type",
+             "only revolute and fixed joints attach to the beam '" + body.name + "'");
     }
     if (!body.beam.on_axis(point)) {
       const YAML::Node at = j[key];

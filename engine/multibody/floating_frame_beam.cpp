@@ -168,6 +168,11 @@ BeamStation FloatingFrameBeam::station(double x) const noexcept {
   s.element = std::min(static_cast<int>(std::floor(s.x / l)), spec_.elements - 1);
   s.xi = s.x / l - s.element;
   s.shape = element_shape(s.xi, l);
+  // d/dx of the transverse Hermite row (1 - 3 xi^2 + 2 xi^3, l (xi - 2 xi^2 + xi^3),
+  // 3 xi^2 - 2 xi^3, l (xi^3 - xi^2)) with d/dx = (1/l) d/dxi
+  const double xi = s.xi;
+  s.slope << 0.0, 6.0 * (xi * xi - xi) / l, 1.0 - 4.0 * xi + 3.0 * xi * xi, 0.0,
+      6.0 * (xi - xi * xi) / l, 3.0 * xi * xi - 2.0 * xi;
   for (int c = 0; c < 6; ++c) {
     s.index[static_cast<std::size_t>(c)] = index_[kPerNode * s.element + c];
   }
@@ -181,6 +186,15 @@ Eigen::Vector2d FloatingFrameBeam::displacement(const BeamStation& s, VecCRef q_
     if (i >= 0) d += s.shape.col(c) * q_f(i);
   }
   return d;
+}
+
+double FloatingFrameBeam::slope(const BeamStation& s, VecCRef q_f) const noexcept {
+  double w = 0.0;
+  for (int c = 0; c < 6; ++c) {
+    const int i = s.index[static_cast<std::size_t>(c)];
+    if (i >= 0) w += s.slope(c) * q_f(i);
+  }
+  return w;
 }
 
 void FloatingFrameBeam::mass_matrix(VecCRef q, MatRef out_M) const noexcept {

@@ -76,6 +76,9 @@ struct BeamStation {
   double x = 0.0;   ///< abscissa on the undeformed axis, in [0, L]
   double xi = 0.0;  ///< x / l_j within the element, in [0, 1]
   Eigen::Matrix<double, 2, 6> shape = Eigen::Matrix<double, 2, 6>::Zero();  ///< S_j(xi)
+  /// d/dx of S_j's transverse row: the slope w'(x) of the elastic deflection per nodal
+  /// coordinate, the cross-section's rotation relative to the frame (small deformation).
+  Eigen::Matrix<double, 1, 6> slope = Eigen::Matrix<double, 1, 6>::Zero();
   std::array<int, 6> index{};
 };
 
@@ -104,6 +107,9 @@ class FloatingFrameBeam {
   [[nodiscard]] BeamStation station(double x) const noexcept;
   /// S(x) q_f: the elastic displacement (axial, transverse) in the body frame at a station.
   [[nodiscard]] Eigen::Vector2d displacement(const BeamStation& s, VecCRef q_f) const noexcept;
+  /// w'(x) = S_t'(x) q_f: the slope of the elastic deflection at a station, the rotation of the
+  /// cross-section there relative to the frame (linear in q_f, as the model's small deformation).
+  [[nodiscard]] double slope(const BeamStation& s, VecCRef q_f) const noexcept;
 
   // The evaluations below take the beam's own coordinate blocks q, v (size n_coordinates())
   // and write n_coordinates()-sized blocks.

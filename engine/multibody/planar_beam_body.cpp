@@ -3,7 +3,11 @@
 //
 // Beam bodies in a PlanarMultibody (engine/multibody/planar_beam_body.hpp).
 //
-// A revolute joint between body i and body j keeps the points p_i, p_j together, g = p_i - p_j.
+// A revolute joint between body i and body j keeps the points p_i, p_j together, g = p_i - p_j;
+// a fixed joint also keeps their material lines' angles, g_3 = phi_j - phi_i - angle, with
+// phi = theta (rigid) or theta + w'(x) (beam: the slope of the Hermite deflection at the station,
+// S_t'(x) q_f, the cross-section's rotation in the small-deformation model of Chin §3.12). It is
+// linear in q: its row of G is constant in q, and its rows of d(G v)/dq and L are 0.
 // With each side's point Jacobian J = dp/dq_b (p' = J v_b):
 //     G_i = J_i,  G_j = -J_j,  L = J_i' v_i - J_j' v_j,  d(G v)/dq_b = +-d(J v_b)/dq_b.
 // Rigid side (planar_multibody.cpp, u = A(theta) s, S the quarter turn):
@@ -58,11 +62,17 @@ PlanarBeamBodies::PlanarBeamBodies(const PlanarModelSpec& spec, const std::vecto
   }
   on_beam_.assign(spec.joints.size(), 0);
   sides_.resize(spec.joints.size());
+  rows_.assign(spec.joints.size(), 2);
+  angle_.assign(spec.joints.size(), 0.0);
   for (std::size_t k = 0; k < spec.joints.size(); ++k) {
     const PlanarJointSpec& jt = spec.joints[k];
     const bool touches = beam(jt.body_i) != nullptr || beam(jt.body_j) != nullptr;
     if (!touches) continue;
     on_beam_[k] = 1;
+    if (jt.type == PlanarJointType::kFixed) {
+      rows_[k] = 3;
+      angle_[k] = jt.angle;
+    }
     const std::array<int, 2> body{jt.body_i, jt.body_j};
     const std::array<Vec2, 2> point{jt.point_i, jt.point_j};
     for (std::size_t side = 0; side < 2; ++side) {
@@ -141,10 +151,45 @@ Eigen::Vector2d PlanarBeamBodies::point_curvature(const Side& s,
   return -w * w * rotated(qb(2), s.point);
 }
 
+double PlanarBeamBodies::angle(const Side& s, VecCRef q) const noexcept {
+  if (s.body == kGround) return 0.0;
+  const double theta = q(s.offset + 2);
+  if (s.beam < 0) return theta;
+  const FloatingFrameBeam& b = bodies_[static_cast<std::size_t>(s.beam)].beam;
+  return theta + b.slope(s.station, q.segment(s.offset + 3, b.n_elastic()));
+}
+
+void PlanarBeamBodies::angle_row(const Side& s, MatRef out) const noexcept {
+  out.setZero();
+  out(0, 2) = 1.0;
+  if (s.beam < 0) return;
+  for (int c = 0; c < 6; ++c) {
+    const int i = s.station.index[static_cast<std::size_t>(c)];
+    if (i >= 0) out(0, 3 + i) += s.station.slope(c);
+  }
+}
+
+void PlanarBeamBodies::side_jacobian(std::size_t k,
+                                     std::size_t side,
+                                     VecCRef q,
+                                     MatRef out) const noexcept {
+  const Side& s = sides_[k][side];
+  const int n = coordinates(s);
+  MatRef point = out.topRows(2);
+  point_jacobian(s, q, point);
+  if (rows_[k] == 3) {
+    MatRef row = out.block(2, 0, 1, n);
+    angle_row(s, row);
+    row = -row;  // g_3 = phi_j - phi_i: -d(phi_i), then negated again for side j below
+  }
+  if (side == 1) out = -out;
+}
+
 void PlanarBeamBodies::constraint_rows(std::size_t k, VecCRef q, double* out_g) const noexcept {
   const Vec2 g = position(sides_[k][0], q) - position(sides_[k][1], q);
   out_g[0] = g.x();
   out_g[1] = g.y();
+  if (rows_[k] == 3) out_g[2] = angle(sides_[k][1], q) - angle(sides_[k][0], q) - angle_[k];
 }
 
 void PlanarBeamBodies::curvature_rows(std::size_t k,
@@ -154,6 +199,7 @@ void PlanarBeamBodies::curvature_rows(std::size_t k,
   const Vec2 l = point_curvature(sides_[k][0], q, v) - point_curvature(sides_[k][1], q, v);
   out_L[0] = l.x();
   out_L[1] = l.y();
+  if (rows_[k] == 3) out_L[2] = 0.0;  // the angle row is linear in q
 }
 
 void PlanarBeamBodies::jacobian_rows(std::size_t k,
@@ -163,9 +209,8 @@ void PlanarBeamBodies::jacobian_rows(std::size_t k,
   for (std::size_t side = 0; side < 2; ++side) {
     const Side& s = sides_[k][side];
     if (s.body == kGround) continue;
-    MatRef block = out_G.block(row, s.offset, 2, coordinates(s));
-    point_jacobian(s, q, block);
-    if (side == 1) block = -block;
+    MatRef block = out_G.block(row, s.offset, rows_[k], coordinates(s));
+    side_jacobian(k, side, q, block);
   }
 }
 
@@ -177,6 +222,7 @@ void PlanarBeamBodies::velocity_jacobian_rows(
     MatRef block = out_Gv_q.block(row, s.offset, 2, coordinates(s));
     point_velocity_jacobian(s, q, v, block);
     if (side == 1) block = -block;
+    if (rows_[k] == 3) out_Gv_q.block(row + 2, s.offset, 1, coordinates(s)).setZero();
   }
 }
 
@@ -184,16 +230,15 @@ void PlanarBeamBodies::jacobian_values(std::size_t k,
                                        VecCRef q,
                                        const int* slots,
                                        double* values) const noexcept {
-  // a body's columns each hold the same rows (planar_sparse.cpp), so its block of G is a 2 x n
-  // column-major matrix with the column stride slots[1] - slots[0]
+  // a body's columns each hold the same rows (planar_sparse.cpp), so its block of G is a
+  // rows x n column-major matrix with the column stride slots[1] - slots[0]
   for (std::size_t side = 0; side < 2; ++side) {
     const Side& s = sides_[k][side];
     if (s.body == kGround) continue;
     const int* at = slots + 3 * side;
-    StridedMap map(values + at[0], 2, coordinates(s), Eigen::OuterStride<>(at[1] - at[0]));
+    StridedMap map(values + at[0], rows_[k], coordinates(s), Eigen::OuterStride<>(at[1] - at[0]));
     MatRef block(map);
-    point_jacobian(s, q, block);
-    if (side == 1) block = -block;
+    side_jacobian(k, side, q, block);
   }
 }
 

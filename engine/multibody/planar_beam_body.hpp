@@ -13,9 +13,12 @@
 //     gravity field's generalized force;
 //   * a joint on it attaches at a material point x of its axis, r = R + A (u0(x) + S(x) q_f),
 //     whose Jacobian [I, A I~ u, A S] reaches the elastic columns through the shape functions.
-// Only revolute joints may attach to a beam (validated in planar_model_spec.cpp): g = p_i - p_j
-// with each side's point kinematics (p, J = dp/dq_b, H = d(J v)/dq_b, J' v), the rigid side's as
-// in planar_multibody.cpp. Not installed.
+// Revolute and fixed joints may attach to a beam (validated in planar_model_spec.cpp):
+// g = p_i - p_j with each side's point kinematics (p, J = dp/dq_b, H = d(J v)/dq_b, J' v), the
+// rigid side's as in planar_multibody.cpp; a fixed joint adds g_3 = phi_j - phi_i - angle with
+// phi = theta on a rigid body and theta + w'(x) on a beam (its cross-section's angle, the slope
+// of its deflection added to the frame's: linear in q, so that row's H and J' v are 0). Not
+// installed.
 
 #include <Eigen/Core>
 #include <array>
@@ -45,15 +48,15 @@ class PlanarBeamBodies {
   /// joint's attachment stations. `offsets`: planar_detail::coordinate_offsets(spec).
   PlanarBeamBodies(const PlanarModelSpec& spec, const std::vector<int>& offsets);
 
-  /// True when joint k touches a beam body (a revolute joint, evaluated here).
+  /// True when joint k touches a beam body (a revolute or fixed joint, evaluated here).
   [[nodiscard]] bool on_beam(std::size_t k) const noexcept { return on_beam_[k] != 0; }
   /// The beam of body b, nullptr for a rigid body or the ground.
   [[nodiscard]] const FloatingFrameBeam* beam(int body) const noexcept;
 
-  // ---- the joints on a beam (revolute: 2 rows g = p_i - p_j) ---------------------------------
-  /// g rows of joint k into out_g[0..1].
+  // ---- the joints on a beam (revolute: 2 rows g = p_i - p_j; fixed: and phi_j - phi_i - angle)
+  /// g rows of joint k into out_g[0..rows - 1].
   void constraint_rows(std::size_t k, VecCRef q, double* out_g) const noexcept;
-  /// L rows J_i' v_i - J_j' v_j into out_L[0..1].
+  /// L rows J_i' v_i - J_j' v_j (and a fixed joint's 0) into out_L[0..rows - 1].
   void curvature_rows(std::size_t k, VecCRef q, VecCRef v, double* out_L) const noexcept;
   /// G's rows of joint k into the dense out_G from row `row` (its bodies' columns only).
   void jacobian_rows(std::size_t k, VecCRef q, int row, MatRef out_G) const noexcept;
@@ -99,11 +102,19 @@ class PlanarBeamBodies {
   void point_jacobian(const Side& s, VecCRef q, MatRef out) const noexcept;
   void point_velocity_jacobian(const Side& s, VecCRef q, VecCRef v, MatRef out) const noexcept;
   [[nodiscard]] Eigen::Vector2d point_curvature(const Side& s, VecCRef q, VecCRef v) const noexcept;
+  /// phi: the angle of the body's material line at the side's point (the ground's 0).
+  [[nodiscard]] double angle(const Side& s, VecCRef q) const noexcept;
+  /// d(phi)/dq_b into the row out (its body's columns): 1 on theta, a beam's w'(x) coefficients.
+  void angle_row(const Side& s, MatRef out) const noexcept;
+  /// the rows of side's body in joint k's block of G (2 or 3 rows x its coordinates)
+  void side_jacobian(std::size_t k, std::size_t side, VecCRef q, MatRef out) const noexcept;
 
   std::vector<Body> bodies_;
   std::vector<int> beam_of_;                // per body: index into bodies_, -1 rigid
   std::vector<unsigned char> on_beam_;      // per joint
   std::vector<std::array<Side, 2>> sides_;  // per joint (i, j); meaningful where on_beam_
+  std::vector<int> rows_;                   // per joint on a beam: 2 (revolute) or 3 (fixed)
+  std::vector<double> angle_;               // per fixed joint on a beam: its angle [rad]
 };
 
 }  // namespace rtmb::planar_detail

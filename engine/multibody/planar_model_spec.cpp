@@ -163,8 +163,8 @@ PlanarModelSpec planar_detail::validated(PlanarModelSpec spec) {
     for (const auto& [b, point] :
          {std::pair{j.body_i, j.point_i}, std::pair{j.body_j, j.point_j}}) {
       if (!is_beam(b)) continue;
-      if (j.type != PlanarJointType::kRevolute) {
-        throw std::invalid_argument(what + ": only revolute joints attach to a beam");
+      if (j.type != PlanarJointType::kRevolute && j.type != PlanarJointType::kFixed) {
+        throw std::invalid_argument(what + ": only revolute and fixed joints attach to a beam");
       }
       if (!spec.bodies[static_cast<std::size_t>(b)].beam.on_axis(point)) {
         throw std::invalid_argument(what + ": a beam's point must be (x, 0) with 0 <= x <= length");

@@ -126,6 +126,38 @@ TEST(PlanarBeamBodyAllocations, PointForcesOnTheBeamAllocateNothing) {
   EXPECT_TRUE(run.forces_finite);
 }
 
+// A flexible link: a beam welded to a pinned hub at x = 0 and to a tip mass at x = L (fixed
+// joints on a beam: the point rows and the cross-section's angle row)
+TEST(PlanarBeamBodyAllocations, FixedJointsOnTheBeamAllocateNothing) {
+  const ModelFile file = parse_model_file(R"(bodies:
+  - {name: hub, mass: 2, inertia: 0.05, velocity: [0, 0, 1]}
+  - {name: link, kind: beam, length: 1.3, youngs_modulus: 2.1e11, density: 7800, area: 3.0e-4,
+     second_moment: 2.5e-8, elements: 3, support: simply_supported, velocity: [0, 0, 1]}
+  - {name: tip, mass: 0.5, inertia: 0.01, pose: [1.3, 0, 0], velocity: [0, 1.3, 1]}
+joints:
+  - {name: pin, type: revolute, body_i: ground, body_j: hub}
+  - {name: root, type: fixed, body_i: hub, body_j: link}
+  - {name: end, type: fixed, body_i: link, body_j: tip, point_i: [1.3, 0]}
+forces:
+  - {type: gravity, vector: [0, -9.81]}
+)",
+                                          "link.yaml");
+  const std::shared_ptr<const System> sys = make_system(file);
+  const testing::EvaluationAllocations run = testing::count_evaluation_allocations(*sys, kDt);
+  EXPECT_EQ(run.counts.allocations, 0u);
+  EXPECT_EQ(run.counts.deallocations, 0u);
+  EXPECT_TRUE(run.forces_finite);
+  const testing::StepAllocationSweep sweep = testing::sweep_step_allocations(
+      sys, kDt, kBeamSteps, "flexible_link",
+      [&](Method method, StabilizerKind stabilizer, const testing::StepAllocationCounts& r) {
+        const std::string combo =
+            std::string(to_string(method)) + " + " + std::string(to_string(stabilizer));
+        EXPECT_EQ(r.counts.allocations, 0u) << combo;
+        EXPECT_EQ(r.counts.deallocations, 0u) << combo;
+      });
+  EXPECT_GT(sweep.ran, 0);
+}
+
 TEST(PlanarBeamBodyAllocations, BeamOutputsAllocateNothing) {
   const ModelFile file = parse_model_file(testing::kBeamSliderCrankYaml + R"(integration:
   method: rk4

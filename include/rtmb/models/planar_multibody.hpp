@@ -72,8 +72,10 @@ struct PlanarBeamSpec {
 /// One body in the plane: rigid, or a beam (kind kBeam). A beam's coordinates are its body
 /// frame's (R1, R2, theta), whose origin is the end x = 0 of its axis (not the centre of mass),
 /// then its 3 * elements elastic coordinates (initially 0); pose and velocity give the frame's,
-/// mass and inertia must be 0 (rho a L and the rest come from `beam`). Only gravity acts on a
-/// beam, and only revolute joints attach to it, at a point (x, 0) of its axis, 0 <= x <= L.
+/// mass and inertia must be 0 (rho a L and the rest come from `beam`). Gravity acts on a beam,
+/// and the force elements that act at points (force, spring_damper, coupling, wall) at points
+/// (x, 0) of its axis, 0 <= x <= L, where revolute and fixed joints attach (a fixed joint holds
+/// the cross-section's angle there, theta + w'(x)).
 struct PlanarBodySpec {
   std::string name;
   double mass = 0.0;                                   ///< m [kg]

@@ -413,13 +413,18 @@ TEST(PlanarModelFileBeam, BadValuesAreRefusedAtTheirKey) {
             std::string::npos);
   EXPECT_NE(error("    mass: 0.001\n", "    mass: 0.001\n    length: 1\n").find("bodies[2].length"),
             std::string::npos);
-  // joints on a beam: revolute, at [x, 0] with 0 <= x <= length
+  // joints on a beam: revolute or fixed, at [x, 0] with 0 <= x <= length
   EXPECT_NE(error("point_i: [12, 0]", "point_i: [12, 0.5]").find("joints[2].point_i"),
             std::string::npos);
   EXPECT_NE(error("point_i: [12, 0]", "point_i: [13, 0]").find("joints[2].point_i"),
             std::string::npos);
-  EXPECT_NE(error("{name: B, type: revolute", "{name: B, type: fixed").find("joints[2].type"),
+  EXPECT_NE(error("{name: B, type: revolute", "{name: B, type: prismatic").find("joints[2].type"),
             std::string::npos);
+  const ModelFile welded =
+      parse_model_file(testing::replace_once(testing::kBeamSliderCrankYaml,
+                                             "{name: B, type: revolute", "{name: B, type: fixed"),
+                       "rig.yaml");
+  EXPECT_EQ(welded.bodies->joints[2].type, PlanarJointType::kFixed);
   // force elements on a beam: at [x, 0] of its axis, and no torque on its frame
   const std::string gravity = "  - {type: gravity, vector: [0, -386.4]}\n";
   const auto with_force = [&](const std::string& element) {

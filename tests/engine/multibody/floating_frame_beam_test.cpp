@@ -223,6 +223,31 @@ TEST(FloatingFrameBeam, PointJacobianAndCurvatureMatchDifferences) {
   }
 }
 
+// w'(x) = S_t'(x) q_f against central differences in x of the deflection S_t(x) q_f, inside
+// elements and at nodes (from either side the Hermite slope is continuous), and at a node equal
+// to its slope coordinate (Chin's layout: node k's coordinates 3 k, 3 k + 1, 3 k + 2, less those a
+// support removes)
+TEST(FloatingFrameBeam, SlopeIsTheDerivativeOfTheDeflection) {
+  for (const BeamSupport support : {BeamSupport::kSimplySupported, BeamSupport::kClamped}) {
+    const FloatingFrameBeam beam(rod(support, 3));
+    const Vec q_f = random_state(beam.n_elastic(), 7u, 0.01).q;
+    const double length = beam.spec().length;
+    for (const double x : {0.05, 0.3, 0.37, 0.65, 0.9, 1.25}) {
+      const double h = 1e-6;
+      const double fd = (beam.displacement(beam.station(x + h), q_f).y() -
+                         beam.displacement(beam.station(x - h), q_f).y()) /
+                        (2.0 * h);
+      EXPECT_NEAR(beam.slope(beam.station(x), q_f), fd, 1e-8 * q_f.cwiseAbs().maxCoeff())
+          << "x " << x;
+    }
+    for (int node = 0; node <= 3; ++node) {
+      const int i = beam.elastic_index(node, 2);
+      const double expected = i < 0 ? 0.0 : q_f(i);
+      EXPECT_NEAR(beam.slope(beam.station(node * length / 3.0), q_f), expected, 1e-15) << node;
+    }
+  }
+}
+
 TEST(FloatingFrameBeam, InertiaJacobianMatchesDifferencesOfMTimesA) {
   // K = d(M(q) a)/dq at fixed a, the implicit methods' inertia block, against central
   // differences of mass_matrix(q) a, at a bent, turned state and for both supports

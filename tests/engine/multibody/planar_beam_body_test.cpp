@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/LU>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -306,6 +307,140 @@ TEST(PlanarBeamBody, PointDampingOnTheBeamOpposesTheMaterialPointsVelocity) {
   }
 }
 
+// ---- fixed joints on a beam ----------------------------------------------------------------
+
+// A steel-like rod of 1.3 m (EI = 5250 N m^2) as body `beam`, its frame at the origin along x.
+PlanarBodySpec steel_rod(PlanarBeamSupport support, int elements) {
+  PlanarBodySpec rod;
+  rod.name = "beam";
+  rod.kind = PlanarBodyKind::kBeam;
+  rod.beam = {1.3, 2.1e11, 7800.0, 3.0e-4, 2.5e-8, elements, support};
+  return rod;
+}
+
+PlanarJointSpec weld(
+    int body_i, int body_j, Eigen::Vector2d point_i, Eigen::Vector2d point_j, double angle) {
+  PlanarJointSpec jt;
+  jt.name = "weld" + std::to_string(body_i) + std::to_string(body_j);
+  jt.type = PlanarJointType::kFixed;
+  jt.body_i = body_i;
+  jt.body_j = body_j;
+  jt.point_i = point_i;
+  jt.point_j = point_j;
+  jt.angle = angle;
+  return jt;
+}
+
+// A flexible link: a hub (pinned to the ground) with the beam welded to it at x = 0, and a tip
+// body welded to the beam inside its last element (x = 0.9 of 1.3, not a node), both at angles:
+// the welds' rows reach the beam's slope coefficients there.
+PlanarModelSpec flexible_link(PlanarBeamSupport support) {
+  PlanarModelSpec s;
+  PlanarBodySpec hub;
+  hub.name = "hub";
+  hub.mass = 2.0;
+  hub.inertia = 0.05;
+  PlanarBodySpec tip;
+  tip.name = "tip";
+  tip.mass = 0.5;
+  tip.inertia = 0.01;
+  tip.pose = {0.9, 0.0, 0.0};
+  s.bodies = {hub, steel_rod(support, 3), tip};
+  PlanarJointSpec pin;
+  pin.name = "pin";
+  pin.body_i = kGround;
+  pin.body_j = 0;
+  s.joints = {pin, weld(0, 1, {0.1, 0.0}, {0.0, 0.0}, 0.2),
+              weld(1, 2, {0.9, 0.0}, {0.0, 0.0}, -0.1)};
+  return s;
+}
+
+TEST(PlanarBeamBodyFixedJoint, ConstraintDerivativesMatchFiniteDifferences) {
+  unsigned seed = 21u;
+  for (const PlanarBeamSupport support :
+       {PlanarBeamSupport::kSimplySupported, PlanarBeamSupport::kClamped}) {
+    const PlanarMultibody sys(flexible_link(support));
+    EXPECT_EQ(sys.n_lambda(), 2 + 3 + 3);
+    multibody_test::check_constraint_derivatives(sys, seed, 0.6);
+    seed += 4u;
+    // the sparse path's values are the dense G's
+    SparsePattern mp;
+    SparsePattern gp;
+    ASSERT_TRUE(sys.sparse_structure(mp, gp));
+    std::vector<double> gv(static_cast<std::size_t>(gp.nonzeros()));
+    const multibody_test::Sample st = multibody_test::random_state(sys.n_q(), seed, 0.6);
+    Mat G(sys.n_lambda(), sys.n_v());
+    sys.jacobian(0.0, st.q, G);
+    sys.jacobian_values(0.0, st.q, gv);
+    EXPECT_EQ((testing::dense_from_csc(gp, gv, false) - G).cwiseAbs().maxCoeff(), 0.0);
+  }
+}
+
+// The static equilibrium f(q, 0) = G^T lambda, g(q) = 0 by Newton's method on a Jacobian of
+// central differences (independent of the model's G)
+Vec static_equilibrium(const PlanarMultibody& sys, Vec q) {
+  const int n = sys.n_q();
+  const int m = sys.n_lambda();
+  const auto residual = [&](const Vec& x) {
+    const Vec qx = x.head(n);
+    Vec f(n);
+    sys.forces(0.0, qx, Vec::Zero(n), {}, f);
+    Mat G(m, n);
+    sys.jacobian(0.0, qx, G);
+    Vec r(n + m);
+    r.head(n) = f - G.transpose() * x.tail(m);
+    Vec g(m);
+    sys.constraints(0.0, qx, g);
+    r.tail(m) = g;
+    return r;
+  };
+  Vec x = Vec::Zero(n + m);
+  x.head(n) = q;
+  for (int it = 0; it < 20; ++it) {
+    const Vec r = residual(x);
+    const Mat J = multibody_test::fd_jacobian(residual, x, 1e-9);
+    const Vec dx = J.fullPivLu().solve(-r);
+    x += dx;
+    if (dx.head(n).cwiseAbs().maxCoeff() < 1e-14) break;
+  }
+  return x.head(n);
+}
+
+// A cantilever made by a weld: the beam's end x = 0 fixed to the ground (position and the
+// cross-section's angle theta + w'(0)), a 1 N load down at the free end x = L. Euler-Bernoulli:
+// tip deflection P L^3 / (3 EI), end slope P L^2 / (2 EI); Hermite elements are exact at the
+// nodes for an end load. With the simply supported frame (w(0) = w(L) = 0) the weld holds the
+// frame at -w'(0): only the slope term of the angle row makes it a cantilever.
+TEST(PlanarBeamBodyFixedJoint, AWeldedEndMakesACantileverOfEulerBernoulli) {
+  for (const PlanarBeamSupport support :
+       {PlanarBeamSupport::kSimplySupported, PlanarBeamSupport::kClamped}) {
+    PlanarModelSpec s;
+    s.bodies = {steel_rod(support, 4)};
+    s.joints = {weld(kGround, 0, {0.0, 0.0}, {0.0, 0.0}, 0.0)};
+    PlanarForceSpec load;
+    load.name = "load";
+    load.type = PlanarForceType::kForce;
+    load.body_i = 0;
+    load.point_i = {1.3, 0.0};
+    load.vector = {0.0, -1.0};
+    s.forces = {load};
+    const PlanarMultibody sys(s);
+    const Vec q = static_equilibrium(sys, Vec::Zero(sys.n_q()));
+    const double ei = 2.1e11 * 2.5e-8;
+    const double l = 1.3;
+    const Eigen::Vector2d tip = sys.point_position(q, 0, {l, 0.0});
+    const double h = 1e-7;
+    const Eigen::Vector2d before = sys.point_position(q, 0, {l - h, 0.0});
+    const double end_slope = (tip.y() - before.y()) / (tip.x() - before.x());
+    std::printf("weld cantilever (%s): tip %.10e m (closed form %.10e), end slope %.8e\n",
+                support == PlanarBeamSupport::kClamped ? "clamped" : "simply supported", tip.y(),
+                -l * l * l / (3.0 * ei), end_slope);
+    EXPECT_NEAR(tip.y(), -l * l * l / (3.0 * ei), 1e-6 * l * l * l / (3.0 * ei));
+    EXPECT_NEAR(end_slope, -l * l / (2.0 * ei), 1e-4 * l * l / (2.0 * ei));  // one-sided difference
+    EXPECT_NEAR(sys.point_position(q, 0, {0.0, 0.0}).norm(), 0.0, 1e-15);    // the weld holds
+  }
+}
+
 TEST(PlanarBeamBody, RejectsWhatABeamCannotCarry) {
   const auto fails = [](const PlanarModelSpec& s) {
     EXPECT_THROW(PlanarMultibody{s}, std::invalid_argument);
@@ -317,7 +452,7 @@ TEST(PlanarBeamBody, RejectsWhatABeamCannotCarry) {
   s.joints[2].point_i = {13.0, 0.0};  // past the end
   fails(s);
   s = slider_crank({}, 1e-3);
-  s.joints[1].type = PlanarJointType::kFixed;
+  s.joints[1].type = PlanarJointType::kPrismatic;
   fails(s);
   s = slider_crank({}, 1e-3);
   s.bodies[1].mass = 1.0;
