@@ -141,10 +141,13 @@ void MouseSpring::apply(const State& state,
   const auto qo = static_cast<Eigen::Index>(spec_.q_offset);
   const auto vo = static_cast<Eigen::Index>(spec_.v_offset);
   const bool planar_drag = spec_.dimension == 2;
-  if ((planar_drag && (planar == nullptr || spec_.body < 0 ||
-                       static_cast<std::size_t>(spec_.body) >= planar->spec().bodies.size() ||
-                       planar->n_q() != state.q.size() || planar->n_v() != applied.size())) ||
-      qo + (planar_drag ? 3 : 7) > state.q.size() || vo + (planar_drag ? 3 : 7) > applied.size()) {
+  // a planar drag needs the model its body is in; a spatial one its body's (r, e) in q
+  const bool fits = planar_drag
+                        ? planar != nullptr && spec_.body >= 0 &&
+                              static_cast<std::size_t>(spec_.body) < planar->spec().bodies.size() &&
+                              planar->n_q() == state.q.size() && planar->n_v() == applied.size()
+                        : qo + 7 <= state.q.size() && vo + 7 <= applied.size();
+  if (!fits) {
     drop();  // not this model's body (cannot happen: load drops the drag)
     return;
   }

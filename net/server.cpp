@@ -51,10 +51,8 @@ std::unique_ptr<SimBundle> Server::Impl::make_bundle(const ModelFile& file,
   const Settings& settings = file.settings;
   b->model = std::make_unique<Model>(std::shared_ptr<const System>(make_system(file)), settings);
   const System& sys = b->model->system();
-  // the mouse spring's planar bodies: the model itself, or the one under the
-  // IndependentRowsSystem of `redundant_constraints: remove` (same q and v)
-  const auto* rows = dynamic_cast<const IndependentRowsSystem*>(&sys);
-  b->planar = dynamic_cast<const PlanarMultibody*>(rows != nullptr ? &rows->full() : &sys);
+  // the mouse spring's planar bodies (also under `redundant_constraints: remove`)
+  b->planar = dynamic_cast<const PlanarMultibody*>(&underlying_system(sys));
   const std::string name = model_name(file);
   const auto named_outputs = model_output_channels(file);  // planar or spatial
   // A model too large for the UDP stream's channels (the 1000-body chain of issue 20 point 6:

@@ -97,4 +97,11 @@ class IndependentRowsSystem final : public System {
   mutable std::vector<double> values_full_;
 };
 
+/// The model a System evaluates: the full system under an IndependentRowsSystem (`redundant_
+/// constraints: remove`, which keeps q and v), else sys itself. Setup-only use (dynamic_cast).
+[[nodiscard]] inline const System& underlying_system(const System& sys) noexcept {
+  const auto* rows = dynamic_cast<const IndependentRowsSystem*>(&sys);
+  return rows != nullptr ? rows->full() : sys;
+}
+
 }  // namespace rtmb

@@ -594,8 +594,7 @@ std::unique_ptr<System> make_system(const ModelFile& file) {
 std::unique_ptr<OutputEvaluator> make_output_evaluator(const ModelFile& file, const System& sys) {
   if (!file.joint_space_outputs.empty()) {
     // the tree itself, or under the IndependentRowsSystem of `redundant_constraints: remove`
-    const auto* rows = dynamic_cast<const IndependentRowsSystem*>(&sys);
-    const auto* tree = dynamic_cast<const JointSpaceTree*>(rows != nullptr ? &rows->full() : &sys);
+    const auto* tree = dynamic_cast<const JointSpaceTree*>(&underlying_system(sys));
     if (tree == nullptr) {
       throw std::invalid_argument("output channels need the joint-space tree the file describes");
     }

@@ -69,10 +69,8 @@ PlanarBeamBodies::PlanarBeamBodies(const PlanarModelSpec& spec, const std::vecto
     const bool touches = beam(jt.body_i) != nullptr || beam(jt.body_j) != nullptr;
     if (!touches) continue;
     on_beam_[k] = 1;
-    if (jt.type == PlanarJointType::kFixed) {
-      rows_[k] = 3;
-      angle_[k] = jt.angle;
-    }
+    rows_[k] = rtmb::constraint_rows(jt.type);  // 2 (revolute) or 3 (fixed, validated)
+    angle_[k] = jt.angle;
     const std::array<int, 2> body{jt.body_i, jt.body_j};
     const std::array<Vec2, 2> point{jt.point_i, jt.point_j};
     for (std::size_t side = 0; side < 2; ++side) {
@@ -175,14 +173,15 @@ void PlanarBeamBodies::side_jacobian(std::size_t k,
                                      MatRef out) const noexcept {
   const Side& s = sides_[k][side];
   const int n = coordinates(s);
+  // g = p_i - p_j: +J_i, -J_j; g_3 = phi_j - phi_i: -d(phi_i), +d(phi_j)
   MatRef point = out.topRows(2);
   point_jacobian(s, q, point);
+  if (side == 1) point = -point;
   if (rows_[k] == 3) {
     MatRef row = out.block(2, 0, 1, n);
     angle_row(s, row);
-    row = -row;  // g_3 = phi_j - phi_i: -d(phi_i), then negated again for side j below
+    if (side == 0) row = -row;
   }
-  if (side == 1) out = -out;
 }
 
 void PlanarBeamBodies::constraint_rows(std::size_t k, VecCRef q, double* out_g) const noexcept {

@@ -114,7 +114,7 @@ class PlanarBeamBodies {
   std::vector<unsigned char> on_beam_;      // per joint
   std::vector<std::array<Side, 2>> sides_;  // per joint (i, j); meaningful where on_beam_
   std::vector<int> rows_;                   // per joint on a beam: 2 (revolute) or 3 (fixed)
-  std::vector<double> angle_;               // per fixed joint on a beam: its angle [rad]
+  std::vector<double> angle_;               // per joint on a beam: a fixed joint's angle [rad]
 };
 
 }  // namespace rtmb::planar_detail

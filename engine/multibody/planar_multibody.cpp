@@ -302,9 +302,6 @@ void PlanarMultibody::forces(
     out_f.segment<2>(lay.offset(b)) += force;
     out_f(lay.offset(b) + 2) += perp(u).dot(force);
   };
-  const auto add_at = [&](int b, const Vec2& force, const Vec2& s) {
-    add_point_force(q, b, s, force, out_f);
-  };
   for (const PlanarForceSpec& f : spec_.forces) {
     switch (f.type) {
       case PlanarForceType::kGravity:
@@ -325,8 +322,8 @@ void PlanarMultibody::forces(
           const Vec2 dd =
               point_velocity(q, v, f.body_j, f.point_j) - point_velocity(q, v, f.body_i, f.point_i);
           const double tension = f.stiffness * (l - f.rest) + f.damping * e.dot(dd) - f.actuator;
-          add_at(f.body_i, tension * e, f.point_i);
-          add_at(f.body_j, -tension * e, f.point_j);
+          add_point_force(q, f.body_i, f.point_i, tension * e, out_f);
+          add_point_force(q, f.body_j, f.point_j, -tension * e, out_f);
           break;
         }
         const Vec3 qi = lay.block(q, f.body_i);
@@ -353,7 +350,7 @@ void PlanarMultibody::forces(
         break;
       }
       case PlanarForceType::kForce:
-        add_at(f.body_i, f.vector, f.point_i);
+        add_point_force(q, f.body_i, f.point_i, f.vector, out_f);
         break;
       case PlanarForceType::kTorque:
         out_f(lay.offset(f.body_i) + 2) += f.torque;
@@ -371,12 +368,12 @@ void PlanarMultibody::forces(
         // evaluated here, inside every force evaluation, because it depends on q and v and may
         // be stiff (implicit methods differentiate it with the rest of f)
         const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
-        add_at(f.body_i, coupling_force(k, q, v, channels), f.point_i);
+        add_point_force(q, f.body_i, f.point_i, coupling_force(k, q, v, channels), out_f);
         break;
       }
       case PlanarForceType::kWall: {
         const auto k = static_cast<std::size_t>(&f - spec_.forces.data());
-        add_at(f.body_i, wall_force(k, q, v), f.point_i);
+        add_point_force(q, f.body_i, f.point_i, wall_force(k, q, v), out_f);
         break;
       }
     }
